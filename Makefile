@@ -1,0 +1,167 @@
+# cygtrace - one Makefile for the host tool, the runtimes, the examples and the tests.
+#
+#   make            build/cygtrace, build/linux/libcygtrace.{a,so}, examples, firmware cores
+#   make demo       install missing packages, build, run the demo and print its call tree
+#   make check      install missing packages, build, run every test
+#   make deps       install missing Debian packages (quick and silent when all are there)
+#   make bench      hook cost and decode throughput benchmarks (bench/)
+#   make install PREFIX=/usr/local
+#   V=1 shows full commands; O=dir builds out of tree (default: build).
+
+O ?= build
+PREFIX ?= /usr/local
+CC ?= gcc
+ARM_CC ?= arm-none-eabi-gcc
+
+ifeq ($(V),1)
+Q :=
+say :=
+else
+Q := @
+say = @printf '  %-7s %s\n' '$(1)' '$(2)';
+endif
+
+WARN := -Wall -Wextra -Werror
+CFLAGS ?= -O2 -g
+ifeq ($(SANITIZE),1)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+endif
+BASE_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
+
+.PHONY: all demo demo-linux check deps install clean bench runtime host examples firmware-cores
+all: host runtime examples firmware-cores
+
+# ---------------------------------------------------------------------------------------------
+# common/ and the target runtime
+
+COMMON_SRC := common/crc32.c
+RT_SRC := target/core/cygtrace.c target/linux/cygtrace_linux.c $(COMMON_SRC)
+RT_INC := -Icommon -Itarget/core -Itarget/linux
+RT_CFLAGS := -std=gnu11 $(WARN) -O2 -g -fPIC -fno-instrument-functions -fvisibility=hidden \
+             -fno-stack-protector
+RT_OBJ := $(patsubst %.c,$(O)/linux/obj/%.o,$(RT_SRC))
+
+runtime: $(O)/linux/libcygtrace.a $(O)/linux/libcygtrace.so
+
+$(O)/linux/obj/%.o: %.c $(wildcard common/*.h target/core/*.h target/linux/*.h)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)$(CC) $(RT_CFLAGS) $(RT_INC) -c $< -o $@
+
+$(O)/linux/libcygtrace.a: $(RT_OBJ)
+	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
+
+$(O)/linux/libcygtrace.so: $(RT_OBJ)
+	$(call say,LD,$@)$(CC) -shared -Wl,-soname,libcygtrace.so -o $@ $^ -lpthread
+
+# The core must build freestanding for every Cortex-M core, with -Werror.
+CORES := cortex-m0:-mcpu=cortex-m0 \
+         cortex-m3:-mcpu=cortex-m3 \
+         cortex-m4f:-mcpu=cortex-m4@-mfpu=fpv4-sp-d16@-mfloat-abi=hard \
+         cortex-m7:-mcpu=cortex-m7@-mfpu=fpv5-d16@-mfloat-abi=hard \
+         cortex-m33:-mcpu=cortex-m33
+CORE_NAMES := $(foreach c,$(CORES),$(firstword $(subst :, ,$(c))))
+core_flags = $(subst @, ,$(word 2,$(subst :, ,$(filter $(1):%,$(CORES)))))
+FW_CFLAGS := -std=gnu11 $(WARN) -Os -g -mthumb -ffreestanding -fno-instrument-functions \
+             -ffunction-sections -fdata-sections -Icommon -Itarget/core -Itarget/cortex-m
+FW_SRC := target/core/cygtrace.c $(COMMON_SRC)
+
+ifneq ($(shell command -v $(ARM_CC) 2>/dev/null),)
+firmware-cores: $(foreach c,$(CORE_NAMES),$(O)/$(c)/libcygtrace.a)
+else
+firmware-cores:
+	@echo "  SKIP    firmware cores: $(ARM_CC) not found (make deps installs it)"
+endif
+
+define core_rule
+$(O)/$(1)/obj/%.o: %.c $(wildcard common/*.h target/core/*.h target/cortex-m/*.h)
+	@mkdir -p $$(dir $$@)
+	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(FW_CFLAGS) $(call core_flags,$(1)) -c $$< -o $$@
+$(O)/$(1)/libcygtrace.a: $(patsubst %.c,$(O)/$(1)/obj/%.o,$(FW_SRC))
+	$$(call say,AR,$$@)rm -f $$@ && arm-none-eabi-ar rcs $$@ $$^
+endef
+$(foreach c,$(CORE_NAMES),$(eval $(call core_rule,$(c))))
+
+# ---------------------------------------------------------------------------------------------
+# host/: a library of modules (what the tests link) and the cygtrace command
+
+HOST_CMD_SRC := host/main.c $(wildcard host/cmd_*.c)
+HOST_LIB_SRC := $(filter-out $(HOST_CMD_SRC),$(wildcard host/*.c)) $(COMMON_SRC)
+HOST_INC := -Icommon -Ihost
+HOST_LIBS := -lbfd
+HOST_LIB_OBJ := $(patsubst %.c,$(O)/host/obj/%.o,$(HOST_LIB_SRC))
+HOST_CMD_OBJ := $(patsubst %.c,$(O)/host/obj/%.o,$(HOST_CMD_SRC))
+
+host: $(O)/cygtrace
+
+$(O)/host/obj/%.o: %.c $(wildcard common/*.h host/*.h)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE -DCYGTRACE_VERSION='"$(VERSION)"' \
+	    $(HOST_INC) -c $< -o $@
+
+$(O)/host/libcyghost.a: $(HOST_LIB_OBJ)
+	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
+
+$(O)/cygtrace: $(HOST_CMD_OBJ) $(O)/host/libcyghost.a
+	$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)
+
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+
+# ---------------------------------------------------------------------------------------------
+# examples
+
+INSTR := -finstrument-functions -g -O1 -fno-inline -fno-omit-frame-pointer
+EXAMPLES := crumble hardcases
+examples: $(foreach e,$(EXAMPLES),$(O)/examples/$(e))
+
+$(O)/examples/%: examples/%/*.c $(O)/linux/libcygtrace.a
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) -std=gnu11 $(WARN) $(INSTR) -Itarget/core -o $@ \
+	    $(filter %.c,$^) $(O)/linux/libcygtrace.a -lpthread
+
+# ---------------------------------------------------------------------------------------------
+# tests: one Check runner with every module's suite, then the end-to-end scripts
+
+TEST_SRC := $(wildcard tests/check_*.c)
+TEST_OBJ := $(patsubst %.c,$(O)/tests/obj/%.o,$(TEST_SRC))
+
+$(O)/tests/obj/%.o: %.c $(wildcard common/*.h host/*.h tests/*.h)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)$(CC) $(BASE_CFLAGS) -Wno-error=unused-parameter -D_GNU_SOURCE \
+	    $(HOST_INC) -Itests -c $< -o $@
+
+$(O)/tests/check_cygtrace: $(TEST_OBJ) $(O)/host/libcyghost.a
+	$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(HOST_LIBS) $(CHECK_LIBS) -pthread
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory all $(O)/tests/check_cygtrace
+	$(Q)tests/run.sh $(O)
+
+# ---------------------------------------------------------------------------------------------
+
+deps:
+	$(Q)tools/deps.sh
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tools/demo.sh $(O)
+
+demo-linux: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tools/demo.sh $(O) linux
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory -f bench/bench.mk O=$(O)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
+	    $(DESTDIR)$(PREFIX)/share/cygtrace
+	install -m 755 $(O)/cygtrace $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(O)/linux/libcygtrace.a $(O)/linux/libcygtrace.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 target/core/cygtrace.h $(DESTDIR)$(PREFIX)/include/
+	cp -r common target $(DESTDIR)$(PREFIX)/share/cygtrace/
+
+clean:
+	rm -rf $(O)

@@ -1,0 +1,156 @@
+/* cyg_format.h - the ring buffer format: the contract between the target runtime and the host.
+ *
+ * Freestanding C99 (only <stdint.h>, <stddef.h>): compiled into the firmware, the Linux runtime
+ * and the host tool alike. docs/FORMAT.md describes every bit; tests/check_format.c pins it with
+ * test vectors. All multi-byte fields are little-endian (every supported target is).
+ *
+ * A ring is a 128-byte control block followed by 2^cap_log2 records. The control block starts
+ * with the magic so that a host can find it in a whole-RAM image.
+ */
+#ifndef CYG_FORMAT_H
+#define CYG_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CYG_MAGIC "CYGTRACE"           /* 8 bytes, no terminator in the block */
+#define CYG_MAGIC_LO 0x54475943u       /* "CYGT" as a little-endian word */
+#define CYG_MAGIC_HI 0x45434152u       /* "RACE" */
+#define CYG_VERSION 1u
+#define CYG_HDR_BYTES 128u             /* records start this far from the control block */
+#define CYG_BUILD_ID_MAX 32u
+
+/* flags (control block, byte 13) */
+#define CYG_F_OVERWRITE (1u << 0)      /* flight recorder: the writer laps the oldest records;
+                                          clear: stop when full and count the rest as lost */
+#define CYG_F_CALLSITES (1u << 1)      /* records carry the call site (4 words, not 2) */
+#define CYG_F_TIMESTAMPS (1u << 2)     /* records carry a timestamp (else the field is 0) */
+#define CYG_F_THREADS (1u << 3)        /* 64-bit records carry a thread index */
+
+/* state (control block, byte 84): who may write records now */
+#define CYG_S_STOPPED 0u               /* not recording (before start, after stop) */
+#define CYG_S_RUNNING 1u               /* hooks record */
+#define CYG_S_FROZEN 2u                /* frozen for good (fault, freeze API): read me */
+#define CYG_S_FULL 3u                  /* stop-when-full mode, and full */
+
+/* Control block byte offsets. Bytes 0..79 are written once at init and covered by `check`;
+ * the rest changes while the target runs. */
+#define CYG_OFF_MAGIC 0u        /* u8[8]  "CYGTRACE"                                         */
+#define CYG_OFF_VERSION 8u      /* u16    CYG_VERSION                                        */
+#define CYG_OFF_WORD 10u        /* u8     bytes per record word = pointer size: 4 or 8       */
+#define CYG_OFF_REC 11u         /* u8     bytes per record: 2 or 4 words                     */
+#define CYG_OFF_CAP_LOG2 12u    /* u8     capacity = 1 << cap_log2 records                   */
+#define CYG_OFF_FLAGS 13u       /* u8     CYG_F_*                                            */
+#define CYG_OFF_MACHINE 14u     /* u16    ELF e_machine of the traced image                  */
+#define CYG_OFF_HDR 16u         /* u32    CYG_HDR_BYTES                                      */
+#define CYG_OFF_BUILD_ID_LEN 20u /* u8    bytes used in build_id (0: none known)             */
+#define CYG_OFF_TS_BITS 21u     /* u8     timestamp bits in a record (30 or 61)              */
+#define CYG_OFF_CTL_ADDR 24u    /* u64    where this block lives in the target's memory      */
+#define CYG_OFF_LOAD_BIAS 32u   /* u64    run-time minus link-time address of the image (PIE)*/
+#define CYG_OFF_BUILD_ID 40u    /* u8[32] GNU build-id of the image                          */
+#define CYG_OFF_CHECK 80u       /* u32    CRC-32 of bytes 0..79                              */
+#define CYG_OFF_STATE 84u       /* u8     CYG_S_*                                            */
+#define CYG_OFF_RESETS 85u      /* u8     warm resets survived by this trace (Cortex-M)      */
+#define CYG_OFF_HEAD 88u        /* u64    reservations made: the monotonic write counter     */
+#define CYG_OFF_LOST 96u        /* u64    events dropped (stop-when-full, misuse)            */
+#define CYG_OFF_TS_HZ 104u      /* u64    timestamp ticks per second (0: unknown)            */
+#define CYG_OFF_PID 112u        /* u32    process id (Linux), 0 on firmware                  */
+
+/* The control block as the target declares it. The host never uses this struct: it parses
+ * bytes at the offsets above, whatever its own word size. On a 32-bit target the counters are
+ * 32 bits wide (the only width an LDREX/STREX or PRIMASK section updates atomically); the union
+ * keeps the layout identical and the high word zero. */
+typedef union {
+    uintptr_t v;
+    uint64_t pad;
+} cyg_word64_t;
+
+struct cyg_ctl {
+    uint8_t magic[8];         /* init, last: written back to front, so a half-made block
+                                 never carries the whole magic */
+    uint16_t version;         /* init */
+    uint8_t word_bytes;       /* init: sizeof(uintptr_t) */
+    uint8_t rec_bytes;        /* init */
+    uint8_t cap_log2;         /* init */
+    uint8_t flags;            /* init */
+    uint16_t machine;         /* init */
+    uint32_t hdr_bytes;       /* init */
+    uint8_t build_id_len;     /* init */
+    uint8_t ts_bits;          /* init */
+    uint8_t reserved0[2];
+    uint64_t ctl_addr;        /* init */
+    uint64_t load_bias;       /* init */
+    uint8_t build_id[CYG_BUILD_ID_MAX]; /* init */
+    uint32_t check;           /* init: crc32 of the bytes above */
+    volatile uint8_t state;   /* runtime API: start/stop/freeze; hooks read it first */
+    uint8_t resets;           /* boot code (Cortex-M warm-reset survival) */
+    uint8_t reserved1[2];
+    volatile cyg_word64_t head; /* hooks: reserve = fetch-and-add; the record follows later */
+    volatile cyg_word64_t lost; /* hooks (stop-when-full) and runtime */
+    uint64_t ts_hz;           /* init; the Linux port refines it at exit */
+    uint32_t pid;             /* init (Linux) */
+    uint8_t reserved2[12];
+};
+
+/* Records. A record is 2 or 4 words; a word is the target's pointer size.
+ *   word 0, "a": the function address (normal record) or a 32/64-bit payload (special record)
+ *   word 1, "b": lap bit, kind, timestamp or special type/data
+ *   word 2, "c": the call site (only with CYG_F_CALLSITES); word 3 is reserved and zero.
+ * The writer stores "b" last, after a release barrier: "b" carries the lap bit, so a slot whose
+ * writer died between its reservation and its last store never passes for a record.
+ *
+ * The lap bit of the record with sequence number s (its reservation number) is
+ *     ((s >> cap_log2) & 1) ^ 1
+ * so the first lap writes 1 over zeroed memory, the second 0 over the first lap's 1, and so on.
+ * A slot whose lap bit is not the one its sequence number calls for was reserved and never
+ * written (or not yet): the decoder skips it and counts it. */
+
+/* 32-bit words. a: function address, bit 0 = exit (the Thumb bit, or the zero bit of a 2-byte
+ * aligned RISC-V function, is dropped). b: see below. */
+#define CYG32_LAP (1u << 31)
+#define CYG32_SPECIAL (1u << 30)
+#define CYG32_EXIT 1u
+#define CYG32_TS_BITS 30u
+#define CYG32_TS_MASK ((1u << CYG32_TS_BITS) - 1u)
+#define CYG32_TYPE_SHIFT 24u           /* special: b = LAP | SPECIAL | type << 24 | data:24 */
+#define CYG32_DATA_MASK 0x00ffffffu
+
+/* 64-bit words. a: thread index in bits 63..48, function address in bits 47..0 (user space).
+ * b: LAP | SPECIAL | EXIT | timestamp:61; special: LAP | SPECIAL | type << 56 | thread << 40 |
+ * data:40. */
+#define CYG64_LAP (UINT64_C(1) << 63)
+#define CYG64_SPECIAL (UINT64_C(1) << 62)
+#define CYG64_EXIT (UINT64_C(1) << 61)
+#define CYG64_TS_BITS 61u
+#define CYG64_TS_MASK ((UINT64_C(1) << CYG64_TS_BITS) - 1u)
+#define CYG64_ADDR_MASK ((UINT64_C(1) << 48) - 1u)
+#define CYG64_THREAD_SHIFT 48u
+#define CYG64_TYPE_SHIFT 56u
+#define CYG64_STHREAD_SHIFT 40u
+#define CYG64_DATA_MASK ((UINT64_C(1) << 40) - 1u)
+
+/* Special record types (6 bits). Specials carry no timestamp: they take the time of the record
+ * before them. */
+#define CYG_SP_THREAD 1u   /* a = OS thread id; the record's thread index is the new thread's */
+#define CYG_SP_CONTEXT 2u  /* a = context handle (task, ISR); data = context id now running */
+#define CYG_SP_MARK 3u     /* a = user value; data = user mark id */
+#define CYG_SP_FAULT 4u    /* a = faulting PC; data = fault kind (CYG_FAULT_*) */
+#define CYG_SP_FAULT_LR 5u /* a = LR at the fault; follows CYG_SP_FAULT */
+#define CYG_SP_START 6u    /* recording (re)started: what came before may be unrelated */
+#define CYG_SP_STOP 7u     /* recording stopped by the API */
+
+/* Fault kinds (CYG_SP_FAULT data): Cortex-M exception numbers, or 0x100 + a POSIX signal. */
+#define CYG_FAULT_HARD 3u
+#define CYG_FAULT_MEMMANAGE 4u
+#define CYG_FAULT_BUS 5u
+#define CYG_FAULT_USAGE 6u
+#define CYG_FAULT_SECURE 7u
+#define CYG_FAULT_SIGNAL 0x100u
+
+/* The lap bit value (0 or 1) that record number seq must carry in a ring of 2^cap_log2. */
+static inline unsigned cyg_lap(uint64_t seq, unsigned cap_log2)
+{
+    return (unsigned)((seq >> cap_log2) & 1u) ^ 1u;
+}
+
+#endif

@@ -1,0 +1,45 @@
+/* sym.h - the symbolizer: an ELF file's function symbols as a sorted table (libbfd), for any
+ * architecture the runtime supports (x86-64, ARM, RISC-V), whatever the host is. */
+#ifndef SYM_H
+#define SYM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sym_table;
+
+struct sym_info {
+    const char *name; /* the symbol's name (not demangled) */
+    uint64_t start;   /* link-time address; ARM's Thumb bit cleared */
+    uint64_t size;    /* bytes; 0 when the ELF does not say (then it ends at the next symbol) */
+};
+
+/* Opens an ELF file and reads its function symbols; NULL with a one-line reason in err
+ * ("not an ELF file", "no symbols (stripped?)", ...) when it cannot. */
+struct sym_table *sym_open(const char *path, char *err, size_t errlen);
+
+/* Frees the table. NULL is fine. */
+void sym_close(struct sym_table *t);
+
+/* Returns the function containing link-time address addr, or NULL. O(log n). */
+const struct sym_info *sym_lookup(const struct sym_table *t, uint64_t addr);
+
+/* Returns the address and size of the data or function symbol called name; 0, or -1 if absent. */
+int sym_find(const struct sym_table *t, const char *name, uint64_t *addr, uint64_t *size);
+
+/* Returns the number of function symbols in the table. */
+size_t sym_count(const struct sym_table *t);
+
+/* Returns the ELF e_machine (62 x86-64, 40 ARM, 243 RISC-V, ...). */
+unsigned sym_machine(const struct sym_table *t);
+
+/* Returns 4 for ELFCLASS32, 8 for ELFCLASS64. */
+unsigned sym_word_bytes(const struct sym_table *t);
+
+/* Returns 1 for a position-independent executable or shared object (ET_DYN), else 0. */
+int sym_is_pie(const struct sym_table *t);
+
+/* Points *id at the GNU build-id (.note.gnu.build-id) and returns its length; 0 when none. */
+size_t sym_build_id(const struct sym_table *t, const uint8_t **id);
+
+#endif

@@ -1,0 +1,58 @@
+/* cygtrace.h - the runtime's public API. Include it to control recording from your program; the
+ * hooks themselves need nothing: build with -finstrument-functions and link the runtime. */
+#ifndef CYGTRACE_H
+#define CYGTRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CYGTRACE_NOINSTR __attribute__((no_instrument_function))
+
+/* Modes for cygtrace_set_mode(). */
+#define CYGTRACE_MODE_OVERWRITE 1 /* flight recorder: keep the newest events (default) */
+#define CYGTRACE_MODE_STOP 0      /* keep the oldest events; count the rest as lost */
+
+/* Flags for cygtrace_init(): CYG_F_OVERWRITE and CYG_F_CALLSITES of cyg_format.h, and: */
+#define CYGTRACE_INIT_ZEROED (1u << 7) /* mem is known to be all zero: do not clear it */
+
+/* Sets up a ring in mem (bytes long, suitably aligned for a pointer) and returns the number of
+ * records it holds, or a negative number when mem is too small for the control block and two
+ * records. Ports call it; a firmware without a port calls it once at boot. */
+long cygtrace_init(void *mem, size_t bytes, unsigned flags);
+
+/* Starts (or resumes) recording. Does nothing once frozen. */
+void cygtrace_start(void);
+
+/* Stops recording; cygtrace_start() resumes. */
+void cygtrace_stop(void);
+
+/* Stops recording for good: what the buffer holds now is what a debugger will read. */
+void cygtrace_freeze(void);
+
+/* Chooses overwrite or stop-when-full (CYGTRACE_MODE_*); takes effect at once. */
+void cygtrace_set_mode(int mode);
+
+/* Records a user mark: an id and a value, shown in the tree where they happened. */
+void cygtrace_mark(uint32_t id, uintptr_t value);
+
+/* Records that execution context id (an RTOS task, an interrupt) runs from now on. */
+void cygtrace_context(uint32_t id, uintptr_t handle);
+
+/* Records a fault (kind: CYG_FAULT_* of cyg_format.h) at pc with lr, then freezes. */
+void cygtrace_fault(unsigned kind, uintptr_t pc, uintptr_t lr);
+
+/* Sets the build-id recorded in the control block (up to 32 bytes). */
+void cygtrace_set_build_id(const void *id, size_t len);
+
+/* Returns the control block, or NULL before cygtrace_init(). */
+void *cygtrace_control_block(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,42 @@
+/* cygtrace_config.h - compile-time settings of the runtime. Override any of them with -D or in
+ * a cygtrace_user_config.h found on the include path (define CYGTRACE_USER_CONFIG to use it). */
+#ifndef CYGTRACE_CONFIG_H
+#define CYGTRACE_CONFIG_H
+
+#ifdef CYGTRACE_USER_CONFIG
+#include "cygtrace_user_config.h"
+#endif
+
+/* Record the call site with every event (4-word records instead of 2): 0 never, 1 always,
+ * 2 chosen at run time by the port (Linux: CYGTRACE_CALLSITES=1). Default: 2. */
+#ifndef CYGTRACE_CALLSITES
+#define CYGTRACE_CALLSITES 2
+#endif
+
+/* Take a timestamp with every event: 1 yes, 0 no (records carry 0). Default: 1. */
+#ifndef CYGTRACE_TIMESTAMPS
+#define CYGTRACE_TIMESTAMPS 1
+#endif
+
+/* Start recording as soon as the buffer is set up: 1 yes, 0 wait for cygtrace_start().
+ * Default: 1. */
+#ifndef CYGTRACE_AUTOSTART
+#define CYGTRACE_AUTOSTART 1
+#endif
+
+/* Default mode: 1 overwrite (flight recorder), 0 stop when full. Default: 1. */
+#ifndef CYGTRACE_OVERWRITE
+#define CYGTRACE_OVERWRITE 1
+#endif
+
+#if CYGTRACE_CALLSITES < 0 || CYGTRACE_CALLSITES > 2
+#error "CYGTRACE_CALLSITES must be 0, 1 or 2"
+#endif
+#if CYGTRACE_TIMESTAMPS != 0 && CYGTRACE_TIMESTAMPS != 1
+#error "CYGTRACE_TIMESTAMPS must be 0 or 1"
+#endif
+#if CYGTRACE_OVERWRITE != 0 && CYGTRACE_OVERWRITE != 1
+#error "CYGTRACE_OVERWRITE must be 0 or 1"
+#endif
+
+#endif

@@ -1,0 +1,54 @@
+/* cygtrace_internal.h - what the core and its ports share; not for users.
+ *
+ * A port provides "cygtrace_port.h" (found on the include path) with:
+ *   CYG_PORT_MACHINE                 ELF e_machine of the images it runs
+ *   uintptr_t cyg_port_reserve(volatile uintptr_t *head)
+ *                                    atomically take head++ and return the old value; safe
+ *                                    against every writer that can preempt or run beside us
+ *   uintptr_t cyg_port_now(void)     the timestamp, in ticks of the clock named in ts_hz
+ *   uintptr_t cyg_port_thread(void)  bits to OR into word a: thread index << 48 on 64-bit
+ *                                    targets that trace threads, else 0
+ *   void cyg_port_release(void)      order the record's earlier stores before its last one
+ *   int cyg_port_wake(void)          called by a hook that finds the ring not running;
+ *                                    returns 1 when it may record now (lazy set-up), else 0
+ *   int cyg_port_callsites(void)     with CYGTRACE_CALLSITES == 2: record call sites?
+ */
+#ifndef CYGTRACE_INTERNAL_H
+#define CYGTRACE_INTERNAL_H
+
+#include <stdint.h>
+
+#include "cyg_format.h"
+#include "cygtrace.h"
+#include "cygtrace_config.h"
+
+#define CYG_HIDDEN __attribute__((visibility("hidden")))
+#define CYG_WORD_BITS (sizeof(uintptr_t) * 8u)
+#define CYG_TOP_BIT ((uintptr_t)1 << (CYG_WORD_BITS - 1u))
+
+/* What the hooks read on every event, kept apart from the shared control block so that the
+ * host-visible layout never constrains the fast path. Written only by cygtrace_init(). */
+struct cyg_rt {
+    struct cyg_ctl *ctl; /* the ring's control block; a stopped dummy before init */
+    uintptr_t *recs;     /* first record */
+    uintptr_t mask;      /* capacity - 1 */
+    uintptr_t limit;     /* a reservation at or past this means full (stop mode) */
+    unsigned shift;      /* log2 of words per record: 1, or 2 with call sites */
+    unsigned lap_shift;  /* moves the lap bit of a sequence number to the top bit */
+};
+
+extern struct cyg_rt cyg_rt CYG_HIDDEN;
+
+/* Writes one special record (CYG_SP_*) for thread bits tid (as cyg_port_thread() returns). */
+void cyg_core_special(unsigned type, uintptr_t data, uintptr_t payload, uintptr_t tid) CYG_HIDDEN;
+
+/* Sets the image's load bias, process id and timestamp clock; reseals the control block. */
+void cyg_core_set_image(uint64_t load_bias, uint32_t pid, uint64_t ts_hz) CYG_HIDDEN;
+
+/* Stops this process from writing to the ring without touching it (a forked child). */
+void cyg_core_detach(void) CYG_HIDDEN;
+
+/* Counts one event the hooks could not record (stop-when-full, not set up). */
+void cyg_core_lost(void) CYG_HIDDEN;
+
+#endif

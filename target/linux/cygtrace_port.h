@@ -1,0 +1,84 @@
+/* cygtrace_port.h (linux) - the port contract of cygtrace_internal.h for Linux processes:
+ * threads share one ring through an atomic counter, each thread tags its records with a small
+ * index, and the clock is the CPU's counter where it has a cheap one. */
+#ifndef CYGTRACE_PORT_H
+#define CYGTRACE_PORT_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "cygtrace_internal.h"
+
+#if defined(__x86_64__)
+#define CYG_PORT_MACHINE 62u /* EM_X86_64 */
+#elif defined(__aarch64__)
+#define CYG_PORT_MACHINE 183u /* EM_AARCH64 */
+#elif defined(__riscv)
+#define CYG_PORT_MACHINE 243u /* EM_RISCV */
+#elif defined(__arm__)
+#define CYG_PORT_MACHINE 40u /* EM_ARM */
+#elif defined(__i386__)
+#define CYG_PORT_MACHINE 3u /* EM_386 */
+#else
+#error "cygtrace: the linux port does not know this architecture's ELF machine number"
+#endif
+
+/* This thread's index, already shifted into place for word a; 0 until its first event. */
+extern __thread uintptr_t cyg_linux_tid __attribute__((tls_model("initial-exec"))) CYG_HIDDEN;
+
+/* Gives the calling thread its index and records which OS thread it is. */
+uintptr_t cyg_linux_thread_new(void) CYG_HIDDEN;
+
+/* Sets up the ring on the first event (see cyg_port_wake). */
+int cyg_linux_wake(void) CYG_HIDDEN;
+
+__attribute__((no_instrument_function, always_inline)) static inline uintptr_t
+cyg_port_reserve(volatile uintptr_t *head)
+{
+    return __atomic_fetch_add(head, 1, __ATOMIC_RELAXED);
+}
+
+__attribute__((no_instrument_function, always_inline)) static inline uintptr_t cyg_port_now(void)
+{
+#if defined(__x86_64__)
+    return (uintptr_t)__builtin_ia32_rdtsc();
+#elif defined(__aarch64__)
+    uintptr_t v;
+    __asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+#else
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uintptr_t)((uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec);
+#endif
+}
+
+__attribute__((no_instrument_function, always_inline)) static inline uintptr_t
+cyg_port_thread(void)
+{
+    uintptr_t t;
+
+    if (sizeof(uintptr_t) != 8)
+        return 0;
+    t = cyg_linux_tid;
+    if (__builtin_expect(t == 0, 0))
+        t = cyg_linux_thread_new();
+    return t;
+}
+
+__attribute__((no_instrument_function, always_inline)) static inline void cyg_port_release(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    /* x86 keeps stores in order: the compiler is the only one that could reorder them. */
+    __atomic_signal_fence(__ATOMIC_RELEASE);
+#else
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+#endif
+}
+
+__attribute__((no_instrument_function, always_inline)) static inline int cyg_port_wake(void)
+{
+    return cyg_linux_wake();
+}
+
+#endif
