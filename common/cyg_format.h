@@ -81,16 +81,31 @@ struct cyg_ctl {
     uint64_t ctl_addr;        /* init */
     uint64_t load_bias;       /* init */
     uint8_t build_id[CYG_BUILD_ID_MAX]; /* init */
+    uint8_t reserved1[8];
     uint32_t check;           /* init: crc32 of the bytes above */
     volatile uint8_t state;   /* runtime API: start/stop/freeze; hooks read it first */
     uint8_t resets;           /* boot code (Cortex-M warm-reset survival) */
-    uint8_t reserved1[2];
+    uint8_t reserved2[2];
     volatile cyg_word64_t head; /* hooks: reserve = fetch-and-add; the record follows later */
     volatile cyg_word64_t lost; /* hooks (stop-when-full) and runtime */
     uint64_t ts_hz;           /* init; the Linux port refines it at exit */
     uint32_t pid;             /* init (Linux) */
-    uint8_t reserved2[12];
+    uint8_t reserved3[12];
 };
+
+#define CYG_ASSERT_OFF(f, off) _Static_assert(offsetof(struct cyg_ctl, f) == (off), #f)
+CYG_ASSERT_OFF(version, CYG_OFF_VERSION);
+CYG_ASSERT_OFF(machine, CYG_OFF_MACHINE);
+CYG_ASSERT_OFF(ts_bits, CYG_OFF_TS_BITS);
+CYG_ASSERT_OFF(ctl_addr, CYG_OFF_CTL_ADDR);
+CYG_ASSERT_OFF(build_id, CYG_OFF_BUILD_ID);
+CYG_ASSERT_OFF(check, CYG_OFF_CHECK);
+CYG_ASSERT_OFF(state, CYG_OFF_STATE);
+CYG_ASSERT_OFF(head, CYG_OFF_HEAD);
+CYG_ASSERT_OFF(lost, CYG_OFF_LOST);
+CYG_ASSERT_OFF(ts_hz, CYG_OFF_TS_HZ);
+CYG_ASSERT_OFF(pid, CYG_OFF_PID);
+_Static_assert(sizeof(struct cyg_ctl) == CYG_HDR_BYTES, "control block size");
 
 /* Records. A record is 2 or 4 words; a word is the target's pointer size.
  *   word 0, "a": the function address (normal record) or a 32/64-bit payload (special record)
