@@ -154,6 +154,10 @@ NOINSTR static void setup(void)
     if ((env = getenv("CYGTRACE_CALLSITES")) && *env && strcmp(env, "0"))
         flags |= CYG_F_CALLSITES;
 
+    /* The size is the records' share, a power of two; the control block comes on top. */
+    while (size & (size - 1))
+        size &= size - 1;
+    size += CYG_HDR_BYTES;
     fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         say(path, "cannot create the trace file", errno);

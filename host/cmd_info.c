@@ -1,0 +1,127 @@
+/* cmd_info.c - "cygtrace info": what a dump's control block says, and what its records hold. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "cyg_format.h"
+#include "load.h"
+#include "tree.h"
+
+static const char *state_name(unsigned s)
+{
+    static const char *const names[] = {"stopped", "recording", "frozen", "full (stopped)"};
+
+    return s < 4 ? names[s] : "?";
+}
+
+static void print_ring(const struct load *l, const char *dump)
+{
+    const struct dec_ring *r = &l->ring;
+    char hex[80];
+
+    printf("dump:       %s", dump);
+    if (r->off)
+        printf(" (control block at offset 0x%" PRIx64 ")", r->off);
+    printf("\nformat:     version %u, %s, %u-byte records%s%s\n", CYG_VERSION,
+           dec_machine_name(r->machine), r->rec_bytes,
+           (r->flags & CYG_F_TIMESTAMPS) ? ", timestamps" : "",
+           (r->flags & CYG_F_CALLSITES) ? ", call sites" : "");
+    printf("capacity:   %" PRIu64 " records (%" PRIu64 " bytes)\n", r->cap, r->cap * r->rec_bytes);
+    printf("mode:       %s\n", (r->flags & CYG_F_OVERWRITE) ? "overwrite (flight recorder)"
+                                                            : "stop when full");
+    printf("state:      %s\n", state_name(r->state));
+    printf("written:    %" PRIu64 " records\n", r->head);
+    printf("wrapped:    %s\n", (r->flags & CYG_F_OVERWRITE) && r->head > r->cap ? "yes" : "no");
+    printf("lost:       %" PRIu64 "\n", r->lost);
+    if (r->ts_hz)
+        printf("clock:      %" PRIu64 " Hz\n", r->ts_hz);
+    else
+        printf("clock:      %s\n", (r->flags & CYG_F_TIMESTAMPS) ? "rate unknown" : "none");
+    load_hex(r->build_id, r->build_id_len, hex, sizeof hex);
+    printf("build-id:   %s", r->build_id_len ? hex : "(none recorded)");
+    if (l->sym)
+        printf(" (%s)", l->id_match > 0 ? "matches the ELF"
+                        : l->id_match == 0 ? "DOES NOT MATCH the ELF"
+                                           : "cannot check: one side has none");
+    printf("\n");
+    if (r->pid)
+        printf("process:    %" PRIu32 "\n", r->pid);
+    if (r->load_bias)
+        printf("load bias:  0x%" PRIx64 "\n", r->load_bias);
+    if (r->resets)
+        printf("resets:     %u warm resets survived\n", r->resets);
+}
+
+static int print_records(const struct load *l)
+{
+    struct tree_scan sc = {0};
+    struct dec_stats st;
+    struct dec *d = dec_open(l->src, &l->ring);
+    struct ev e;
+    int rc;
+
+    if (!d)
+        return -1;
+    while ((rc = dec_next(d, &e)) > 0)
+        if (tree_scan_add(&sc, &e) < 0) {
+            rc = -1;
+            break;
+        }
+    dec_get_stats(d, &st);
+    dec_close(d);
+    if (rc == 0) {
+        printf("held:       %" PRIu64 " records (sequence %" PRIu64 "..%" PRIu64 ")\n",
+               st.decoded, st.first_seq, st.end_seq);
+        printf("overwritten:%" PRIu64 "\n", st.overwritten);
+        printf("unwritten:  %" PRIu64 " slots reserved but never written\n", st.unwritten);
+        if (st.truncated)
+            printf("truncated:  %" PRIu64 " records missing from the dump\n", st.truncated);
+        for (unsigned i = 0; i < sc.n; i++) {
+            printf("%s %-5u %" PRIu64 " events", l->ring.word_bytes == 8 ? "thread " : "context",
+                   sc.ctx[i].id, sc.ctx[i].events);
+            if (sc.ctx[i].os_tid)
+                printf(", tid %" PRIu64, sc.ctx[i].os_tid);
+            printf("\n");
+        }
+    }
+    tree_scan_free(&sc);
+    return rc;
+}
+
+int cmd_info(int argc, char **argv)
+{
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    const char *elf = NULL, *dump;
+    struct load l;
+    char err[512];
+    int c, rc;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 'h') {
+            printf("usage: cygtrace info [ELF] DUMP\n");
+            return 0;
+        }
+        return 2;
+    }
+    if (argc - optind == 2)
+        elf = argv[optind++];
+    else if (argc - optind != 1) {
+        cmd_error("info: needs a dump, and optionally the ELF first (cygtrace info ELF DUMP)");
+        return 2;
+    }
+    dump = argv[optind];
+    /* info shows a mismatch rather than refusing: it is how one finds out. */
+    if (load_open(&l, elf, dump, 1, err, sizeof err) < 0) {
+        cmd_error("%s", err);
+        return 1;
+    }
+    print_ring(&l, dump);
+    rc = print_records(&l);
+    if (rc < 0)
+        cmd_error("%s: read error", dump);
+    load_close(&l);
+    return rc < 0;
+}

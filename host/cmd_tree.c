@@ -1,0 +1,258 @@
+/* cmd_tree.c - "cygtrace tree": decode a dump and print each context's call tree.
+ *
+ * Two kinds of pass over the dump, both in bounded memory: one that learns the contexts (and
+ * how deep each trace starts), then one per context that builds and prints its tree. A dump
+ * is re-read rather than held: hundreds of millions of events do not fit, a few passes do. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "cyg_format.h"
+#include "load.h"
+#include "render.h"
+#include "tree.h"
+
+struct tree_args {
+    struct render_opts ro;
+    int force;
+    int have_thread;
+    uint32_t thread;
+    const char *elf, *dump;
+};
+
+struct resolver {
+    const struct sym_table *sym;
+    uint64_t bias;
+};
+
+static uint64_t func_of(void *arg, uint64_t addr)
+{
+    const struct resolver *r = arg;
+    const struct sym_info *s = sym_lookup(r->sym, addr - r->bias);
+
+    return s ? s->start + r->bias : 0;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: cygtrace tree [options] ELF DUMP\n"
+            "  --style=tree|etrace|braces  tree: indented with durations (default);\n"
+            "                              etrace: etrace's format; braces: Poor Man's Trace\n"
+            "                              (needs call sites: CYGTRACE_CALLSITES=1)\n"
+            "  --depth=N                   show N levels of calls\n"
+            "  --no-collapse               show repeated calls one by one\n"
+            "  --thread=N                  only thread (or context) N\n"
+            "  --force                     decode even if the dump is from another build\n");
+}
+
+static int parse_args(int argc, char **argv, struct tree_args *a)
+{
+    static const struct option opts[] = {
+        {"style", required_argument, 0, 's'}, {"depth", required_argument, 0, 'd'},
+        {"no-collapse", no_argument, 0, 'n'}, {"thread", required_argument, 0, 't'},
+        {"force", no_argument, 0, 'f'},       {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    unsigned long long v;
+    int c;
+
+    memset(a, 0, sizeof *a);
+    a->ro.collapse = 1;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+            if (!strcmp(optarg, "tree"))
+                a->ro.style = RENDER_TREE;
+            else if (!strcmp(optarg, "etrace"))
+                a->ro.style = RENDER_ETRACE;
+            else if (!strcmp(optarg, "braces"))
+                a->ro.style = RENDER_BRACES;
+            else {
+                cmd_error("--style=%s: not a style (tree, etrace, braces)", optarg);
+                return 2;
+            }
+            break;
+        case 'd':
+            if (cmd_parse_u64(optarg, &v) < 0 || v == 0 || v > 1000000) {
+                cmd_error("--depth=%s: not a depth (1 or more)", optarg);
+                return 2;
+            }
+            a->ro.max_depth = (unsigned)v;
+            break;
+        case 'n':
+            a->ro.collapse = 0;
+            break;
+        case 't':
+            if (cmd_parse_u64(optarg, &v) < 0 || v > UINT32_MAX) {
+                cmd_error("--thread=%s: not a thread number", optarg);
+                return 2;
+            }
+            a->have_thread = 1;
+            a->thread = (uint32_t)v;
+            break;
+        case 'f':
+            a->force = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return -1;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (argc - optind != 2) {
+        cmd_error("tree: needs an ELF file and a dump (see 'cygtrace tree --help')");
+        return 2;
+    }
+    a->elf = argv[optind];
+    a->dump = argv[optind + 1];
+    return 0;
+}
+
+/* One pass over every event: the contexts, and how deep each starts. */
+static int scan(struct load *l, struct tree_scan *sc, struct dec_stats *st)
+{
+    struct dec *d = dec_open(l->src, &l->ring);
+    struct ev e;
+    int rc;
+
+    if (!d)
+        return -1;
+    while ((rc = dec_next(d, &e)) > 0)
+        if (tree_scan_add(sc, &e) < 0) {
+            rc = -1;
+            break;
+        }
+    dec_get_stats(d, st);
+    dec_close(d);
+    return rc;
+}
+
+static int render_ctx(struct load *l, const struct tree_args *a, const struct tree_ctx *c,
+                      uint64_t *unmatched)
+{
+    struct resolver res = {l->sym, l->ring.load_bias};
+    struct render *r = render_new(stdout, &a->ro, l->sym, l->ring.load_bias);
+    struct tree *t = NULL;
+    struct dec *d = dec_open(l->src, &l->ring);
+    struct ev e;
+    int rc = -1;
+
+    if (!r || !d)
+        goto out;
+    t = tree_new(render_sink(r), (unsigned)-c->min_depth, func_of, &res);
+    if (!t)
+        goto out;
+    render_header(r);
+    while ((rc = dec_next(d, &e)) > 0)
+        if (e.ctx == c->id && tree_feed(t, &e) < 0) {
+            rc = -1;
+            break;
+        }
+    if (rc == 0) {
+        tree_finish(t);
+        *unmatched += tree_unmatched(t);
+    }
+out:
+    tree_free(t);
+    dec_close(d);
+    render_free(r);
+    return rc;
+}
+
+/* What the trace could not show, said once at the end: as comments in the tree style, on
+ * stderr in the others (whose output must stay exactly in their format). */
+static void notes(const struct load *l, const struct dec_stats *st, uint64_t unmatched,
+                  const struct tree_args *a)
+{
+    FILE *f = a->ro.style == RENDER_TREE ? stdout : stderr;
+    const char *p = a->ro.style == RENDER_TREE ? "# " : "cygtrace: note: ";
+
+    if (st->overwritten)
+        fprintf(f, "%s%" PRIu64 " older events were overwritten (the buffer wrapped); the "
+                   "trace starts inside calls already running\n", p, st->overwritten);
+    if (l->ring.lost)
+        fprintf(f, "%s%" PRIu64 " events were lost: the buffer was full (stop-when-full mode)\n",
+                p, l->ring.lost);
+    if (st->unwritten)
+        fprintf(f, "%s%" PRIu64 " slots were reserved but never written (a writer died or "
+                   "was still writing); skipped\n", p, st->unwritten);
+    if (st->truncated)
+        fprintf(f, "%s%" PRIu64 " records are missing: the dump is shorter than its ring\n", p,
+                st->truncated);
+    if (unmatched)
+        fprintf(f, "%s%" PRIu64 " exits matched no call and were skipped\n", p, unmatched);
+    if (l->ring.state == CYG_S_FROZEN)
+        fprintf(f, "%sthe trace was frozen (a fault or cygtrace_freeze())\n", p);
+}
+
+int cmd_tree(int argc, char **argv)
+{
+    struct tree_args a;
+    struct load l;
+    struct tree_scan sc = {0};
+    struct dec_stats st;
+    char err[512];
+    uint64_t unmatched = 0;
+    int rc = parse_args(argc, argv, &a), shown = 0;
+
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    if (load_open(&l, a.elf, a.dump, a.force, err, sizeof err) < 0) {
+        cmd_error("%s", err);
+        return 1;
+    }
+    rc = 1;
+    if (a.ro.style == RENDER_BRACES && !(l.ring.flags & CYG_F_CALLSITES)) {
+        cmd_error("%s: --style=braces needs call sites, and this trace has none; record with "
+                  "CYGTRACE_CALLSITES=1 (Linux) or build the firmware runtime with "
+                  "-DCYGTRACE_CALLSITES=1", a.dump);
+        goto out;
+    }
+    a.ro.ts_hz = l.ring.ts_hz;
+    a.ro.has_time = !!(l.ring.flags & CYG_F_TIMESTAMPS);
+    a.ro.addr_width = l.ring.word_bytes * 2;
+    if (!isatty(STDOUT_FILENO))
+        setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+    if (scan(&l, &sc, &st) < 0) {
+        cmd_error("%s: read error", a.dump);
+        goto out;
+    }
+    for (unsigned i = 0; i < sc.n; i++) {
+        const struct tree_ctx *c = &sc.ctx[i];
+
+        if (!c->events || (a.have_thread && c->id != a.thread))
+            continue;
+        if (sc.n > 1 && !a.have_thread) {
+            printf("%s# %s %u", shown ? "\n" : "", l.ring.word_bytes == 8 ? "thread" : "context",
+                   c->id);
+            if (c->os_tid)
+                printf(" (tid %" PRIu64 ")", c->os_tid);
+            printf(", %" PRIu64 " events\n", c->events);
+        }
+        shown++;
+        if (render_ctx(&l, &a, c, &unmatched) < 0) {
+            cmd_error("%s: read error", a.dump);
+            goto out;
+        }
+    }
+    if (a.have_thread && !shown) {
+        cmd_error("%s: no thread %u in the trace", a.dump, a.thread);
+        goto out;
+    }
+    if (!shown && a.ro.style == RENDER_TREE)
+        printf("# the trace holds no calls\n");
+    notes(&l, &st, unmatched, &a);
+    rc = 0;
+out:
+    fflush(stdout);
+    tree_scan_free(&sc);
+    load_close(&l);
+    return rc;
+}

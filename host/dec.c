@@ -1,0 +1,327 @@
+/* dec.c - ring decoding: control block validation, then the records in reservation order. */
+#include "dec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "crc32.h"
+#include "cyg_format.h"
+
+#define WINDOW_RECS 4096u /* records read per pread: 64 KB of 16-byte records */
+
+struct dec {
+    struct src *src;
+    struct dec_ring r;
+    uint8_t *buf;          /* the window: records [win_seq, win_seq + win_n) */
+    uint64_t win_seq;
+    unsigned win_n;        /* records in the window that the dump holds in full */
+    unsigned win_want;     /* records the window should have held */
+    uint64_t seq;          /* next to decode */
+    uint64_t end;
+    uint64_t last_raw;     /* previous record's raw timestamp, for unwrapping */
+    uint64_t last_time;
+    int have_time;
+    uint32_t ctx;          /* running context (32-bit targets) */
+    struct dec_stats st;
+};
+
+static uint64_t get_le(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+
+    while (n--)
+        v = v << 8 | p[n];
+    return v;
+}
+
+int dec_parse(const uint8_t *p, size_t len, struct dec_ring *r, const char **why)
+{
+    unsigned version;
+    uint32_t crc;
+
+    memset(r, 0, sizeof *r);
+    if (len < CYG_HDR_BYTES) {
+        *why = len ? "too short for a control block (128 bytes)" : "empty file";
+        return -1;
+    }
+    if (memcmp(p, CYG_MAGIC, 8)) {
+        *why = "not a cygtrace dump (no CYGTRACE control block)";
+        return -1;
+    }
+    crc = crc32_update(0, p, CYG_OFF_CHECK);
+    if (crc != (uint32_t)get_le(p + CYG_OFF_CHECK, 4)) {
+        *why = "control block checksum mismatch (corrupted header)";
+        return -1;
+    }
+    version = (unsigned)get_le(p + CYG_OFF_VERSION, 2);
+    if (version != CYG_VERSION) {
+        *why = version > CYG_VERSION ? "dump format is newer than this cygtrace (update it)"
+                                     : "unknown dump format version";
+        return -1;
+    }
+    r->word_bytes = p[CYG_OFF_WORD];
+    r->rec_bytes = p[CYG_OFF_REC];
+    r->cap_log2 = p[CYG_OFF_CAP_LOG2];
+    r->flags = p[CYG_OFF_FLAGS];
+    r->machine = (unsigned)get_le(p + CYG_OFF_MACHINE, 2);
+    r->build_id_len = p[CYG_OFF_BUILD_ID_LEN];
+    r->ts_bits = p[CYG_OFF_TS_BITS];
+    r->ctl_addr = get_le(p + CYG_OFF_CTL_ADDR, 8);
+    r->load_bias = get_le(p + CYG_OFF_LOAD_BIAS, 8);
+    r->state = p[CYG_OFF_STATE];
+    r->resets = p[CYG_OFF_RESETS];
+    r->head = get_le(p + CYG_OFF_HEAD, 8);
+    r->lost = get_le(p + CYG_OFF_LOST, 8);
+    r->ts_hz = get_le(p + CYG_OFF_TS_HZ, 8);
+    r->pid = (uint32_t)get_le(p + CYG_OFF_PID, 4);
+    if (r->word_bytes != 4 && r->word_bytes != 8) {
+        *why = "control block: word size is neither 4 nor 8";
+        return -1;
+    }
+    if (r->rec_bytes != r->word_bytes * ((r->flags & CYG_F_CALLSITES) ? 4u : 2u)) {
+        *why = "control block: record size does not fit the word size and flags";
+        return -1;
+    }
+    if (r->cap_log2 < 1 || r->cap_log2 > (r->word_bytes == 4 ? 28u : 40u)) {
+        *why = "control block: capacity out of range";
+        return -1;
+    }
+    if (get_le(p + CYG_OFF_HDR, 4) != CYG_HDR_BYTES ||
+        r->ts_bits != (r->word_bytes == 4 ? CYG32_TS_BITS : CYG64_TS_BITS) ||
+        r->build_id_len > CYG_BUILD_ID_MAX || r->state > CYG_S_FULL) {
+        *why = "control block: inconsistent fields";
+        return -1;
+    }
+    if (r->word_bytes == 4) {
+        /* 32-bit targets move only the low words of the counters */
+        r->head &= 0xffffffffu;
+        r->lost &= 0xffffffffu;
+    }
+    memcpy(r->build_id, p + CYG_OFF_BUILD_ID, r->build_id_len);
+    r->cap = (uint64_t)1 << r->cap_log2;
+    return 0;
+}
+
+int dec_locate(struct src *s, struct dec_ring *r, const char **why)
+{
+    uint8_t *buf;
+    const size_t chunk = 1u << 16;
+    const char *first_why;
+    uint64_t off = 0, size = src_size(s);
+    long n = 0;
+    int found = -1;
+
+    buf = malloc(chunk + CYG_HDR_BYTES);
+    if (!buf) {
+        *why = "out of memory";
+        return -1;
+    }
+    n = src_read(s, 0, buf, CYG_HDR_BYTES);
+    if (n < 0) {
+        *why = "read error";
+        goto out;
+    }
+    if (dec_parse(buf, (size_t)n, r, why) == 0) {
+        found = 0;
+        goto out;
+    }
+    /* Not a dump: maybe a RAM image with the block somewhere. Scan for the magic, 4-byte
+     * aligned, keeping the first block that validates; otherwise report the first reason.
+     * Each read overlaps the next chunk by a control block, so a block is never split. */
+    first_why = *why;
+    for (off = 0; off < size && found < 0; off += chunk) {
+        n = src_read(s, off, buf, chunk + CYG_HDR_BYTES);
+        if (n < 0) {
+            *why = "read error";
+            goto out;
+        }
+        for (long i = 0; i + 8 <= n && i < (long)chunk; i += 4) {
+            if (memcmp(buf + i, CYG_MAGIC, 8))
+                continue;
+            if (dec_parse(buf + i, (size_t)(n - i), r, why) == 0) {
+                r->off = off + (uint64_t)i;
+                found = 0;
+                break;
+            }
+            first_why = *why;
+        }
+    }
+    if (found < 0)
+        *why = first_why;
+out:
+    free(buf);
+    return found;
+}
+
+struct dec *dec_open(struct src *s, const struct dec_ring *r)
+{
+    struct dec *d = calloc(1, sizeof *d);
+
+    if (!d || !(d->buf = malloc((size_t)WINDOW_RECS * r->rec_bytes))) {
+        free(d);
+        return NULL;
+    }
+    d->src = s;
+    d->r = *r;
+    if (r->flags & CYG_F_OVERWRITE) {
+        d->end = r->head;
+        d->seq = r->head > r->cap ? r->head - r->cap : 0;
+        d->st.overwritten = d->seq;
+    } else {
+        d->end = r->head < r->cap ? r->head : r->cap;
+        d->seq = 0;
+    }
+    d->st.first_seq = d->seq;
+    d->st.end_seq = d->end;
+    return d;
+}
+
+/* Loads the window that starts at d->seq: contiguous slots up to the end of the ring. */
+static int load_window(struct dec *d)
+{
+    uint64_t slot = d->seq & (d->r.cap - 1);
+    uint64_t n = d->end - d->seq;
+    long got;
+
+    if (n > WINDOW_RECS)
+        n = WINDOW_RECS;
+    if (n > d->r.cap - slot)
+        n = d->r.cap - slot;
+    got = src_read(d->src, d->r.off + CYG_HDR_BYTES + slot * d->r.rec_bytes, d->buf,
+                   (size_t)n * d->r.rec_bytes);
+    if (got < 0)
+        return -1;
+    d->win_seq = d->seq;
+    d->win_want = (unsigned)n;
+    d->win_n = (unsigned)((uint64_t)got / d->r.rec_bytes);
+    return 0;
+}
+
+/* Unwraps a timestamp of ts_bits bits: the step from the previous record is taken as the
+ * signed difference, so small steps backwards (an interrupt that recorded between another
+ * record's reservation and its clock read) stay small. */
+static uint64_t unwrap(struct dec *d, uint64_t raw)
+{
+    uint64_t mask = d->r.ts_bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << d->r.ts_bits) - 1;
+    uint64_t delta;
+
+    if (!d->have_time) {
+        d->have_time = 1;
+        d->last_raw = raw;
+        d->last_time = raw;
+        return raw;
+    }
+    delta = (raw - d->last_raw) & mask;
+    if (delta & ((mask >> 1) + 1))
+        delta |= ~mask; /* negative: sign-extend */
+    d->last_raw = raw;
+    d->last_time += delta;
+    return d->last_time;
+}
+
+static void decode_special(struct dec *d, struct ev *e, uint64_t a, uint64_t b)
+{
+    unsigned type;
+
+    if (d->r.word_bytes == 8) {
+        type = (unsigned)(b >> CYG64_TYPE_SHIFT) & 0x3fu;
+        e->ctx = (uint32_t)(b >> CYG64_STHREAD_SHIFT) & 0xffffu;
+        e->data = (uint32_t)(b & CYG64_DATA_MASK);
+    } else {
+        type = (unsigned)(b >> CYG32_TYPE_SHIFT) & 0x3fu;
+        e->data = (uint32_t)(b & CYG32_DATA_MASK);
+        if (type == CYG_SP_CONTEXT)
+            d->ctx = e->data;
+        e->ctx = d->ctx;
+    }
+    e->addr = a;
+    e->time = d->last_time;
+    switch (type) {
+    case CYG_SP_THREAD: e->kind = EV_THREAD; break;
+    case CYG_SP_CONTEXT: e->kind = EV_CONTEXT; break;
+    case CYG_SP_MARK: e->kind = EV_MARK; break;
+    case CYG_SP_FAULT: e->kind = EV_FAULT; break;
+    case CYG_SP_FAULT_LR: e->kind = EV_FAULT_LR; break;
+    case CYG_SP_START: e->kind = EV_START; break;
+    case CYG_SP_STOP: e->kind = EV_STOP; break;
+    default:
+        e->kind = EV_UNKNOWN;
+        e->data = type;
+    }
+}
+
+int dec_next(struct dec *d, struct ev *e)
+{
+    const unsigned w = d->r.word_bytes;
+
+    while (d->seq < d->end) {
+        const uint8_t *p;
+        uint64_t a, b, i;
+        unsigned lap;
+
+        if (d->seq >= d->win_seq + d->win_want && load_window(d) < 0)
+            return -1;
+        i = d->seq - d->win_seq;
+        if (i >= d->win_n) {
+            d->st.truncated++;
+            d->seq++;
+            continue;
+        }
+        p = d->buf + i * d->r.rec_bytes;
+        a = get_le(p, w);
+        b = get_le(p + w, w);
+        lap = (unsigned)(b >> (w * 8 - 1)) & 1u;
+        if (lap != cyg_lap(d->seq, d->r.cap_log2)) {
+            d->st.unwritten++;
+            d->seq++;
+            continue;
+        }
+        memset(e, 0, sizeof *e);
+        e->seq = d->seq++;
+        if (d->r.flags & CYG_F_CALLSITES)
+            e->site = get_le(p + 2 * w, w);
+        if (w == 8 && (b & CYG64_SPECIAL)) {
+            decode_special(d, e, a, b);
+        } else if (w == 4 && (b & CYG32_SPECIAL)) {
+            decode_special(d, e, a, b);
+        } else if (w == 8) {
+            e->kind = (b & CYG64_EXIT) ? EV_EXIT : EV_ENTER;
+            e->addr = a & CYG64_ADDR_MASK;
+            e->ctx = (uint32_t)(a >> CYG64_THREAD_SHIFT);
+            e->time = (d->r.flags & CYG_F_TIMESTAMPS) ? unwrap(d, b & CYG64_TS_MASK) : 0;
+        } else {
+            e->kind = (a & CYG32_EXIT) ? EV_EXIT : EV_ENTER;
+            e->addr = a & ~(uint64_t)1;
+            e->ctx = d->ctx;
+            e->time = (d->r.flags & CYG_F_TIMESTAMPS) ? unwrap(d, b & CYG32_TS_MASK) : 0;
+        }
+        d->st.decoded++;
+        return 1;
+    }
+    return 0;
+}
+
+void dec_get_stats(const struct dec *d, struct dec_stats *st)
+{
+    *st = d->st;
+}
+
+void dec_close(struct dec *d)
+{
+    if (!d)
+        return;
+    free(d->buf);
+    free(d);
+}
+
+const char *dec_machine_name(unsigned machine)
+{
+    switch (machine) {
+    case 3: return "i386";
+    case 40: return "ARM";
+    case 62: return "x86-64";
+    case 183: return "AArch64";
+    case 243: return "RISC-V";
+    default: return "unknown machine";
+    }
+}

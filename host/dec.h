@@ -1,0 +1,93 @@
+/* dec.h - the decoder: dump bytes in, validated events out, in the order they were reserved.
+ *
+ * It never invents an event: a slot whose lap bit says it was reserved but not written, a slot
+ * the dump is too short to hold, and everything the writer overwrote are skipped and counted.
+ * Memory is bounded (one read window), whatever the size of the ring. */
+#ifndef DEC_H
+#define DEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src.h"
+
+/* A parsed, validated control block. */
+struct dec_ring {
+    uint64_t off;          /* where the control block starts in the source */
+    unsigned word_bytes;   /* 4 or 8 */
+    unsigned rec_bytes;
+    unsigned cap_log2;
+    unsigned flags;        /* CYG_F_* */
+    unsigned state;        /* CYG_S_* */
+    unsigned machine;      /* ELF e_machine */
+    unsigned ts_bits;
+    unsigned resets;
+    unsigned build_id_len;
+    uint8_t build_id[32];
+    uint64_t cap;          /* records the ring holds */
+    uint64_t ctl_addr;
+    uint64_t load_bias;
+    uint64_t head;         /* reservations made */
+    uint64_t lost;         /* events the target dropped */
+    uint64_t ts_hz;
+    uint32_t pid;
+};
+
+enum ev_kind {
+    EV_ENTER = 1,
+    EV_EXIT,
+    EV_THREAD,   /* addr = OS thread id of ctx */
+    EV_CONTEXT,  /* ctx switched to data; addr = handle */
+    EV_MARK,     /* data = id, addr = value */
+    EV_FAULT,    /* data = kind, addr = PC */
+    EV_FAULT_LR, /* data = kind, addr = LR */
+    EV_START,
+    EV_STOP,
+    EV_UNKNOWN,  /* a special record of a type this host does not know (data = type) */
+};
+
+struct ev {
+    uint64_t seq;  /* reservation number */
+    uint64_t time; /* timestamp ticks, unwrapped; 0 without timestamps */
+    uint64_t addr; /* function's run-time address, or the special's payload */
+    uint64_t site; /* call site (run-time), 0 when not recorded */
+    uint32_t ctx;  /* thread index (64-bit targets) or context id (firmware) */
+    uint32_t data;
+    uint8_t kind;  /* enum ev_kind */
+};
+
+struct dec_stats {
+    uint64_t first_seq;   /* oldest sequence number the ring can still hold */
+    uint64_t end_seq;     /* one past the newest */
+    uint64_t overwritten; /* events the writer lapped (overwrite mode) */
+    uint64_t unwritten;   /* slots reserved but never written (or still being written) */
+    uint64_t truncated;   /* slots missing because the dump is short */
+    uint64_t decoded;     /* events returned */
+};
+
+/* Parses the control block in the len bytes at p; 0 on success, else -1 with *why set to a
+ * static one-line reason. */
+int dec_parse(const uint8_t *p, size_t len, struct dec_ring *r, const char **why);
+
+/* Finds the first valid control block in a source (a dump starts with one; a RAM image holds
+ * one somewhere, 8-byte aligned). Returns 0 and fills r, or -1 with *why set. */
+int dec_locate(struct src *s, struct dec_ring *r, const char **why);
+
+struct dec;
+
+/* Starts decoding the ring r of source s. NULL when out of memory. */
+struct dec *dec_open(struct src *s, const struct dec_ring *r);
+
+/* Gets the next event: 1, or 0 at the end of the trace, or -1 on a read error. */
+int dec_next(struct dec *d, struct ev *e);
+
+/* Returns what was skipped and decoded so far. */
+void dec_get_stats(const struct dec *d, struct dec_stats *st);
+
+/* Frees the decoder (not the source). NULL is fine. */
+void dec_close(struct dec *d);
+
+/* Returns a short name for an ELF machine number ("x86-64", "ARM", "RISC-V", ...). */
+const char *dec_machine_name(unsigned machine);
+
+#endif

@@ -1,0 +1,48 @@
+/* main.c - parses the subcommand and dispatches; everything else lives in cmd_*.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+
+#ifndef CYGTRACE_VERSION
+#define CYGTRACE_VERSION "0.1"
+#endif
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *what;
+} cmds[] = {
+    {"tree", cmd_tree, "print the call tree of a trace"},
+    {"info", cmd_info, "show what a trace's control block says"},
+    {"record", cmd_record, "run a -finstrument-functions program with the runtime preloaded"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: cygtrace COMMAND [options] ...\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].what);
+    fprintf(f, "\n'cygtrace COMMAND --help' shows a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("cygtrace %s\n", CYGTRACE_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (!strcmp(argv[1], cmds[i].name))
+            return cmds[i].run(argc - 1, argv + 1);
+    cmd_error("%s: unknown command; try 'cygtrace --help'", argv[1]);
+    return 2;
+}

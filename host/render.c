@@ -1,0 +1,387 @@
+/* render.c - the text styles of the call tree. */
+#include "render.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cyg_format.h"
+
+/* A call entered but not yet shown: whether it is a leaf is known only at the next event. */
+struct open_call {
+    int active;
+    struct tree_frame f;
+    unsigned depth;
+};
+
+/* A run of consecutive identical leaf calls, shown as one line when it ends. */
+struct leaf_run {
+    int active;
+    uint64_t addr;
+    unsigned depth;
+    uint64_t count;
+    uint64_t ticks;
+};
+
+struct render {
+    FILE *out;
+    struct render_opts o;
+    const struct sym_table *sym;
+    uint64_t bias;
+    struct tree_sink sink;
+    struct open_call open;
+    struct leaf_run run;
+    int stopped;         /* a STOP record was seen: show the next START */
+    int fault_pending;   /* a fault record waits for its LR record */
+    struct ev fault;
+};
+
+static const char *name_of(const struct render *r, uint64_t addr, char *buf, size_t len)
+{
+    const struct sym_info *s = r->sym ? sym_lookup(r->sym, addr - r->bias) : NULL;
+
+    if (s && s->start == addr - r->bias)
+        return s->name;
+    render_addr(r->sym, r->bias, addr, buf, len);
+    return buf;
+}
+
+void render_addr(const struct sym_table *sym, uint64_t bias, uint64_t addr, char *buf, size_t len)
+{
+    const struct sym_info *s = sym ? sym_lookup(sym, addr - bias) : NULL;
+
+    if (!s)
+        snprintf(buf, len, "0x%" PRIx64, addr - bias);
+    else if (s->start == addr - bias)
+        snprintf(buf, len, "%s", s->name);
+    else
+        snprintf(buf, len, "%s+0x%" PRIx64, s->name, addr - bias - s->start);
+}
+
+void render_duration(uint64_t ticks, uint64_t hz, char *buf, size_t len)
+{
+    double ns;
+
+    if (!hz) {
+        snprintf(buf, len, "%" PRIu64 " ticks", ticks);
+        return;
+    }
+    ns = (double)ticks * 1e9 / (double)hz;
+    if (ns < 1e6)
+        snprintf(buf, len, "%.3f us", ns / 1e3);
+    else if (ns < 1e9)
+        snprintf(buf, len, "%.3f ms", ns / 1e6);
+    else
+        snprintf(buf, len, "%.3f s", ns / 1e9);
+}
+
+static void indent(struct render *r, unsigned depth)
+{
+    static const char spaces[] = "                                                                ";
+    const char *unit = r->o.style == RENDER_ETRACE ? "|   " : r->o.style == RENDER_BRACES ? " " : "  ";
+    size_t w = strlen(unit);
+
+    if (r->o.style == RENDER_TREE) {
+        /* Deep recursion: print in blocks instead of one unit at a time. */
+        size_t n = (size_t)depth * w;
+        while (n) {
+            size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
+            fwrite(spaces, 1, k, r->out);
+            n -= k;
+        }
+        return;
+    }
+    for (unsigned i = 0; i < depth; i++)
+        fputs(unit, r->out);
+}
+
+/* The duration column of the tree style: blank when there is nothing to say. */
+static void time_col(struct render *r, int known, uint64_t ticks)
+{
+    char d[32] = "";
+
+    if (!r->o.has_time)
+        return;
+    if (known)
+        render_duration(ticks, r->o.ts_hz, d, sizeof d);
+    fprintf(r->out, "%12s  ", d);
+}
+
+static uint64_t span(uint64_t from, uint64_t to)
+{
+    return to > from ? to - from : 0;
+}
+
+static void flush_run(struct render *r)
+{
+    char nb[256];
+    const char *name;
+
+    if (!r->run.active)
+        return;
+    r->run.active = 0;
+    name = name_of(r, r->run.addr, nb, sizeof nb);
+    if (r->o.style == RENDER_ETRACE) {
+        indent(r, r->run.depth);
+        fprintf(r->out, "%s\n", name);
+        if (r->run.count > 1) {
+            indent(r, r->run.depth);
+            fprintf(r->out, "%s (total: %" PRIu64 " times)\n", name, r->run.count);
+        }
+        return;
+    }
+    time_col(r, 1, r->run.ticks);
+    indent(r, r->run.depth);
+    if (r->run.count > 1)
+        fprintf(r->out, "%s(); x%" PRIu64 "\n", name, r->run.count);
+    else
+        fprintf(r->out, "%s();\n", name);
+}
+
+/* Shows the held-back call as a caller: "name() {". */
+static void flush_open(struct render *r)
+{
+    char nb[256];
+
+    if (!r->open.active)
+        return;
+    r->open.active = 0;
+    if (r->o.style == RENDER_ETRACE) {
+        indent(r, r->open.depth);
+        fprintf(r->out, "%s\n", name_of(r, r->open.f.addr, nb, sizeof nb));
+        return;
+    }
+    time_col(r, 0, 0);
+    indent(r, r->open.depth);
+    fprintf(r->out, "%s() {\n", name_of(r, r->open.f.addr, nb, sizeof nb));
+}
+
+static void flush_all(struct render *r)
+{
+    flush_run(r);
+    flush_open(r);
+}
+
+static int hidden(const struct render *r, unsigned depth)
+{
+    return r->o.max_depth && depth >= r->o.max_depth;
+}
+
+/* braces: "{ 00000D0E->00000C60  decide:0x0026->calcValue" */
+static void braces_line(struct render *r, const struct tree_frame *f, unsigned depth, int enter)
+{
+    const struct sym_info *caller = r->sym ? sym_lookup(r->sym, f->site - r->bias) : NULL;
+    char nb[256];
+    const char *callee = name_of(r, f->addr, nb, sizeof nb);
+    int w = (int)r->o.addr_width;
+
+    indent(r, depth);
+    fprintf(r->out, "%c %0*" PRIX64 "%s%0*" PRIX64, enter ? '{' : '}', w, f->site - r->bias,
+            enter ? "->" : "<-", w, f->addr - r->bias);
+    if (caller)
+        fprintf(r->out, "  %s:0x%04" PRIX64 "%s%s\n", caller->name,
+                f->site - r->bias - caller->start, enter ? "->" : "<-", callee);
+    else
+        fprintf(r->out, " ???%s%s\n", enter ? "->" : "<-", callee);
+}
+
+static void on_call(void *arg, const struct tree_frame *f, unsigned depth)
+{
+    struct render *r = arg;
+
+    if (hidden(r, depth))
+        return;
+    if (r->o.style == RENDER_BRACES) {
+        braces_line(r, f, depth, 1);
+        return;
+    }
+    flush_open(r); /* it has a callee: not a leaf */
+    if (r->run.active && (r->run.depth != depth || r->run.addr != f->addr))
+        flush_run(r);
+    r->open.active = 1;
+    r->open.f = *f;
+    r->open.depth = depth;
+}
+
+static const char *how_note(enum tree_exit_how how)
+{
+    switch (how) {
+    case TREE_ABANDONED: return "  (never returned: longjmp or unwound)";
+    case TREE_BEFORE_TRACE: return "  (entered before the trace begins)";
+    default: return "";
+    }
+}
+
+static void on_leave(void *arg, const struct tree_frame *f, unsigned depth, uint64_t t_exit,
+                    enum tree_exit_how how)
+{
+    struct render *r = arg;
+    char nb[256];
+    int timed = r->o.has_time && f->t_enter && how == TREE_RETURNED;
+
+    if (hidden(r, depth))
+        return;
+    if (r->o.style == RENDER_BRACES) {
+        braces_line(r, f, depth, 0);
+        return;
+    }
+    if (r->open.active && r->open.depth == depth) {
+        /* The held-back call returns with nothing shown inside: a leaf. */
+        r->open.active = 0;
+        if (how == TREE_RETURNED && r->o.collapse && r->run.active && r->run.depth == depth &&
+            r->run.addr == f->addr) {
+            r->run.count++;
+            r->run.ticks += span(f->t_enter, t_exit);
+            return;
+        }
+        flush_run(r);
+        r->run = (struct leaf_run){1, f->addr, depth, 1, timed ? span(f->t_enter, t_exit) : 0};
+        if (how == TREE_RETURNED && r->o.collapse)
+            return;
+        if (how != TREE_RETURNED && r->o.style == RENDER_TREE) {
+            r->run.active = 0;
+            time_col(r, 0, 0);
+            indent(r, depth);
+            fprintf(r->out, "%s();%s\n", name_of(r, f->addr, nb, sizeof nb), how_note(how));
+            return;
+        }
+        flush_run(r);
+        return;
+    }
+    flush_all(r);
+    if (r->o.style == RENDER_ETRACE)
+        return;
+    time_col(r, timed, timed ? span(f->t_enter, t_exit) : 0);
+    indent(r, depth);
+    fprintf(r->out, "} /* %s */%s\n", name_of(r, f->addr, nb, sizeof nb), how_note(how));
+}
+
+static void fault_line(struct render *r, const struct ev *fault, const struct ev *lr)
+{
+    char pc[256], from[256];
+    unsigned kind = fault->data;
+    uint64_t thumb = r->o.addr_width == 8; /* 32-bit ARM code addresses carry the Thumb bit */
+    static const char *const names[] = {[CYG_FAULT_HARD] = "HardFault",
+                                        [CYG_FAULT_MEMMANAGE] = "MemManage fault",
+                                        [CYG_FAULT_BUS] = "BusFault",
+                                        [CYG_FAULT_USAGE] = "UsageFault",
+                                        [CYG_FAULT_SECURE] = "SecureFault"};
+
+    render_addr(r->sym, r->bias, fault->addr & ~thumb, pc, sizeof pc);
+    if (kind >= CYG_FAULT_SIGNAL)
+        fprintf(r->out, "*** signal %u at %s", kind - CYG_FAULT_SIGNAL, pc);
+    else if (kind < sizeof names / sizeof names[0] && names[kind])
+        fprintf(r->out, "*** %s at %s", names[kind], pc);
+    else
+        fprintf(r->out, "*** fault %u at %s", kind, pc);
+    if (lr) {
+        render_addr(r->sym, r->bias, lr->addr & ~thumb, from,
+                    sizeof from);
+        fprintf(r->out, ", called from %s", from);
+    }
+    fputc('\n', r->out);
+}
+
+static void on_special(void *arg, const struct ev *e, unsigned depth)
+{
+    struct render *r = arg;
+
+    if (e->kind == EV_FAULT) {
+        flush_all(r);
+        r->fault = *e;
+        r->fault_pending = 1;
+        return;
+    }
+    if (e->kind == EV_FAULT_LR && r->fault_pending) {
+        r->fault_pending = 0;
+        fault_line(r, &r->fault, e);
+        return;
+    }
+    if (r->o.style != RENDER_TREE || hidden(r, depth))
+        return;
+    switch (e->kind) {
+    case EV_MARK:
+        flush_all(r);
+        time_col(r, 0, 0);
+        indent(r, depth);
+        fprintf(r->out, "# mark %u = 0x%" PRIx64 "\n", e->data, e->addr);
+        break;
+    case EV_STOP:
+        flush_all(r);
+        r->stopped = 1;
+        fprintf(r->out, "# recording stopped\n");
+        break;
+    case EV_START:
+        if (r->stopped) {
+            flush_all(r);
+            fprintf(r->out, "# recording started again: calls in between are not in the trace\n");
+        }
+        break;
+    case EV_CONTEXT:
+        flush_all(r);
+        fprintf(r->out, "# context %u (handle 0x%" PRIx64 ")\n", e->data, e->addr);
+        break;
+    case EV_UNKNOWN:
+        flush_all(r);
+        fprintf(r->out, "# special record of unknown type %u\n", e->data);
+        break;
+    default:
+        break;
+    }
+}
+
+static void on_finish(void *arg, const struct tree_frame *stack, unsigned n)
+{
+    struct render *r = arg;
+    char nb[256];
+
+    flush_all(r);
+    if (r->fault_pending) {
+        r->fault_pending = 0;
+        fault_line(r, &r->fault, NULL);
+    }
+    if (!n)
+        return;
+    fprintf(r->out, "# call stack at the end of the trace (innermost first):\n");
+    for (unsigned i = n; i-- > 0;) {
+        render_addr(r->sym, r->bias, stack[i].addr, nb, sizeof nb);
+        fprintf(r->out, "#   %-3u %s\n", n - 1 - i, nb);
+    }
+}
+
+struct render *render_new(FILE *out, const struct render_opts *o, const struct sym_table *sym,
+                          uint64_t bias)
+{
+    struct render *r = calloc(1, sizeof *r);
+
+    if (!r)
+        return NULL;
+    r->out = out;
+    r->o = *o;
+    if (r->o.style == RENDER_BRACES) /* every call has its own pair of lines */
+        r->o.collapse = 0;
+    if (r->o.style != RENDER_TREE)
+        r->o.has_time = 0;
+    r->sym = sym;
+    r->bias = bias;
+    r->sink = (struct tree_sink){r, on_call, on_leave, on_special, on_finish};
+    return r;
+}
+
+const struct tree_sink *render_sink(struct render *r)
+{
+    return &r->sink;
+}
+
+void render_header(struct render *r)
+{
+    if (r->o.style != RENDER_TREE)
+        return;
+    if (r->o.has_time)
+        fprintf(r->out, "%12s  %s\n", "DURATION", "FUNCTION");
+}
+
+void render_free(struct render *r)
+{
+    free(r);
+}

@@ -1,0 +1,50 @@
+/* render.h - call tree renderers: the tree builder's calls in, text out.
+ *
+ * Three styles: "tree" (indented, with durations when the trace has timestamps), "etrace"
+ * (etrace's format, repeats collapsed into "NAME (total: N times)") and "braces" (the "Poor
+ * Man's Trace" format: "{ SITE->FN  caller:0xOFF->callee"). Each holds back at most one open
+ * call and one run of repeated leaf calls: memory stays bounded. */
+#ifndef RENDER_H
+#define RENDER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sym.h"
+#include "tree.h"
+
+enum render_style { RENDER_TREE, RENDER_ETRACE, RENDER_BRACES };
+
+struct render_opts {
+    enum render_style style;
+    unsigned max_depth;  /* show calls this many levels deep; 0: all */
+    int collapse;        /* fold consecutive identical leaf calls */
+    uint64_t ts_hz;      /* timestamp ticks per second; 0: unknown */
+    int has_time;        /* the trace carries timestamps */
+    unsigned addr_width; /* hex digits for addresses: 8 or 16 */
+};
+
+struct render;
+
+/* A renderer writing to out. sym may be NULL (addresses are printed); bias is the run-time
+ * minus link-time address of the image. NULL when out of memory. */
+struct render *render_new(FILE *out, const struct render_opts *o, const struct sym_table *sym,
+                          uint64_t bias);
+
+/* The sink to give the tree builder; valid while the renderer lives. */
+const struct tree_sink *render_sink(struct render *r);
+
+/* Prints the column header of the style, if it has one. */
+void render_header(struct render *r);
+
+/* Frees the renderer. NULL is fine. */
+void render_free(struct render *r);
+
+/* Writes "name+0xoff" (or "name", or "0xaddr" when unknown) for a run-time address. */
+void render_addr(const struct sym_table *sym, uint64_t bias, uint64_t addr, char *buf,
+                 size_t len);
+
+/* Writes a duration in ticks as "12.345 us" (ms, s) when hz is known, else "N ticks". */
+void render_duration(uint64_t ticks, uint64_t hz, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,30 @@
+/* src.h - a source of dump bytes: a file read with pread (bounded memory whatever its size) or
+ * a buffer already in memory (a dump pulled from a target). Random access: the decoder reads a
+ * wrapped ring from the middle. */
+#ifndef SRC_H
+#define SRC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct src;
+
+/* Opens a regular file; NULL with a reason in err (strerror text, "is a directory", ...). */
+struct src *src_open_file(const char *path, char *err, size_t errlen);
+
+/* Wraps len bytes at buf; the source frees buf on close when owned is set. */
+struct src *src_open_mem(const char *name, void *buf, size_t len, int owned);
+
+/* Reads up to len bytes at off into buf; returns the bytes read (fewer at the end), or -1. */
+long src_read(struct src *s, uint64_t off, void *buf, size_t len);
+
+/* Returns the size in bytes. */
+uint64_t src_size(const struct src *s);
+
+/* Returns the name given at open (the path for files). */
+const char *src_name(const struct src *s);
+
+/* Closes the source. NULL is fine. */
+void src_close(struct src *s);
+
+#endif

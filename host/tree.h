@@ -1,0 +1,82 @@
+/* tree.h - the call tree builder: one context's events in, a consistent nesting out.
+ *
+ * It owns the repairs: a trace that starts deep in the stack (the writer lapped the oldest
+ * entries), exits whose entry is gone, frames that never exit (longjmp, exit(), a crash), and,
+ * with call sites, calls made after a longjmp. Renderers only see well-nested calls. Memory is
+ * the depth of the stack, never the length of the trace. */
+#ifndef TREE_H
+#define TREE_H
+
+#include <stdint.h>
+
+#include "dec.h"
+
+struct tree_frame {
+    uint64_t addr;    /* function's run-time address; 0 while unknown (entered before the trace) */
+    uint64_t site;    /* call site, 0 if not recorded */
+    uint64_t t_enter; /* timestamp ticks at entry (0 if unknown) */
+    int before_trace; /* entered before the oldest event the trace holds */
+};
+
+enum tree_exit_how {
+    TREE_RETURNED,     /* its exit was recorded */
+    TREE_ABANDONED,    /* it never returned: a caller's exit, or a call made from further down
+                          the stack, proved it gone (longjmp, an exception) */
+    TREE_BEFORE_TRACE, /* returned; its entry came before the trace begins */
+};
+
+/* What a renderer implements. depth is the frame's distance from the bottom of the stack. */
+struct tree_sink {
+    void *arg;
+    void (*enter)(void *arg, const struct tree_frame *f, unsigned depth);
+    void (*exit)(void *arg, const struct tree_frame *f, unsigned depth, uint64_t t_exit,
+                 enum tree_exit_how how);
+    void (*special)(void *arg, const struct ev *e, unsigned depth);
+    /* At the end of the trace: the frames still open, bottom first (after a crash: the
+     * backtrace). n may be 0. */
+    void (*finish)(void *arg, const struct tree_frame *stack, unsigned n);
+};
+
+/* Maps an address to the run-time start of the function holding it, 0 when unknown. */
+typedef uint64_t (*tree_func_of)(void *arg, uint64_t addr);
+
+struct tree;
+
+/* Starts a tree whose first events sit start_depth calls deep (see tree_scan). func_of may be
+ * NULL; with it, call sites repair the nesting after a longjmp. NULL when out of memory. */
+struct tree *tree_new(const struct tree_sink *sink, unsigned start_depth, tree_func_of func_of,
+                      void *func_arg);
+
+/* Feeds one event of this tree's context; -1 when out of memory. */
+int tree_feed(struct tree *t, const struct ev *e);
+
+/* Ends the trace: reports the frames still open to the sink. */
+void tree_finish(struct tree *t);
+
+/* Returns how many exits matched no frame at all (counted, not shown as calls). */
+uint64_t tree_unmatched(const struct tree *t);
+
+/* Frees the tree. NULL is fine. */
+void tree_free(struct tree *t);
+
+/* What one pass over all events learns about each context. */
+struct tree_ctx {
+    uint32_t id;       /* thread index or firmware context id */
+    uint64_t os_tid;   /* from the thread record, 0 if it was overwritten */
+    uint64_t events;   /* entries and exits */
+    long depth;        /* entries minus exits so far */
+    long min_depth;    /* lowest depth reached: minus the depth the trace starts at */
+};
+
+struct tree_scan {
+    struct tree_ctx *ctx; /* in order of first appearance */
+    unsigned n, cap;
+};
+
+/* Accounts one event in the scan; -1 when out of memory. */
+int tree_scan_add(struct tree_scan *s, const struct ev *e);
+
+/* Frees the scan's contexts. */
+void tree_scan_free(struct tree_scan *s);
+
+#endif
