@@ -15,7 +15,7 @@ struct sym_info {
 };
 
 /* Opens an ELF file and reads its function symbols; NULL with a one-line reason in err
- * ("not an ELF file", "no symbols (stripped?)", ...) when it cannot. */
+ * ("not an ELF file", "no function symbols (stripped?)", ...) when it cannot. */
 struct sym_table *sym_open(const char *path, char *err, size_t errlen);
 
 /* Frees the table. NULL is fine. */

@@ -83,12 +83,12 @@ HOT void cyg_event(uintptr_t fn, uintptr_t site, unsigned exit)
     cyg_store(seq, a, b, site);
 }
 
-NOINSTR void __cyg_profile_func_enter(void *this_fn, void *call_site)
+CYGTRACE_API NOINSTR void __cyg_profile_func_enter(void *this_fn, void *call_site)
 {
     cyg_event((uintptr_t)this_fn, (uintptr_t)call_site, 0);
 }
 
-NOINSTR void __cyg_profile_func_exit(void *this_fn, void *call_site)
+CYGTRACE_API NOINSTR void __cyg_profile_func_exit(void *this_fn, void *call_site)
 {
     cyg_event((uintptr_t)this_fn, (uintptr_t)call_site, 1);
 }

@@ -11,6 +11,8 @@ extern "C" {
 #endif
 
 #define CYGTRACE_NOINSTR __attribute__((no_instrument_function))
+/* The runtime builds with hidden visibility; only this API (and the hooks) is exported. */
+#define CYGTRACE_API __attribute__((visibility("default")))
 
 /* Modes for cygtrace_set_mode(). */
 #define CYGTRACE_MODE_OVERWRITE 1 /* flight recorder: keep the newest events (default) */
@@ -22,34 +24,34 @@ extern "C" {
 /* Sets up a ring in mem (bytes long, suitably aligned for a pointer) and returns the number of
  * records it holds, or a negative number when mem is too small for the control block and two
  * records. Ports call it; a firmware without a port calls it once at boot. */
-long cygtrace_init(void *mem, size_t bytes, unsigned flags);
+CYGTRACE_API long cygtrace_init(void *mem, size_t bytes, unsigned flags);
 
 /* Starts (or resumes) recording. Does nothing once frozen. */
-void cygtrace_start(void);
+CYGTRACE_API void cygtrace_start(void);
 
 /* Stops recording; cygtrace_start() resumes. */
-void cygtrace_stop(void);
+CYGTRACE_API void cygtrace_stop(void);
 
 /* Stops recording for good: what the buffer holds now is what a debugger will read. */
-void cygtrace_freeze(void);
+CYGTRACE_API void cygtrace_freeze(void);
 
 /* Chooses overwrite or stop-when-full (CYGTRACE_MODE_*); takes effect at once. */
-void cygtrace_set_mode(int mode);
+CYGTRACE_API void cygtrace_set_mode(int mode);
 
 /* Records a user mark: an id and a value, shown in the tree where they happened. */
-void cygtrace_mark(uint32_t id, uintptr_t value);
+CYGTRACE_API void cygtrace_mark(uint32_t id, uintptr_t value);
 
 /* Records that execution context id (an RTOS task, an interrupt) runs from now on. */
-void cygtrace_context(uint32_t id, uintptr_t handle);
+CYGTRACE_API void cygtrace_context(uint32_t id, uintptr_t handle);
 
 /* Records a fault (kind: CYG_FAULT_* of cyg_format.h) at pc with lr, then freezes. */
-void cygtrace_fault(unsigned kind, uintptr_t pc, uintptr_t lr);
+CYGTRACE_API void cygtrace_fault(unsigned kind, uintptr_t pc, uintptr_t lr);
 
 /* Sets the build-id recorded in the control block (up to 32 bytes). */
-void cygtrace_set_build_id(const void *id, size_t len);
+CYGTRACE_API void cygtrace_set_build_id(const void *id, size_t len);
 
 /* Returns the control block, or NULL before cygtrace_init(). */
-void *cygtrace_control_block(void);
+CYGTRACE_API void *cygtrace_control_block(void);
 
 #ifdef __cplusplus
 }

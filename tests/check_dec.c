@@ -1,0 +1,425 @@
+/* check_dec.c - the decoder against rings built byte by byte. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crc32.h"
+#include "cyg_format.h"
+#include "dec.h"
+#include "ringgen.h"
+#include "suites.h"
+
+struct decoded {
+    struct dec_ring r;
+    struct ev ev[256];
+    unsigned n;
+    struct dec_stats st;
+};
+
+/* Decodes the generated ring (len bytes of it) into d; returns dec_locate's result. */
+static int decode_buf(const uint8_t *buf, size_t len, struct decoded *d)
+{
+    struct src *s = src_open_mem("test", (void *)buf, len, 0);
+    const char *why = NULL;
+    struct dec *dc;
+    int rc;
+
+    memset(d, 0, sizeof *d);
+    ck_assert_ptr_nonnull(s);
+    rc = dec_locate(s, &d->r, &why);
+    if (rc == 0) {
+        dc = dec_open(s, &d->r);
+        ck_assert_ptr_nonnull(dc);
+        while (d->n < 256 && dec_next(dc, &d->ev[d->n]) > 0)
+            d->n++;
+        dec_get_stats(dc, &d->st);
+        dec_close(dc);
+    }
+    src_close(s);
+    return rc;
+}
+
+static void decode(struct ringgen *g, struct decoded *d)
+{
+    ck_assert_int_eq(decode_buf(g->buf, g->size, d), 0);
+}
+
+static const char *parse_error(const uint8_t *buf, size_t len)
+{
+    struct dec_ring r;
+    const char *why = NULL;
+
+    ck_assert_int_eq(dec_parse(buf, len, &r, &why), -1);
+    ck_assert_ptr_nonnull(why);
+    return why;
+}
+
+START_TEST(test_dec_parse_fields)
+{
+    struct ringgen g;
+    struct dec_ring r;
+    const char *why;
+
+    rg_init(&g, 8, 4, CYG_F_OVERWRITE | CYG_F_CALLSITES);
+    rg_event(&g, 0, 0x1000, 5, 1, 0x2000);
+    rg_seal(&g, 3, CYG_S_FROZEN);
+    ck_assert_int_eq(dec_parse(g.buf, g.size, &r, &why), 0);
+    ck_assert_uint_eq(r.word_bytes, 8);
+    ck_assert_uint_eq(r.rec_bytes, 32);
+    ck_assert_uint_eq(r.cap, 16);
+    ck_assert_uint_eq(r.head, 1);
+    ck_assert_uint_eq(r.lost, 3);
+    ck_assert_uint_eq(r.state, CYG_S_FROZEN);
+    ck_assert_uint_eq(r.machine, 62);
+    ck_assert_uint_eq(r.ts_hz, 1000000000u);
+    rg_free(&g);
+}
+END_TEST
+
+START_TEST(test_dec_parse_rejects)
+{
+    struct ringgen g;
+    uint8_t hdr[CYG_HDR_BYTES];
+
+    rg_init(&g, 8, 4, CYG_F_OVERWRITE);
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    ck_assert_str_eq(parse_error(g.buf, 0), "empty file");
+    ck_assert_ptr_nonnull(strstr(parse_error(g.buf, 100), "too short"));
+
+    memcpy(hdr, g.buf, sizeof hdr);
+    hdr[0] = 'X';
+    ck_assert_ptr_nonnull(strstr(parse_error(hdr, sizeof hdr), "not a cygtrace dump"));
+
+    memcpy(hdr, g.buf, sizeof hdr);
+    hdr[CYG_OFF_CAP_LOG2] ^= 1; /* any change to the sealed part */
+    ck_assert_ptr_nonnull(strstr(parse_error(hdr, sizeof hdr), "checksum"));
+    rg_free(&g);
+}
+END_TEST
+
+/* A block that passes the checksum but says something impossible is still refused. */
+START_TEST(test_dec_parse_rejects_sealed_nonsense)
+{
+    static const struct {
+        unsigned off, val;
+        const char *why;
+    } cases[] = {
+        {CYG_OFF_VERSION, 2, "newer"},
+        {CYG_OFF_WORD, 2, "word size"},
+        {CYG_OFF_REC, 24, "record size"},
+        {CYG_OFF_CAP_LOG2, 0, "capacity"},
+        {CYG_OFF_CAP_LOG2, 60, "capacity"},
+        {CYG_OFF_TS_BITS, 12, "inconsistent"},
+    };
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct ringgen g;
+        uint32_t crc;
+
+        rg_init(&g, 8, 4, CYG_F_OVERWRITE);
+        rg_seal(&g, 0, CYG_S_RUNNING);
+        g.buf[cases[i].off] = (uint8_t)cases[i].val;
+        crc = crc32_update(0, g.buf, CYG_OFF_CHECK);
+        memcpy(g.buf + CYG_OFF_CHECK, &crc, 4);
+        ck_assert_msg(strstr(parse_error(g.buf, g.size), cases[i].why), "case %zu", i);
+        rg_free(&g);
+    }
+}
+END_TEST
+
+START_TEST(test_dec_events_in_order)
+{
+    struct ringgen g;
+    struct decoded d;
+
+    rg_init(&g, 8, 4, CYG_F_OVERWRITE);
+    rg_special(&g, CYG_SP_THREAD, 0, 4242, 1);
+    rg_event(&g, 0, 0x555555555149, 100, 1, 0);
+    rg_event(&g, 0, 0x555555555200, 110, 2, 0);
+    rg_event(&g, 1, 0x555555555149, 150, 1, 0);
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    decode(&g, &d);
+    ck_assert_uint_eq(d.n, 4);
+    ck_assert_uint_eq(d.ev[0].kind, EV_THREAD);
+    ck_assert_uint_eq(d.ev[0].addr, 4242);
+    ck_assert_uint_eq(d.ev[0].ctx, 1);
+    ck_assert_uint_eq(d.ev[1].kind, EV_ENTER);
+    ck_assert_uint_eq(d.ev[1].addr, 0x555555555149);
+    ck_assert_uint_eq(d.ev[1].time, 100);
+    ck_assert_uint_eq(d.ev[2].ctx, 2);
+    ck_assert_uint_eq(d.ev[3].kind, EV_EXIT);
+    ck_assert_uint_eq(d.ev[3].time, 150);
+    ck_assert_uint_eq(d.ev[3].seq, 3);
+    ck_assert_uint_eq(d.st.unwritten + d.st.overwritten + d.st.truncated, 0);
+    rg_free(&g);
+}
+END_TEST
+
+START_TEST(test_dec_wrapped_keeps_newest)
+{
+    struct ringgen g;
+    struct decoded d;
+
+    rg_init(&g, 8, 3, CYG_F_OVERWRITE); /* 8 records */
+    for (unsigned i = 0; i < 20; i++)
+        rg_event(&g, (int)(i & 1), 0x1000 + i, i, 1, 0);
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    decode(&g, &d);
+    ck_assert_uint_eq(d.n, 8);
+    ck_assert_uint_eq(d.st.overwritten, 12);
+    for (unsigned i = 0; i < 8; i++) {
+        ck_assert_uint_eq(d.ev[i].seq, 12 + i);
+        ck_assert_uint_eq(d.ev[i].addr, 0x1000 + 12 + i);
+    }
+    rg_free(&g);
+}
+END_TEST
+
+/* A slot reserved but never written is skipped, in the first lap (zeroed memory) and in a
+ * later one (the previous lap's record is still there, with the other lap bit). */
+START_TEST(test_dec_unwritten_slots_skipped)
+{
+    struct ringgen g;
+    struct decoded d;
+
+    rg_init(&g, 8, 2, CYG_F_OVERWRITE); /* 4 records */
+    rg_event(&g, 0, 0xa0, 1, 1, 0);
+    rg_skip(&g);
+    rg_event(&g, 1, 0xa0, 3, 1, 0);
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    decode(&g, &d);
+    ck_assert_uint_eq(d.n, 2);
+    ck_assert_uint_eq(d.st.unwritten, 1);
+
+    rg_event(&g, 0, 0xb0, 4, 1, 0); /* seq 3 */
+    rg_event(&g, 0, 0xc0, 5, 1, 0); /* seq 4: lap 2 begins at slot 0 */
+    rg_skip(&g);                    /* seq 5: slot 1 holds nothing from lap 1 either */
+    rg_skip(&g);                    /* seq 6: slot 2 holds lap 1's exit of 0xa0 */
+    rg_event(&g, 1, 0xc0, 8, 1, 0); /* seq 7 */
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    decode(&g, &d);
+    ck_assert_uint_eq(d.n, 2);
+    ck_assert_uint_eq(d.ev[0].addr, 0xc0);
+    ck_assert_uint_eq(d.ev[1].addr, 0xc0);
+    ck_assert_uint_eq(d.st.unwritten, 2);
+    rg_free(&g);
+}
+END_TEST
+
+START_TEST(test_dec_stop_mode)
+{
+    struct ringgen g;
+    struct decoded d;
+
+    rg_init(&g, 8, 2, 0); /* stop when full, 4 records */
+    for (unsigned i = 0; i < 4; i++)
+        rg_event(&g, 0, 0x10 * (i + 1), i, 1, 0);
+    g.head = 6; /* two more reservations were refused */
+    rg_seal(&g, 2, CYG_S_FULL);
+    decode(&g, &d);
+    ck_assert_uint_eq(d.n, 4);
+    ck_assert_uint_eq(d.ev[0].addr, 0x10);
+    ck_assert_uint_eq(d.ev[3].addr, 0x40);
+    ck_assert_uint_eq(d.r.lost, 2);
+    ck_assert_uint_eq(d.st.overwritten, 0);
+    rg_free(&g);
+}
+END_TEST
+
+START_TEST(test_dec_truncated_dump)
+{
+    struct ringgen g;
+    struct decoded d;
+
+    rg_init(&g, 8, 3, CYG_F_OVERWRITE);
+    for (unsigned i = 0; i < 6; i++)
+        rg_event(&g, 0, 0x100 + i, i, 1, 0);
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    /* cut in the middle of record 3 */
+    ck_assert_int_eq(decode_buf(g.buf, CYG_HDR_BYTES + 3 * 16 + 7, &d), 0);
+    ck_assert_uint_eq(d.n, 3);
+    ck_assert_uint_eq(d.st.truncated, 3);
+    rg_free(&g);
+}
+END_TEST
+
+START_TEST(test_dec_ts_unwrap_32)
+{
+    struct ringgen g;
+    struct decoded d;
+
+    rg_init(&g, 4, 4, CYG_F_OVERWRITE);
+    rg_event(&g, 0, 0xc60, CYG32_TS_MASK - 10, 0, 0);
+    rg_event(&g, 0, 0xd00, 5, 0, 0); /* the 30-bit counter wrapped: +16 ticks */
+    rg_event(&g, 1, 0xd00, 3, 0, 0); /* a small step back (interrupt between reserve and
+                                        clock read): -2, not +2^30 */
+    rg_event(&g, 1, 0xc60, 40, 0, 0);
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    decode(&g, &d);
+    ck_assert_uint_eq(d.n, 4);
+    ck_assert_uint_eq(d.ev[1].time - d.ev[0].time, 16);
+    ck_assert_uint_eq(d.ev[1].time - d.ev[2].time, 2);
+    ck_assert_uint_eq(d.ev[3].time - d.ev[0].time, 51);
+    ck_assert_uint_eq(d.ev[0].addr, 0xc60);
+    ck_assert_uint_eq(d.ev[3].kind, EV_EXIT);
+    rg_free(&g);
+}
+END_TEST
+
+START_TEST(test_dec_thumb_bit_and_contexts_32)
+{
+    struct ringgen g;
+    struct decoded d;
+
+    rg_init(&g, 4, 4, CYG_F_OVERWRITE);
+    rg_event(&g, 0, 0xc61, 1, 0, 0); /* Thumb function address: bit 0 set */
+    rg_special(&g, CYG_SP_CONTEXT, 7, 0x20001000, 0);
+    rg_event(&g, 0, 0xd01, 2, 0, 0);
+    rg_special(&g, CYG_SP_CONTEXT, 0, 0, 0);
+    rg_event(&g, 1, 0xc61, 3, 0, 0);
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    decode(&g, &d);
+    ck_assert_uint_eq(d.n, 5);
+    ck_assert_uint_eq(d.ev[0].addr, 0xc60);
+    ck_assert_uint_eq(d.ev[0].ctx, 0);
+    ck_assert_uint_eq(d.ev[1].kind, EV_CONTEXT);
+    ck_assert_uint_eq(d.ev[1].data, 7);
+    ck_assert_uint_eq(d.ev[2].ctx, 7);
+    ck_assert_uint_eq(d.ev[4].ctx, 0);
+    ck_assert_uint_eq(d.ev[4].kind, EV_EXIT);
+    rg_free(&g);
+}
+END_TEST
+
+START_TEST(test_dec_specials)
+{
+    struct ringgen g;
+    struct decoded d;
+
+    rg_init(&g, 4, 4, CYG_F_OVERWRITE);
+    rg_event(&g, 0, 0x100, 9, 0, 0);
+    rg_special(&g, CYG_SP_MARK, 3, 0xdeadbeef, 0);
+    rg_special(&g, CYG_SP_FAULT, CYG_FAULT_HARD, 0x1235, 0);
+    rg_special(&g, CYG_SP_FAULT_LR, CYG_FAULT_HARD, 0x1301, 0);
+    rg_special(&g, 63, 1, 0, 0);
+    rg_seal(&g, 0, CYG_S_FROZEN);
+    decode(&g, &d);
+    ck_assert_uint_eq(d.n, 5);
+    ck_assert_uint_eq(d.ev[1].kind, EV_MARK);
+    ck_assert_uint_eq(d.ev[1].data, 3);
+    ck_assert_uint_eq(d.ev[1].addr, 0xdeadbeef);
+    ck_assert_uint_eq(d.ev[1].time, 9); /* a special takes the time before it */
+    ck_assert_uint_eq(d.ev[2].kind, EV_FAULT);
+    ck_assert_uint_eq(d.ev[2].addr, 0x1235);
+    ck_assert_uint_eq(d.ev[3].kind, EV_FAULT_LR);
+    ck_assert_uint_eq(d.ev[4].kind, EV_UNKNOWN);
+    ck_assert_uint_eq(d.ev[4].data, 63);
+    rg_free(&g);
+}
+END_TEST
+
+START_TEST(test_dec_callsites)
+{
+    struct ringgen g;
+    struct decoded d;
+
+    rg_init(&g, 4, 4, CYG_F_OVERWRITE | CYG_F_CALLSITES);
+    rg_event(&g, 0, 0xc61, 1, 0, 0xd0f);
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    decode(&g, &d);
+    ck_assert_uint_eq(d.r.rec_bytes, 16);
+    ck_assert_uint_eq(d.n, 1);
+    ck_assert_uint_eq(d.ev[0].site, 0xd0f);
+    rg_free(&g);
+}
+END_TEST
+
+/* A whole-RAM image: the block sits somewhere inside; a lookalike with a bad checksum comes
+ * first and must be passed over. */
+START_TEST(test_dec_locate_in_ram_image)
+{
+    struct ringgen g;
+    struct decoded d;
+    size_t at = 0x11004, len = at + 0x8000;
+    uint8_t *ram = malloc(len);
+
+    for (size_t i = 0; i < len; i++)
+        ram[i] = (uint8_t)(i * 2654435761u >> 13);
+    rg_init(&g, 4, 5, CYG_F_OVERWRITE);
+    rg_event(&g, 0, 0x200, 1, 0, 0);
+    rg_event(&g, 1, 0x200, 2, 0, 0);
+    rg_seal(&g, 0, CYG_S_FROZEN);
+    memcpy(ram + 0x40, g.buf, CYG_HDR_BYTES);
+    ram[0x40 + CYG_OFF_FLAGS] ^= 0x10; /* the lookalike */
+    memcpy(ram + at, g.buf, g.size);
+    ck_assert_int_eq(decode_buf(ram, len, &d), 0);
+    ck_assert_uint_eq(d.r.off, at);
+    ck_assert_uint_eq(d.n, 2);
+    ck_assert_uint_eq(d.ev[1].kind, EV_EXIT);
+    free(ram);
+    rg_free(&g);
+}
+END_TEST
+
+START_TEST(test_dec_locate_reports_reason)
+{
+    uint8_t junk[4096];
+    struct decoded d;
+    const char *why = NULL;
+    struct src *s;
+
+    for (size_t i = 0; i < sizeof junk; i++)
+        junk[i] = (uint8_t)(i * 7 + 3);
+    ck_assert_int_eq(decode_buf(junk, sizeof junk, &d), -1);
+    s = src_open_mem("junk", junk, sizeof junk, 0);
+    ck_assert_int_eq(dec_locate(s, &d.r, &why), -1);
+    ck_assert_ptr_nonnull(strstr(why, "not a cygtrace dump"));
+    src_close(s);
+}
+END_TEST
+
+/* Random record bytes behind a valid header: whatever comes out obeys the lap rule, and the
+ * decoder neither crashes nor returns more events than slots. */
+START_TEST(test_dec_random_records)
+{
+    struct ringgen g;
+    struct decoded d;
+
+    srand(1234);
+    for (int round = 0; round < 50; round++) {
+        rg_init(&g, round & 1 ? 4 : 8, 6, round & 2 ? CYG_F_OVERWRITE : 0);
+        for (size_t i = CYG_HDR_BYTES; i < g.size; i++)
+            g.buf[i] = (uint8_t)rand();
+        g.head = (uint64_t)rand() % 300;
+        rg_seal(&g, 0, CYG_S_RUNNING);
+        decode(&g, &d);
+        ck_assert_uint_le(d.n, 64);
+        ck_assert_uint_eq(d.n + d.st.unwritten, d.st.end_seq - d.st.first_seq);
+        rg_free(&g);
+    }
+}
+END_TEST
+
+Suite *dec_suite(void)
+{
+    Suite *s = suite_create("dec");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, test_dec_parse_fields);
+    tcase_add_test(tc, test_dec_parse_rejects);
+    tcase_add_test(tc, test_dec_parse_rejects_sealed_nonsense);
+    tcase_add_test(tc, test_dec_events_in_order);
+    tcase_add_test(tc, test_dec_wrapped_keeps_newest);
+    tcase_add_test(tc, test_dec_unwritten_slots_skipped);
+    tcase_add_test(tc, test_dec_stop_mode);
+    tcase_add_test(tc, test_dec_truncated_dump);
+    tcase_add_test(tc, test_dec_ts_unwrap_32);
+    tcase_add_test(tc, test_dec_thumb_bit_and_contexts_32);
+    tcase_add_test(tc, test_dec_specials);
+    tcase_add_test(tc, test_dec_callsites);
+    tcase_add_test(tc, test_dec_locate_in_ram_image);
+    tcase_add_test(tc, test_dec_locate_reports_reason);
+    tcase_add_test(tc, test_dec_random_records);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,85 @@
+/* check_format.c - the format pinned: CRC vectors, the lap rule, and the record test vectors
+ * of docs/FORMAT.md, encoded by the test generator and decoded by the decoder. */
+#include <check.h>
+#include <string.h>
+
+#include "crc32.h"
+#include "cyg_format.h"
+#include "dec.h"
+#include "ringgen.h"
+#include "suites.h"
+
+START_TEST(test_format_crc32_vectors)
+{
+    ck_assert_uint_eq(crc32_update(0, "", 0), 0);
+    ck_assert_uint_eq(crc32_update(0, "123456789", 9), 0xcbf43926u);
+    ck_assert_uint_eq(crc32_update(0, "The quick brown fox jumps over the lazy dog", 43),
+                      0x414fa339u);
+    /* continuing a CRC equals one pass */
+    ck_assert_uint_eq(crc32_update(crc32_update(0, "12345", 5), "6789", 4), 0xcbf43926u);
+}
+END_TEST
+
+START_TEST(test_format_lap_rule)
+{
+    /* first lap writes 1 over zeroed memory, the second 0, the third 1 again */
+    ck_assert_uint_eq(cyg_lap(0, 4), 1);
+    ck_assert_uint_eq(cyg_lap(15, 4), 1);
+    ck_assert_uint_eq(cyg_lap(16, 4), 0);
+    ck_assert_uint_eq(cyg_lap(31, 4), 0);
+    ck_assert_uint_eq(cyg_lap(32, 4), 1);
+    ck_assert_uint_eq(cyg_lap(0xffffffffu, 31), 0);
+}
+END_TEST
+
+START_TEST(test_format_layout)
+{
+    ck_assert_uint_eq(sizeof(struct cyg_ctl), CYG_HDR_BYTES);
+    ck_assert_uint_eq(offsetof(struct cyg_ctl, head), CYG_OFF_HEAD);
+    ck_assert_uint_eq(offsetof(struct cyg_ctl, check), CYG_OFF_CHECK);
+    ck_assert_uint_eq(memcmp(CYG_MAGIC, "CYGTRACE", 8), 0);
+    /* the magic as two little-endian words, as the runtime stores it */
+    ck_assert_uint_eq(CYG_MAGIC_LO, (uint32_t)'C' | 'Y' << 8 | 'G' << 16 | (uint32_t)'T' << 24);
+    ck_assert_uint_eq(CYG_MAGIC_HI, (uint32_t)'R' | 'A' << 8 | 'C' << 16 | (uint32_t)'E' << 24);
+}
+END_TEST
+
+/* The test vectors of docs/FORMAT.md, section "Test vectors". */
+static const struct vector {
+    unsigned word, cap_log2;
+    uint64_t seq;
+    int exit;
+    uint64_t fn, ts;
+    unsigned thread;
+    uint64_t a, b;
+} vectors[] = {
+    {8, 4, 0, 0, 0x555555555149, 0x1234, 1, 0x0001555555555149, 0x8000000000001234},
+    {8, 4, 1, 1, 0x555555555149, 0x1300, 1, 0x0001555555555149, 0xa000000000001300},
+    {4, 4, 16, 1, 0x00000c61, 0x3fffffff, 0, 0x00000c61, 0x3fffffff},
+};
+
+START_TEST(test_format_record_vectors)
+{
+    for (size_t i = 0; i < sizeof vectors / sizeof vectors[0]; i++) {
+        const struct vector *v = &vectors[i];
+        uint64_t a, b;
+
+        rg_encode(v->word, v->cap_log2, v->seq, v->exit, v->fn, v->ts, v->thread, &a, &b);
+        ck_assert_msg(a == v->a && b == v->b, "vector %zu: a=%llx b=%llx", i,
+                      (unsigned long long)a, (unsigned long long)b);
+    }
+}
+END_TEST
+
+Suite *format_suite(void)
+{
+    Suite *s = suite_create("format");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, test_format_crc32_vectors);
+    tcase_add_test(tc, test_format_lap_rule);
+    tcase_add_test(tc, test_format_layout);
+    tcase_add_test(tc, test_format_record_vectors);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,22 @@
+/* check_main.c - runs every module's Check suite in one runner, so one summary line counts them
+ * all. Add a suite: write tests/check_<module>.c with <module>_suite() and list it here. */
+#include <check.h>
+#include <stdlib.h>
+
+#include "suites.h"
+
+int main(void)
+{
+    SRunner *sr = srunner_create(format_suite());
+    int failed;
+
+    srunner_add_suite(sr, dec_suite());
+    srunner_add_suite(sr, tree_suite());
+    srunner_add_suite(sr, render_suite());
+    srunner_add_suite(sr, sym_suite());
+    srunner_add_suite(sr, runtime_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

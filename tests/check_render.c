@@ -1,0 +1,210 @@
+/* check_render.c - the text styles, driven through the tree builder with hand-written events.
+ * Without an ELF, functions print as their addresses (0xa, 0xb, ...). */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cyg_format.h"
+#include "render.h"
+#include "suites.h"
+
+/* Runs "+A -A +B ..." (with "+B/A": called from 0xA5, and "f" a fault at 0xB2 from 0xA7)
+ * through a renderer; each event is 1000 ticks of a 1 GHz clock after the previous one. */
+static char *render_script(const char *script, struct render_opts o)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    struct render *r = render_new(f, &o, NULL, 0);
+    struct tree *t = tree_new(render_sink(r), 0, NULL, NULL);
+    uint64_t time = 0;
+
+    render_header(r);
+    for (const char *p = script; *p; p++) {
+        struct ev e = {0};
+
+        if (*p == ' ')
+            continue;
+        e.time = time += 1000;
+        if (*p == 'f') {
+            e.kind = EV_FAULT, e.data = CYG_FAULT_HARD, e.addr = 0xb2;
+            tree_feed(t, &e);
+            e.kind = EV_FAULT_LR, e.addr = 0xa7;
+            tree_feed(t, &e);
+            continue;
+        }
+        e.kind = *p == '+' ? EV_ENTER : EV_EXIT;
+        e.addr = (uint64_t)(*++p - 'A' + 10);
+        if (p[1] == '/') {
+            e.site = (uint64_t)(p[2] - 'A' + 10) << 4 | 5;
+            p += 2;
+        }
+        tree_feed(t, &e);
+    }
+    tree_finish(t);
+    tree_free(t);
+    render_free(r);
+    fclose(f);
+    return text;
+}
+
+static struct render_opts style(enum render_style s)
+{
+    return (struct render_opts){.style = s, .collapse = 1, .ts_hz = 1000000000u,
+                                .has_time = 1, .addr_width = 8};
+}
+
+#define CHECK_RENDER(script, opts, expected)                                                       \
+    do {                                                                                           \
+        char *got = render_script(script, opts);                                                   \
+        ck_assert_str_eq(got, expected);                                                           \
+        free(got);                                                                                 \
+    } while (0)
+
+START_TEST(test_render_etrace_collapses_repeats)
+{
+    CHECK_RENDER("+A +B -B +B -B +B -B +C +D -D -C +B -B -A", style(RENDER_ETRACE),
+                 "0xa\n"
+                 "|   0xb\n"
+                 "|   0xb (total: 3 times)\n"
+                 "|   0xc\n"
+                 "|   |   0xd\n"
+                 "|   0xb\n");
+}
+END_TEST
+
+START_TEST(test_render_etrace_no_collapse)
+{
+    struct render_opts o = style(RENDER_ETRACE);
+
+    o.collapse = 0;
+    CHECK_RENDER("+A +B -B +B -B -A", o, "0xa\n|   0xb\n|   0xb\n");
+}
+END_TEST
+
+/* Repeated calls that have callees of their own are not folded (their lines differ). */
+START_TEST(test_render_etrace_repeated_callers_not_folded)
+{
+    CHECK_RENDER("+A +B +C -C -B +B +C -C -B -A", style(RENDER_ETRACE),
+                 "0xa\n|   0xb\n|   |   0xc\n|   0xb\n|   |   0xc\n");
+}
+END_TEST
+
+START_TEST(test_render_tree_durations)
+{
+    CHECK_RENDER("+A +B -B +B -B +C +D -D -C -A", style(RENDER_TREE),
+                 "    DURATION  FUNCTION\n"
+                 "              0xa() {\n"
+                 "    2.000 us    0xb(); x2\n"
+                 "                0xc() {\n"
+                 "    1.000 us      0xd();\n"
+                 "    3.000 us    } /* 0xc */\n"
+                 "    9.000 us  } /* 0xa */\n");
+}
+END_TEST
+
+START_TEST(test_render_tree_without_time)
+{
+    struct render_opts o = style(RENDER_TREE);
+
+    o.has_time = 0;
+    CHECK_RENDER("+A +B -B -A", o, "0xa() {\n  0xb();\n} /* 0xa */\n");
+}
+END_TEST
+
+/* Below the depth limit a caller is shown as a leaf, with its whole time. */
+START_TEST(test_render_tree_depth_limit)
+{
+    struct render_opts o = style(RENDER_TREE);
+
+    o.max_depth = 2;
+    CHECK_RENDER("+A +B +C -C -B +D -D -A", o,
+                 "    DURATION  FUNCTION\n"
+                 "              0xa() {\n"
+                 "    3.000 us    0xb();\n"
+                 "    1.000 us    0xd();\n"
+                 "    7.000 us  } /* 0xa */\n");
+}
+END_TEST
+
+START_TEST(test_render_tree_open_frames_and_abandoned)
+{
+    struct render_opts o = style(RENDER_TREE);
+
+    o.has_time = 0;
+    CHECK_RENDER("+A +B +C +D -B +E", o,
+                 "0xa() {\n"
+                 "  0xb() {\n"
+                 "    0xc() {\n"
+                 "      0xd();  (never returned: longjmp or unwound)\n"
+                 "    } /* 0xc */  (never returned: longjmp or unwound)\n"
+                 "  } /* 0xb */\n"
+                 "  0xe() {\n"
+                 "# call stack at the end of the trace (innermost first):\n"
+                 "#   0   0xe\n"
+                 "#   1   0xa\n");
+}
+END_TEST
+
+START_TEST(test_render_fault_line)
+{
+    struct render_opts o = style(RENDER_TREE);
+
+    o.has_time = 0;
+    CHECK_RENDER("+A +B f", o,
+                 "0xa() {\n"
+                 "  0xb() {\n"
+                 "*** HardFault at 0xb2, called from 0xa6\n"
+                 "# call stack at the end of the trace (innermost first):\n"
+                 "#   0   0xb\n"
+                 "#   1   0xa\n");
+}
+END_TEST
+
+/* The Poor Man's Trace lines: call site and function, then names (??? without symbols). */
+START_TEST(test_render_braces)
+{
+    CHECK_RENDER("+A/A +B/A -B/A -A/A", style(RENDER_BRACES),
+                 "{ 000000A5->0000000A ?\?\?->0xa\n"
+                 " { 000000A5->0000000B ?\?\?->0xb\n"
+                 " } 000000A5<-0000000B ?\?\?<-0xb\n"
+                 "} 000000A5<-0000000A ?\?\?<-0xa\n");
+}
+END_TEST
+
+START_TEST(test_render_duration_units)
+{
+    char b[32];
+
+    render_duration(1234, 1000000000u, b, sizeof b);
+    ck_assert_str_eq(b, "1.234 us");
+    render_duration(2500000, 1000000000u, b, sizeof b);
+    ck_assert_str_eq(b, "2.500 ms");
+    render_duration(3000000000u, 1000000000u, b, sizeof b);
+    ck_assert_str_eq(b, "3.000 s");
+    render_duration(77, 0, b, sizeof b);
+    ck_assert_str_eq(b, "77 ticks");
+    render_duration(48, 48000000u, b, sizeof b); /* a 48 MHz Cortex-M cycle counter */
+    ck_assert_str_eq(b, "1.000 us");
+}
+END_TEST
+
+Suite *render_suite(void)
+{
+    Suite *s = suite_create("render");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, test_render_etrace_collapses_repeats);
+    tcase_add_test(tc, test_render_etrace_no_collapse);
+    tcase_add_test(tc, test_render_etrace_repeated_callers_not_folded);
+    tcase_add_test(tc, test_render_tree_durations);
+    tcase_add_test(tc, test_render_tree_without_time);
+    tcase_add_test(tc, test_render_tree_depth_limit);
+    tcase_add_test(tc, test_render_tree_open_frames_and_abandoned);
+    tcase_add_test(tc, test_render_fault_line);
+    tcase_add_test(tc, test_render_braces);
+    tcase_add_test(tc, test_render_duration_units);
+    suite_add_tcase(s, tc);
+    return s;
+}

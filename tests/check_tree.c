@@ -1,0 +1,249 @@
+/* check_tree.c - the tree builder's repairs, on event sequences written by hand. Functions are
+ * addresses 0xA, 0xB, ...; the recording sink turns calls into a compact log to compare. */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "suites.h"
+#include "tree.h"
+
+struct log {
+    char text[2048];
+};
+
+static void add(struct log *l, const char *fmt, unsigned long long a, unsigned b)
+{
+    size_t n = strlen(l->text);
+
+    snprintf(l->text + n, sizeof l->text - n, fmt, a, b);
+}
+
+static void rec_enter(void *arg, const struct tree_frame *f, unsigned depth)
+{
+    add(arg, "+%llX@%u ", f->addr, depth);
+}
+
+static void rec_exit(void *arg, const struct tree_frame *f, unsigned depth, uint64_t t,
+                     enum tree_exit_how how)
+{
+    static const char *const mark[] = {"-", "~", "<"}; /* returned, abandoned, before trace */
+    char fmt[16];
+
+    (void)t;
+    snprintf(fmt, sizeof fmt, "%s%%llX@%%u ", mark[how]);
+    add(arg, fmt, f->addr, depth);
+}
+
+static void rec_special(void *arg, const struct ev *e, unsigned depth)
+{
+    add(arg, "*%llu@%u ", e->kind, depth);
+}
+
+static void rec_finish(void *arg, const struct tree_frame *stack, unsigned n)
+{
+    add(arg, "| open %llu:", n, 0);
+    for (unsigned i = 0; i < n; i++)
+        add(arg, " %llX", stack[i].addr, 0);
+}
+
+/* Functions 0xA..0xF are 16 bytes long at 0xA0, 0xB0, ...: call sites 0xA5 etc. lie inside. */
+static uint64_t fake_func_of(void *arg, uint64_t addr)
+{
+    (void)arg;
+    return (addr >= 0xA0 && addr < 0x100) ? addr >> 4 : 0;
+}
+
+/* Runs a script of events ("+A" enter, "-A" exit, "+B/A" enter B called from inside A, "m" a
+ * mark) through a tree that starts `start` deep; returns the log. */
+static const char *run(const char *script, unsigned start, int with_sites)
+{
+    static struct log l;
+    struct tree_sink sink = {&l, rec_enter, rec_exit, rec_special, rec_finish};
+    struct tree *t;
+    uint64_t time = 0;
+
+    memset(&l, 0, sizeof l);
+    t = tree_new(&sink, start, with_sites ? fake_func_of : NULL, NULL);
+    ck_assert_ptr_nonnull(t);
+    for (const char *p = script; *p; p++) {
+        struct ev e = {.time = ++time};
+
+        if (*p == ' ')
+            continue;
+        if (*p == 'm') {
+            e.kind = EV_MARK;
+        } else {
+            e.kind = *p == '+' ? EV_ENTER : EV_EXIT;
+            p++;
+            e.addr = (uint64_t)(*p - 'A' + 10);
+            if (p[1] == '/') {
+                e.site = (uint64_t)(p[2] - 'A' + 10) << 4 | 5;
+                p += 2;
+            }
+        }
+        ck_assert_int_eq(tree_feed(t, &e), 0);
+    }
+    tree_finish(t);
+    tree_free(t);
+    return l.text;
+}
+
+START_TEST(test_tree_nesting)
+{
+    ck_assert_str_eq(run("+A +B -B +C +D -D -C -A", 0, 0),
+                     "+A@0 +B@1 -B@1 +C@1 +D@2 -D@2 -C@1 -A@0 | open 0:");
+}
+END_TEST
+
+START_TEST(test_tree_recursion)
+{
+    ck_assert_str_eq(run("+A +A +A -A -A -A", 0, 0),
+                     "+A@0 +A@1 +A@2 -A@2 -A@1 -A@0 | open 0:");
+}
+END_TEST
+
+/* A wrapped trace: it starts two calls deep, inside D inside C. The exits name them. */
+START_TEST(test_tree_wrapped_start)
+{
+    ck_assert_str_eq(run("+E -E -D +F -F -C", 2, 0),
+                     "+E@2 -E@2 <D@1 +F@1 -F@1 <C@0 | open 0:");
+}
+END_TEST
+
+/* With no frames left to name, an exit that matches nothing is counted and ignored: the depth
+ * never goes below zero. */
+START_TEST(test_tree_unmatched_exit_ignored)
+{
+    struct tree_sink sink = {NULL, rec_enter, rec_exit, rec_special, rec_finish};
+    struct log l = {{0}};
+    struct tree *t;
+    struct ev e = {.kind = EV_EXIT, .addr = 0xB};
+
+    sink.arg = &l;
+    t = tree_new(&sink, 0, NULL, NULL);
+    ck_assert_int_eq(tree_feed(t, &e), 0);
+    e.kind = EV_ENTER;
+    e.addr = 0xA;
+    ck_assert_int_eq(tree_feed(t, &e), 0);
+    tree_finish(t);
+    ck_assert_uint_eq(tree_unmatched(t), 1);
+    ck_assert_str_eq(l.text, "+A@0 | open 1: A");
+    tree_free(t);
+}
+END_TEST
+
+/* Entries whose exit never came (a crash): they are the call stack at the end. */
+START_TEST(test_tree_open_frames_at_end)
+{
+    ck_assert_str_eq(run("+A +B -B +C +D", 0, 0), "+A@0 +B@1 -B@1 +C@1 +D@2 | open 3: A C D");
+}
+END_TEST
+
+/* longjmp without call sites: C and D never exit; B's exit proves them gone. */
+START_TEST(test_tree_exit_pops_abandoned)
+{
+    ck_assert_str_eq(run("+A +B +C +D -B -A", 0, 0),
+                     "+A@0 +B@1 +C@2 +D@3 ~D@3 ~C@2 -B@1 -A@0 | open 0:");
+}
+END_TEST
+
+/* longjmp with call sites: E is called from inside B, so C and D are gone at once, and E
+ * appears under B, not under D. */
+START_TEST(test_tree_callsite_repairs_longjmp)
+{
+    ck_assert_str_eq(run("+A +B/A +C/B +D/C +E/B -E -B -A", 0, 1),
+                     "+A@0 +B@1 +C@2 +D@3 ~D@3 ~C@2 +E@2 -E@2 -B@1 -A@0 | open 0:");
+}
+END_TEST
+
+/* A call site outside every frame (a callback from uninstrumented code, say qsort) pops
+ * nothing. */
+START_TEST(test_tree_callsite_unknown_caller_kept)
+{
+    ck_assert_str_eq(run("+A +B/A +C +D/C -D -C -B -A", 0, 1),
+                     "+A@0 +B@1 +C@2 +D@3 -D@3 -C@2 -B@1 -A@0 | open 0:");
+}
+END_TEST
+
+/* An exit of a frame from before the trace while known frames sit above it: they are gone. */
+START_TEST(test_tree_before_trace_exit_abandons_above)
+{
+    ck_assert_str_eq(run("+B +C -A", 1, 0), "+B@1 +C@2 ~C@2 ~B@1 <A@0 | open 0:");
+}
+END_TEST
+
+START_TEST(test_tree_specials_at_depth)
+{
+    ck_assert_str_eq(run("+A m -A m", 0, 0), "+A@0 *5@1 -A@0 *5@0 | open 0:");
+}
+END_TEST
+
+START_TEST(test_tree_scan_contexts_and_depth)
+{
+    struct tree_scan sc = {0};
+    struct ev evs[] = {
+        {.kind = EV_THREAD, .ctx = 1, .addr = 4242},
+        {.kind = EV_EXIT, .ctx = 1},  {.kind = EV_EXIT, .ctx = 1},
+        {.kind = EV_ENTER, .ctx = 2}, {.kind = EV_ENTER, .ctx = 1},
+        {.kind = EV_EXIT, .ctx = 2},  {.kind = EV_EXIT, .ctx = 1},
+        {.kind = EV_EXIT, .ctx = 1},
+    };
+
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
+        ck_assert_int_eq(tree_scan_add(&sc, &evs[i]), 0);
+    ck_assert_uint_eq(sc.n, 2);
+    ck_assert_uint_eq(sc.ctx[0].id, 1);
+    ck_assert_uint_eq(sc.ctx[0].os_tid, 4242);
+    ck_assert_int_eq(sc.ctx[0].min_depth, -3);
+    ck_assert_uint_eq(sc.ctx[0].events, 5);
+    ck_assert_uint_eq(sc.ctx[1].id, 2);
+    ck_assert_int_eq(sc.ctx[1].min_depth, 0);
+    tree_scan_free(&sc);
+}
+END_TEST
+
+static void quiet_enter(void *arg, const struct tree_frame *f, unsigned depth)
+{
+    (void)arg, (void)f, (void)depth;
+}
+
+/* Deep recursion grows the stack past its first allocation; the last exit is at depth 0. */
+START_TEST(test_tree_deep_stack)
+{
+    static struct log l;
+    struct tree_sink sink = {&l, quiet_enter, rec_exit, rec_special, rec_finish};
+    struct tree *t = tree_new(&sink, 0, NULL, NULL);
+    struct ev e = {.addr = 0xA, .kind = EV_ENTER};
+
+    for (int i = 0; i < 10000; i++)
+        ck_assert_int_eq(tree_feed(t, &e), 0);
+    e.kind = EV_EXIT;
+    for (int i = 0; i < 10000; i++) {
+        memset(&l, 0, sizeof l);
+        ck_assert_int_eq(tree_feed(t, &e), 0);
+    }
+    ck_assert_str_eq(l.text, "-A@0 ");
+    tree_free(t);
+}
+END_TEST
+
+Suite *tree_suite(void)
+{
+    Suite *s = suite_create("tree");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, test_tree_nesting);
+    tcase_add_test(tc, test_tree_recursion);
+    tcase_add_test(tc, test_tree_wrapped_start);
+    tcase_add_test(tc, test_tree_unmatched_exit_ignored);
+    tcase_add_test(tc, test_tree_open_frames_at_end);
+    tcase_add_test(tc, test_tree_exit_pops_abandoned);
+    tcase_add_test(tc, test_tree_callsite_repairs_longjmp);
+    tcase_add_test(tc, test_tree_callsite_unknown_caller_kept);
+    tcase_add_test(tc, test_tree_before_trace_exit_abandons_above);
+    tcase_add_test(tc, test_tree_specials_at_depth);
+    tcase_add_test(tc, test_tree_scan_contexts_and_depth);
+    tcase_add_test(tc, test_tree_deep_stack);
+    suite_add_tcase(s, tc);
+    return s;
+}

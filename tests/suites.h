@@ -1,0 +1,14 @@
+/* suites.h - every module's Check suite, for the runner in check_main.c. */
+#ifndef SUITES_H
+#define SUITES_H
+
+#include <check.h>
+
+Suite *format_suite(void);
+Suite *dec_suite(void);
+Suite *tree_suite(void);
+Suite *render_suite(void);
+Suite *sym_suite(void);
+Suite *runtime_suite(void);
+
+#endif
