@@ -106,7 +106,7 @@ int dec_locate(struct src *s, struct dec_ring *r, const char **why)
 {
     uint8_t *buf;
     const size_t chunk = 1u << 16;
-    const char *first_why;
+    const char *first_why, *why0;
     uint64_t off = 0, size = src_size(s);
     long n = 0;
     int found = -1;
@@ -125,10 +125,11 @@ int dec_locate(struct src *s, struct dec_ring *r, const char **why)
         found = 0;
         goto out;
     }
+    why0 = *why;
     /* Not a dump: maybe a RAM image with the block somewhere. Scan for the magic, 4-byte
      * aligned, keeping the first block that validates; otherwise report the first reason.
      * Each read overlaps the next chunk by a control block, so a block is never split. */
-    first_why = *why;
+    first_why = NULL;
     for (off = 0; off < size && found < 0; off += chunk) {
         n = src_read(s, off, buf, chunk + CYG_HDR_BYTES);
         if (n < 0) {
@@ -143,14 +144,30 @@ int dec_locate(struct src *s, struct dec_ring *r, const char **why)
                 found = 0;
                 break;
             }
-            first_why = *why;
+            if (!first_why) /* a lookalike block: its flaw says more than "no magic" */
+                first_why = *why;
         }
     }
-    if (found < 0)
-        *why = first_why;
+    *why = found < 0 && first_why ? first_why : why0;
 out:
     free(buf);
     return found;
+}
+
+/* A 32-bit target's counter wraps every 2^32 reservations. Then head is small again, but the
+ * slot it points at still holds a record from before the wrap: the first lap never leaves one
+ * there. The capacity divides 2^32, so adding 2^32 keeps every slot and lap bit in place. */
+static int counter_wrapped(struct src *s, const struct dec_ring *r)
+{
+    uint8_t rec[32] = {0};
+    static const uint8_t zero[32];
+
+    if (r->word_bytes != 4 || r->head >= r->cap)
+        return 0;
+    if (src_read(s, r->off + CYG_HDR_BYTES + r->head * r->rec_bytes, rec, r->rec_bytes) !=
+        (long)r->rec_bytes)
+        return 0;
+    return memcmp(rec, zero, r->rec_bytes) != 0;
 }
 
 struct dec *dec_open(struct src *s, const struct dec_ring *r)
@@ -164,8 +181,8 @@ struct dec *dec_open(struct src *s, const struct dec_ring *r)
     d->src = s;
     d->r = *r;
     if (r->flags & CYG_F_OVERWRITE) {
-        d->end = r->head;
-        d->seq = r->head > r->cap ? r->head - r->cap : 0;
+        d->end = r->head + (counter_wrapped(s, r) ? (uint64_t)1 << 32 : 0);
+        d->seq = d->end > r->cap ? d->end - r->cap : 0;
         d->st.overwritten = d->seq;
     } else {
         d->end = r->head < r->cap ? r->head : r->cap;

@@ -70,7 +70,7 @@ struct dec_stats {
 int dec_parse(const uint8_t *p, size_t len, struct dec_ring *r, const char **why);
 
 /* Finds the first valid control block in a source (a dump starts with one; a RAM image holds
- * one somewhere, 8-byte aligned). Returns 0 and fills r, or -1 with *why set. */
+ * one somewhere, 4-byte aligned). Returns 0 and fills r, or -1 with *why set. */
 int dec_locate(struct src *s, struct dec_ring *r, const char **why);
 
 struct dec;

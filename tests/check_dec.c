@@ -291,6 +291,27 @@ START_TEST(test_dec_thumb_bit_and_contexts_32)
 }
 END_TEST
 
+/* A 32-bit target's counter wrapped past 2^32: head is small again, the ring is still full. */
+START_TEST(test_dec_counter_wrap_32)
+{
+    struct ringgen g;
+    struct decoded d;
+
+    rg_init(&g, 4, 2, CYG_F_OVERWRITE);
+    g.head = ((uint64_t)1 << 32) - 6;
+    for (unsigned i = 0; i < 8; i++)
+        rg_event(&g, 0, 0x100 + 2 * i, i, 0, 0);
+    rg_seal(&g, 0, CYG_S_RUNNING); /* head stored as 2 */
+    decode(&g, &d);
+    ck_assert_uint_eq(d.r.head, 2);
+    ck_assert_uint_eq(d.n, 4);
+    ck_assert_uint_eq(d.ev[0].addr, 0x108);
+    ck_assert_uint_eq(d.ev[3].addr, 0x10e);
+    ck_assert_uint_eq(d.st.unwritten, 0);
+    rg_free(&g);
+}
+END_TEST
+
 START_TEST(test_dec_specials)
 {
     struct ringgen g;
@@ -415,6 +436,7 @@ Suite *dec_suite(void)
     tcase_add_test(tc, test_dec_truncated_dump);
     tcase_add_test(tc, test_dec_ts_unwrap_32);
     tcase_add_test(tc, test_dec_thumb_bit_and_contexts_32);
+    tcase_add_test(tc, test_dec_counter_wrap_32);
     tcase_add_test(tc, test_dec_specials);
     tcase_add_test(tc, test_dec_callsites);
     tcase_add_test(tc, test_dec_locate_in_ram_image);

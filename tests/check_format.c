@@ -56,6 +56,7 @@ static const struct vector {
     {8, 4, 0, 0, 0x555555555149, 0x1234, 1, 0x0001555555555149, 0x8000000000001234},
     {8, 4, 1, 1, 0x555555555149, 0x1300, 1, 0x0001555555555149, 0xa000000000001300},
     {4, 4, 16, 1, 0x00000c61, 0x3fffffff, 0, 0x00000c61, 0x3fffffff},
+    {4, 4, 0, 0, 0x00000c61, 0x10, 0, 0x00000c60, 0x80000010},
 };
 
 START_TEST(test_format_record_vectors)
@@ -71,6 +72,26 @@ START_TEST(test_format_record_vectors)
 }
 END_TEST
 
+/* Special records, vectors (d) and (f): the bytes a generator writes and what decodes. */
+START_TEST(test_format_special_vectors)
+{
+    static const uint8_t thread_rec[16] = {0x92, 0x10, 0, 0, 0, 0, 0, 0,
+                                           0, 0, 0, 0, 0, 0x01, 0x00, 0xc1};
+    static const uint8_t context_rec[8] = {0x00, 0x10, 0x00, 0x20, 0x05, 0x00, 0x00, 0xc2};
+    struct ringgen g;
+
+    rg_init(&g, 8, 4, CYG_F_OVERWRITE);
+    rg_special(&g, CYG_SP_THREAD, 0, 4242, 1);
+    ck_assert_mem_eq(g.buf + CYG_HDR_BYTES, thread_rec, 16);
+    rg_free(&g);
+    rg_init(&g, 4, 4, CYG_F_OVERWRITE);
+    g.head = 3;
+    rg_special(&g, CYG_SP_CONTEXT, 5, 0x20001000, 0);
+    ck_assert_mem_eq(g.buf + CYG_HDR_BYTES + 3 * 8, context_rec, 8);
+    rg_free(&g);
+}
+END_TEST
+
 Suite *format_suite(void)
 {
     Suite *s = suite_create("format");
@@ -80,6 +101,7 @@ Suite *format_suite(void)
     tcase_add_test(tc, test_format_lap_rule);
     tcase_add_test(tc, test_format_layout);
     tcase_add_test(tc, test_format_record_vectors);
+    tcase_add_test(tc, test_format_special_vectors);
     suite_add_tcase(s, tc);
     return s;
 }

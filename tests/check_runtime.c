@@ -4,6 +4,7 @@
 #include <check.h>
 #include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cyg_format.h"
 #include "cygtrace.h"
@@ -121,6 +122,41 @@ START_TEST(test_runtime_stop_when_full)
     ck_assert_uint_eq(s.n, 8); /* THREAD, START and the first six entries */
     ck_assert_uint_eq(s.first[7].addr, 0x1005);
     ck_assert_uint_eq(s.r.lost, 4);
+}
+END_TEST
+
+/* Choosing stop mode after the writer lapped the ring keeps what the ring holds. */
+START_TEST(test_runtime_stop_mode_after_wrap)
+{
+    struct seen s;
+    size_t bytes = ring_bytes(8, 16);
+
+    cygtrace_init(ring, bytes, CYG_F_OVERWRITE);
+    for (uintptr_t i = 0; i < 20; i++)
+        enter(0x1000 + i, 0);
+    cygtrace_set_mode(CYGTRACE_MODE_STOP);
+    enter(0x9999, 0);
+    decode_ring(bytes, &s);
+    ck_assert_uint_eq(s.r.state, CYG_S_FULL);
+    ck_assert_uint_eq(s.r.lost, 1);
+    ck_assert_uint_eq(s.n, 8);
+    ck_assert_uint_eq(s.first[7].addr, 0x1000 + 19);
+}
+END_TEST
+
+/* The runtime's bytes for its first record equal test vector (d) of docs/FORMAT.md but for
+ * the OS thread id. */
+START_TEST(test_runtime_thread_record_bytes)
+{
+    uint64_t a = 0, b = 0;
+
+    cygtrace_init(ring, ring_bytes(16, 16), CYG_F_OVERWRITE);
+    memcpy(&a, ring + CYG_HDR_BYTES, 8);
+    memcpy(&b, ring + CYG_HDR_BYTES + 8, 8);
+    ck_assert_uint_eq(a, (uint64_t)gettid());        /* payload: the OS thread id */
+    ck_assert_uint_eq(b >> 56, 0xc1);                /* lap 1, special, type THREAD */
+    ck_assert_uint_ne(b >> 40 & 0xffff, 0);          /* a thread index */
+    ck_assert_uint_eq(b & 0xffffffffffull, 0);       /* no data */
 }
 END_TEST
 
@@ -295,6 +331,8 @@ Suite *runtime_suite(void)
     tcase_add_test(tc, test_runtime_roundtrip);
     tcase_add_test(tc, test_runtime_wraps_keeping_newest);
     tcase_add_test(tc, test_runtime_stop_when_full);
+    tcase_add_test(tc, test_runtime_stop_mode_after_wrap);
+    tcase_add_test(tc, test_runtime_thread_record_bytes);
     tcase_add_test(tc, test_runtime_stop_start_freeze);
     tcase_add_test(tc, test_runtime_fault_freezes);
     tcase_add_test(tc, test_runtime_callsites);

@@ -44,13 +44,19 @@ HOT void cyg_store(uintptr_t seq, uintptr_t a, uintptr_t b, uintptr_t c)
     *(volatile uintptr_t *)&r[1] = b;
 }
 
-NOINSTR static void cyg_full(struct cyg_ctl *ctl)
+/* A reservation at or past the limit: returns 1 when the record must be dropped. In overwrite
+ * mode the limit is the largest sequence number, reached once every 2^32 events on a 32-bit
+ * target: that one is an ordinary record. */
+NOINSTR static int cyg_full(struct cyg_ctl *ctl)
 {
     uint8_t running = CYG_S_RUNNING;
 
+    if (ctl->flags & CYG_F_OVERWRITE)
+        return 0;
     __atomic_compare_exchange_n(&ctl->state, &running, CYG_S_FULL, 0, __ATOMIC_RELAXED,
                                 __ATOMIC_RELAXED);
     cyg_core_lost();
+    return 1;
 }
 
 HOT void cyg_event(uintptr_t fn, uintptr_t site, unsigned exit)
@@ -59,6 +65,10 @@ HOT void cyg_event(uintptr_t fn, uintptr_t site, unsigned exit)
     uintptr_t tid, seq, ts, a, b;
 
     if (UNLIKELY(ctl->state != CYG_S_RUNNING)) {
+        if (ctl->state == CYG_S_FULL) {
+            cyg_core_lost();
+            return;
+        }
         if (!cyg_port_wake())
             return;
         ctl = cyg_rt.ctl;
@@ -68,10 +78,8 @@ HOT void cyg_event(uintptr_t fn, uintptr_t site, unsigned exit)
      * the two then sits entirely between our reservation and our timestamp, so within one
      * thread the timestamps follow the sequence numbers. */
     seq = cyg_port_reserve(&ctl->head.v);
-    if (UNLIKELY(seq >= cyg_rt.limit)) {
-        cyg_full(ctl);
+    if (UNLIKELY(seq >= cyg_rt.limit) && cyg_full(ctl))
         return;
-    }
     ts = CYGTRACE_TIMESTAMPS ? cyg_port_now() : 0;
     if (CYG_WORD_BITS == 64) {
         a = fn | tid;
@@ -101,10 +109,8 @@ NOINSTR void cyg_core_special(unsigned type, uintptr_t data, uintptr_t payload, 
     if (ctl == &cyg_idle_ctl)
         return;
     seq = cyg_port_reserve(&ctl->head.v);
-    if (seq >= cyg_rt.limit) {
-        cyg_full(ctl);
+    if (seq >= cyg_rt.limit && cyg_full(ctl))
         return;
-    }
     if (CYG_WORD_BITS == 64) {
         uint64_t thread = (uint64_t)tid >> CYG64_THREAD_SHIFT;
 
@@ -221,9 +227,13 @@ NOINSTR void cygtrace_set_mode(int mode)
     if (mode == CYGTRACE_MODE_OVERWRITE) {
         ctl->flags |= CYG_F_OVERWRITE;
         cyg_rt.limit = ~(uintptr_t)0;
+    } else if (ctl->head.v > cyg_rt.mask) {
+        /* Stop mode keeps the oldest records; once the writer has lapped them, the best left
+         * to keep is what the ring holds now, read as the flight recorder it was. */
+        ctl->state = CYG_S_FULL;
+        return;
     } else {
         ctl->flags &= (uint8_t)~CYG_F_OVERWRITE;
-        /* Stop mode keeps the oldest records, so it only makes sense before the first lap. */
         cyg_rt.limit = cyg_rt.mask + 1;
     }
     cyg_seal(ctl);

@@ -199,11 +199,8 @@ NOINSTR int cyg_linux_wake(void)
     int expect = SETUP_NONE;
     struct cyg_ctl *ctl = cygtrace_control_block();
 
-    if (ctl) {
-        if (ctl->state == CYG_S_FULL)
-            cyg_core_lost();
+    if (ctl)
         return 0;
-    }
     if (!__atomic_compare_exchange_n(&setup_state, &expect, SETUP_BUSY, 0, __ATOMIC_ACQUIRE,
                                      __ATOMIC_RELAXED))
         return 0;
