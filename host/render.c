@@ -58,21 +58,50 @@ void render_addr(const struct sym_table *sym, uint64_t bias, uint64_t addr, char
         snprintf(buf, len, "%s+0x%" PRIx64, s->name, addr - bias - s->start);
 }
 
+/* Writes v with at least min_digits digits into buf (no terminator); returns the length. */
+static size_t put_u64(char *buf, uint64_t v, unsigned min_digits)
+{
+    char tmp[24];
+    size_t n = 0;
+
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v || n < min_digits);
+    for (size_t i = 0; i < n; i++)
+        buf[i] = tmp[n - 1 - i];
+    return n;
+}
+
+/* Formatting is the decoder's hot spot: integers only, no printf. */
 void render_duration(uint64_t ticks, uint64_t hz, char *buf, size_t len)
 {
+    static const char *const units[] = {" us", " ms", " s"};
     double ns;
+    uint64_t milli; /* thousandths of the unit chosen */
+    unsigned u = 0;
+    size_t n;
 
+    if (len < 32) { /* the longest: 20 digits and " ticks" */
+        if (len)
+            buf[0] = 0;
+        return;
+    }
     if (!hz) {
-        snprintf(buf, len, "%" PRIu64 " ticks", ticks);
+        n = put_u64(buf, ticks, 1);
+        memcpy(buf + n, " ticks", 7);
         return;
     }
     ns = (double)ticks * 1e9 / (double)hz;
-    if (ns < 1e6)
-        snprintf(buf, len, "%.3f us", ns / 1e3);
-    else if (ns < 1e9)
-        snprintf(buf, len, "%.3f ms", ns / 1e6);
-    else
-        snprintf(buf, len, "%.3f s", ns / 1e9);
+    milli = (uint64_t)(ns + 0.5); /* ns = thousandths of a us */
+    while (u < 2 && milli >= 1000000) {
+        milli = (milli + 500) / 1000;
+        u++;
+    }
+    n = put_u64(buf, milli / 1000, 1);
+    buf[n++] = '.';
+    n += put_u64(buf + n, milli % 1000, 3);
+    memcpy(buf + n, units[u], strlen(units[u]) + 1);
 }
 
 static void indent(struct render *r, unsigned depth)
@@ -95,16 +124,29 @@ static void indent(struct render *r, unsigned depth)
         fputs(unit, r->out);
 }
 
-/* The duration column of the tree style: blank when there is nothing to say. */
+/* The duration column of the tree style, 12 wide and right-aligned; blank when there is
+ * nothing to say. */
 static void time_col(struct render *r, int known, uint64_t ticks)
 {
     char d[32] = "";
+    size_t n;
 
     if (!r->o.has_time)
         return;
     if (known)
         render_duration(ticks, r->o.ts_hz, d, sizeof d);
-    fprintf(r->out, "%12s  ", d);
+    n = strlen(d);
+    if (n < 12)
+        fwrite("            ", 1, 12 - n, r->out);
+    fwrite(d, 1, n, r->out);
+    fwrite("  ", 1, 2, r->out);
+}
+
+/* name, then the rest of the line (which ends with a newline) */
+static void line(struct render *r, const char *name, const char *rest)
+{
+    fputs(name, r->out);
+    fputs(rest, r->out);
 }
 
 static uint64_t span(uint64_t from, uint64_t to)
@@ -123,7 +165,7 @@ static void flush_run(struct render *r)
     name = name_of(r, r->run.addr, nb, sizeof nb);
     if (r->o.style == RENDER_ETRACE) {
         indent(r, r->run.depth);
-        fprintf(r->out, "%s\n", name);
+        line(r, name, "\n");
         if (r->run.count > 1) {
             indent(r, r->run.depth);
             fprintf(r->out, "%s (total: %" PRIu64 " times)\n", name, r->run.count);
@@ -135,7 +177,7 @@ static void flush_run(struct render *r)
     if (r->run.count > 1)
         fprintf(r->out, "%s(); x%" PRIu64 "\n", name, r->run.count);
     else
-        fprintf(r->out, "%s();\n", name);
+        line(r, name, "();\n");
 }
 
 /* Shows the held-back call as a caller: "name() {". */
@@ -148,12 +190,12 @@ static void flush_open(struct render *r)
     r->open.active = 0;
     if (r->o.style == RENDER_ETRACE) {
         indent(r, r->open.depth);
-        fprintf(r->out, "%s\n", name_of(r, r->open.f.addr, nb, sizeof nb));
+        line(r, name_of(r, r->open.f.addr, nb, sizeof nb), "\n");
         return;
     }
     time_col(r, 0, 0);
     indent(r, r->open.depth);
-    fprintf(r->out, "%s() {\n", name_of(r, r->open.f.addr, nb, sizeof nb));
+    line(r, name_of(r, r->open.f.addr, nb, sizeof nb), "() {\n");
 }
 
 static void flush_all(struct render *r)
@@ -253,7 +295,10 @@ static void on_leave(void *arg, const struct tree_frame *f, unsigned depth, uint
         return;
     time_col(r, timed, timed ? span(f->t_enter, t_exit) : 0);
     indent(r, depth);
-    fprintf(r->out, "} /* %s */%s\n", name_of(r, f->addr, nb, sizeof nb), how_note(how));
+    fputs("} /* ", r->out);
+    line(r, name_of(r, f->addr, nb, sizeof nb), " */");
+    fputs(how_note(how), r->out);
+    fputc('\n', r->out);
 }
 
 static void fault_line(struct render *r, const struct ev *fault, const struct ev *lr)

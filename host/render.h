@@ -44,7 +44,8 @@ void render_free(struct render *r);
 void render_addr(const struct sym_table *sym, uint64_t bias, uint64_t addr, char *buf,
                  size_t len);
 
-/* Writes a duration in ticks as "12.345 us" (ms, s) when hz is known, else "N ticks". */
+/* Writes a duration in ticks as "12.345 us" (ms, s) when hz is known, else "N ticks"; len
+ * must be 32 or more. */
 void render_duration(uint64_t ticks, uint64_t hz, char *buf, size_t len);
 
 #endif
