@@ -29,6 +29,17 @@ static uint64_t get_le(const uint8_t *p, unsigned n)
 {
     uint64_t v = 0;
 
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (n == 8) {
+        memcpy(&v, p, 8);
+        return v;
+    }
+    if (n == 4) {
+        uint32_t w;
+        memcpy(&w, p, 4);
+        return w;
+    }
+#endif
     while (n--)
         v = v << 8 | p[n];
     return v;
