@@ -112,7 +112,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 # examples
 
 INSTR := -finstrument-functions -g -O1 -fno-inline -fno-omit-frame-pointer
-EXAMPLES := crumble
+EXAMPLES := crumble hardcases
 examples: $(foreach e,$(EXAMPLES),$(O)/examples/$(e))
 
 $(O)/examples/%: examples/%/*.c $(O)/linux/libcygtrace.a

@@ -16,6 +16,9 @@ int cmd_record(int argc, char **argv);
 /* Prints "cygtrace: " and the formatted message to stderr. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* After getopt_long returned '?': says which option was wrong, in one line. */
+void cmd_bad_option(char **argv, const char *cmd);
+
 /* Parses a whole decimal or 0x number into *v; 0, or -1 when s is not one. */
 int cmd_parse_u64(const char *s, unsigned long long *v);
 

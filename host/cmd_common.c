@@ -1,5 +1,6 @@
 /* cmd_common.c - what the subcommands share: messages and number parsing. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,18 @@ void cmd_error(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+}
+
+void cmd_bad_option(char **argv, const char *cmd)
+{
+    const char *opt = argv[optind - 1];
+
+    if (optopt && opt[0] == '-' && opt[1] != '-')
+        cmd_error("%s: -%c: unknown option or missing value; see 'cygtrace %s --help'", cmd,
+                  optopt, cmd);
+    else
+        cmd_error("%s: %s: unknown option or missing value; see 'cygtrace %s --help'", cmd, opt,
+                  cmd);
 }
 
 int cmd_parse_u64(const char *s, unsigned long long *v)

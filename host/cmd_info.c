@@ -32,7 +32,9 @@ static void print_ring(const struct load *l, const char *dump)
     printf("mode:       %s\n", (r->flags & CYG_F_OVERWRITE) ? "overwrite (flight recorder)"
                                                             : "stop when full");
     printf("state:      %s\n", state_name(r->state));
-    printf("written:    %" PRIu64 " records\n", r->head);
+    /* In stop mode head also counts the reservations refused once full: they are lost. */
+    printf("written:    %" PRIu64 " records\n",
+           (r->flags & CYG_F_OVERWRITE) || r->head < r->cap ? r->head : r->cap);
     printf("wrapped:    %s\n", (r->flags & CYG_F_OVERWRITE) && r->head > r->cap ? "yes" : "no");
     printf("lost:       %" PRIu64 "\n", r->lost);
     if (r->ts_hz)
@@ -99,11 +101,13 @@ int cmd_info(int argc, char **argv)
     int c, rc;
 
     optind = 1;
+    opterr = 0; /* our own one-line message instead of getopt's */
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (c == 'h') {
             printf("usage: cygtrace info [ELF] DUMP\n");
             return 0;
         }
+        cmd_bad_option(argv, "info");
         return 2;
     }
     if (argc - optind == 2)

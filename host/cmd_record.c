@@ -115,6 +115,7 @@ int cmd_record(int argc, char **argv)
     pid_t pid;
 
     optind = 1;
+    opterr = 0; /* our own one-line message instead of getopt's */
     while ((c = getopt_long(argc, argv, "+o:", opts, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
@@ -128,7 +129,7 @@ int cmd_record(int argc, char **argv)
             break;
         case 'c': callsites = 1; break;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        default: cmd_bad_option(argv, "record"); return 2;
         }
     }
     if (optind >= argc) {

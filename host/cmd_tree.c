@@ -63,6 +63,7 @@ static int parse_args(int argc, char **argv, struct tree_args *a)
     memset(a, 0, sizeof *a);
     a->ro.collapse = 1;
     optind = 1;
+    opterr = 0; /* our own one-line message instead of getopt's */
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 's':
@@ -102,7 +103,7 @@ static int parse_args(int argc, char **argv, struct tree_args *a)
             usage(stdout);
             return -1;
         default:
-            usage(stderr);
+            cmd_bad_option(argv, "tree");
             return 2;
         }
     }
@@ -115,8 +116,10 @@ static int parse_args(int argc, char **argv, struct tree_args *a)
     return 0;
 }
 
-/* One pass over every event: the contexts, and how deep each starts. */
-static int scan(struct load *l, struct tree_scan *sc, struct dec_stats *st)
+/* One pass over every event: the contexts, and how deep each starts. It also counts how many
+ * of the first functions entered the ELF knows: none means a stripped ELF or the wrong one. */
+static int scan(struct load *l, struct tree_scan *sc, struct dec_stats *st, unsigned *checked,
+                unsigned *known)
 {
     struct dec *d = dec_open(l->src, &l->ring);
     struct ev e;
@@ -124,11 +127,18 @@ static int scan(struct load *l, struct tree_scan *sc, struct dec_stats *st)
 
     if (!d)
         return -1;
-    while ((rc = dec_next(d, &e)) > 0)
+    while ((rc = dec_next(d, &e)) > 0) {
+        if (e.kind == EV_ENTER && *checked < 256) {
+            const struct sym_info *s = sym_lookup(l->sym, e.addr - l->ring.load_bias);
+
+            (*checked)++;
+            *known += s && s->start == e.addr - l->ring.load_bias;
+        }
         if (tree_scan_add(sc, &e) < 0) {
             rc = -1;
             break;
         }
+    }
     dec_get_stats(d, st);
     dec_close(d);
     return rc;
@@ -200,6 +210,7 @@ int cmd_tree(int argc, char **argv)
     struct dec_stats st;
     char err[512];
     uint64_t unmatched = 0;
+    unsigned checked = 0, known = 0;
     int rc = parse_args(argc, argv, &a), shown = 0;
 
     if (rc)
@@ -220,8 +231,13 @@ int cmd_tree(int argc, char **argv)
     a.ro.addr_width = l.ring.word_bytes * 2;
     if (!isatty(STDOUT_FILENO))
         setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-    if (scan(&l, &sc, &st) < 0) {
+    if (scan(&l, &sc, &st, &checked, &known) < 0) {
         cmd_error("%s: read error", a.dump);
+        goto out;
+    }
+    if (checked && !known && !a.force) {
+        cmd_error("%s: none of the traced functions is among its symbols (stripped, or not the "
+                  "traced program?); use --force to print addresses", a.elf);
         goto out;
     }
     for (unsigned i = 0; i < sc.n; i++) {

@@ -212,13 +212,18 @@ static int hidden(const struct render *r, unsigned depth)
 /* braces: "{ 00000D0E->00000C60  decide:0x0026->calcValue" */
 static void braces_line(struct render *r, const struct tree_frame *f, unsigned depth, int enter)
 {
-    const struct sym_info *caller = r->sym ? sym_lookup(r->sym, f->site - r->bias) : NULL;
+    /* site is a return address: its caller holds the byte before it */
+    const struct sym_info *caller = r->sym ? sym_lookup(r->sym, f->site - 1 - r->bias) : NULL;
     char nb[256];
     const char *callee = name_of(r, f->addr, nb, sizeof nb);
     int w = (int)r->o.addr_width;
 
+    /* A call site outside the image (main called from libc) is shown as it is at run time:
+     * the image's load bias means nothing there. */
+    uint64_t site = caller ? f->site - r->bias : f->site;
+
     indent(r, depth);
-    fprintf(r->out, "%c %0*" PRIX64 "%s%0*" PRIX64, enter ? '{' : '}', w, f->site - r->bias,
+    fprintf(r->out, "%c %0*" PRIX64 "%s%0*" PRIX64, enter ? '{' : '}', w, site,
             enter ? "->" : "<-", w, f->addr - r->bias);
     if (caller)
         fprintf(r->out, "  %s:0x%04" PRIX64 "%s%s\n", caller->name,

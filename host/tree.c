@@ -74,7 +74,9 @@ static void repair_by_site(struct tree *t, const struct ev *e)
 
     if (!e->site || !t->func_of || t->n <= t->unknown)
         return;
-    caller = t->func_of(t->func_arg, e->site);
+    /* The site is a return address: after a call that never returns it is the first byte of
+     * the next function, so look one byte back, inside the call instruction. */
+    caller = t->func_of(t->func_arg, e->site - 1);
     if (!caller || caller == t->stack[t->n - 1].addr)
         return;
     for (unsigned k = t->n - 1; k-- > t->unknown;) {

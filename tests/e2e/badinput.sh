@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# badinput.sh - what cygtrace does with inputs that are wrong: one line "cygtrace: INPUT: what is
+# wrong" and exit 1 (2 for usage), never a hang or a crash; and for damage it can live with
+# (a short dump, a slot that was never written) the tree of what is there plus a note.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+CRUMBLE=$BUILD/examples/crumble
+H=$BUILD/examples/hardcases
+need "$CT" "$CRUMBLE" "$H"
+
+# peek FILE OFFSET: the byte at OFFSET, in decimal. poke FILE OFFSET VALUE: overwrites it.
+peek() { od -An -tu1 -j "$2" -N1 "$1" | tr -d ' '; }
+poke() { printf "\\$(printf %03o "$3")" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none; }
+
+run prog env CYGTRACE_OUT="$T/good.trace" "$CRUMBLE"
+check crumble-runs "exit status $RC" [ "$RC" -eq 0 ]
+run good-info "$CT" info "$CRUMBLE" "$T/good.trace"
+written=$(awk '/^written:/ { print $2 }' "$T/good-info.out")
+events=$(awk '/^thread  1 / { print $3 }' "$T/good-info.out")
+check good-info "no 'written:' or 'thread  1' in info" eval '[ -n "$written" ] && [ -n "$events" ]'
+
+# --- dumps that cannot be read --------------------------------------------------------------
+head -c 100 "$T/good.trace" >"$T/short100.trace"
+expect_error short-control-block 1 'short100\.trace: .*too short' \
+    "$CT" tree "$CRUMBLE" "$T/short100.trace"
+expect_error short-control-block-info 1 'short100\.trace: .*too short' \
+    "$CT" info "$T/short100.trace"
+head -c 4096 /dev/urandom >"$T/random.trace"
+expect_error random-bytes 1 'random\.trace: .*not a cygtrace dump' \
+    "$CT" tree "$CRUMBLE" "$T/random.trace"
+expect_error random-bytes-info 1 'random\.trace: .*not a cygtrace dump' "$CT" info "$T/random.trace"
+: >"$T/empty.trace"
+expect_error empty-dump 1 'empty\.trace: .*empty' "$CT" tree "$CRUMBLE" "$T/empty.trace"
+mkdir -p "$T/adir"
+expect_error directory-dump 1 'adir: .*[Dd]irectory' "$CT" tree "$CRUMBLE" "$T/adir"
+expect_error missing-dump 1 'nothere\.trace: No such file' "$CT" tree "$CRUMBLE" "$T/nothere.trace"
+expect_error missing-dump-info 1 'nothere\.trace: No such file' "$CT" info "$T/nothere.trace"
+expect_error device-dump 1 '/dev/null: ' "$CT" tree "$CRUMBLE" /dev/null
+
+# A corrupted control block: one byte of the checksummed part changed (cap_log2 at 12).
+cp "$T/good.trace" "$T/corrupt.trace"
+poke "$T/corrupt.trace" 12 $(($(peek "$T/good.trace" 12) ^ 0xff))
+expect_error corrupt-control-block 1 'corrupt\.trace: .*checksum' \
+    "$CT" tree "$CRUMBLE" "$T/corrupt.trace"
+expect_error corrupt-control-block-info 1 'corrupt\.trace: .*checksum' "$CT" info "$T/corrupt.trace"
+
+# --- ELF files that cannot be used -----------------------------------------------------------
+expect_error other-elf 1 'good\.trace: .*build-id.*--force' "$CT" tree "$H" "$T/good.trace"
+run other-elf-forced "$CT" tree --force "$H" "$T/good.trace"
+check other-elf-force-decodes "status $RC, stdout $(wc -l <"$T/other-elf-forced.out") lines" \
+    eval '[ "$RC" -eq 0 ] && [ -s "$T/other-elf-forced.out" ]'
+run other-elf-info "$CT" info "$H" "$T/good.trace"
+check other-elf-info "info does not say DOES NOT MATCH" eval \
+    '[ "$RC" -eq 0 ] && grep -q "DOES NOT MATCH the ELF" "$T/other-elf-info.out"'
+strip -o "$T/crumble.stripped" "$CRUMBLE"
+expect_error stripped-elf 1 'crumble\.stripped: .*symbols' \
+    "$CT" tree "$T/crumble.stripped" "$T/good.trace"
+# The same without our runtime linked in: no dynamic symbols of its own either.
+if gcc -finstrument-functions -O1 -o "$T/plain" "$ROOT/examples/crumble/crumble.c" 2>/dev/null &&
+    strip "$T/plain"; then
+    expect_error stripped-plain-elf 1 'plain: .*symbols' "$CT" tree "$T/plain" "$T/good.trace"
+else
+    fail stripped-plain-elf "cannot build and strip a plain crumble"
+fi
+echo 'not a program' >"$T/text.elf"
+expect_error text-as-elf 1 'text\.elf: .*not an ELF' "$CT" tree "$T/text.elf" "$T/good.trace"
+expect_error directory-as-elf 1 'adir: .*[Dd]irectory' "$CT" tree "$T/adir" "$T/good.trace"
+expect_error missing-elf 1 'nothere: No such file' "$CT" tree "$T/nothere" "$T/good.trace"
+
+# --- usage ----------------------------------------------------------------------------------
+expect_error unknown-command 2 'frobnicate' "$CT" frobnicate
+expect_error tree-unknown-option 2 'bogus' "$CT" tree --bogus "$CRUMBLE" "$T/good.trace"
+expect_error info-unknown-option 2 'bogus' "$CT" info --bogus "$T/good.trace"
+expect_error record-unknown-option 2 'bogus' "$CT" record --bogus -- "$CRUMBLE"
+expect_error tree-no-args 2 'tree' "$CT" tree
+expect_error tree-one-arg 2 'tree' "$CT" tree "$CRUMBLE"
+expect_error tree-three-args 2 'tree' "$CT" tree "$CRUMBLE" "$T/good.trace" extra
+expect_error info-no-args 2 'info' "$CT" info
+expect_error record-no-program 2 'record' "$CT" record
+expect_error tree-bad-style 2 'style' "$CT" tree --style=fancy "$CRUMBLE" "$T/good.trace"
+expect_error tree-bad-depth 2 'depth' "$CT" tree --depth=0 "$CRUMBLE" "$T/good.trace"
+expect_error tree-bad-depth-text 2 'depth' "$CT" tree --depth=deep "$CRUMBLE" "$T/good.trace"
+expect_error tree-bad-thread 2 'thread' "$CT" tree --thread=x "$CRUMBLE" "$T/good.trace"
+expect_error tree-absent-thread 1 'no thread 9' "$CT" tree --thread=9 "$CRUMBLE" "$T/good.trace"
+expect_error record-bad-mode 2 'mode' "$CT" record --mode=sometimes -- "$CRUMBLE"
+run no-command "$CT"
+check no-command "status $RC, or no usage on stderr, or stdout not empty" \
+    eval '[ "$RC" -eq 2 ] && grep -q "^usage: cygtrace" "$T/no-command.err" && [ ! -s "$T/no-command.out" ]'
+
+# record: a program that does not exist, one with no instrumentation
+run record-missing-program "$CT" record -o "$T/rec.trace" -- "$T/nothere"
+check record-missing-program "status $RC, stderr: $(tr '\n' '|' <"$T/record-missing-program.err")" \
+    eval '[ "$RC" -eq 127 ] && [ "$(wc -l <"$T/record-missing-program.err")" -eq 1 ] && grep -q "^cygtrace: .*nothere" "$T/record-missing-program.err"'
+expect_error record-uninstrumented 1 'no trace was written' \
+    "$CT" record -o "$T/rec.trace" -- /bin/true
+
+# --- damage the tool decodes around ---------------------------------------------------------
+# Cut in the middle of the records (4.5 records after the control block): what is there, and
+# how many records are missing.
+head -c 200 "$T/good.trace" >"$T/short200.trace"
+missing=$((written - (200 - 128) / 16))
+run short-records "$CT" tree "$CRUMBLE" "$T/short200.trace"
+check short-records-status "exit status $RC: $(head -n 1 "$T/short-records.err")" [ "$RC" -eq 0 ]
+check short-records-note "no '# $missing records are missing' note" \
+    grep -q "^# $missing records are missing: the dump is shorter than its ring" "$T/short-records.out"
+check short-records-tree "the tree does not start main() { Crumble_make_apple_crumble() {" \
+    same <(printf 'main() {\n  Crumble_make_apple_crumble() {\n') \
+    <(tree_body "$T/short-records.out" | grep -v '^#')
+run short-records-etrace "$CT" tree --style=etrace "$CRUMBLE" "$T/short200.trace"
+check short-records-etrace "status $RC, or the note is not on stderr" eval \
+    '[ "$RC" -eq 0 ] && grep -q "^cygtrace: note: $missing records are missing" "$T/short-records-etrace.err" && ! grep -q "missing" "$T/short-records-etrace.out"'
+run short-records-info "$CT" info "$CRUMBLE" "$T/short200.trace"
+check short-records-info "info does not say 'truncated:  $missing'" \
+    grep -q "^truncated:  $missing records missing" "$T/short-records-info.out"
+
+# A slot reserved but never written: record 10 with its lap bit (bit 7 of its byte 15) clear.
+off=$((128 + 10 * 16 + 15))
+b=$(peek "$T/good.trace" $off)
+if [ $((b & 0x80)) -eq 0 ]; then
+    fail unwritten-setup "record 10's lap bit is already clear (byte $b): the dump is not as expected"
+else
+    cp "$T/good.trace" "$T/unwritten.trace"
+    poke "$T/unwritten.trace" $off $((b & 0x7f))
+    run unwritten "$CT" tree "$CRUMBLE" "$T/unwritten.trace"
+    check unwritten-status "exit status $RC: $(head -n 1 "$T/unwritten.err")" [ "$RC" -eq 0 ]
+    check unwritten-note "no '# 1 slots were reserved but never written' note" \
+        grep -q '^# 1 slots were reserved but never written' "$T/unwritten.out"
+    check unwritten-tree "no main() { line" grep -q '^main() {$' <(tree_body "$T/unwritten.out")
+    run unwritten-info "$CT" info "$CRUMBLE" "$T/unwritten.trace"
+    n=$(awk '/^thread  1 / { print $3 }' "$T/unwritten-info.out")
+    check unwritten-one-fewer "thread 1 has ${n:-no} events, expected $((events - 1))" \
+        [ "${n:-0}" -eq $((events - 1)) ]
+    check unwritten-info "no 'unwritten:  1'" grep -q '^unwritten:  1 ' "$T/unwritten-info.out"
+fi
+
+# A RAM image: the control block somewhere inside a bigger file.
+{ head -c 4096 /dev/zero; cat "$T/good.trace"; } >"$T/ram.bin"
+run ram "$CT" tree --style=etrace "$CRUMBLE" "$T/ram.bin"
+check ram-image "status $RC, or not the crumble tree" same "$E2E_DIR/crumble.etrace.expected" "$T/ram.out"
+run ram-info "$CT" info "$T/ram.bin"
+check ram-image-offset "info does not say 'control block at offset 0x1000'" \
+    grep -q 'control block at offset 0x1000' "$T/ram-info.out"
+
+finish

@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# hardcases.sh - every scenario of examples/hardcases, recorded for real and decoded, with
+# assertions on the tree's text: recursion, function pointers, longjmp, threads, crashes
+# (SIGSEGV, abort, SIGKILL), exit() from deep inside, and a ring that wraps many times.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+H=$BUILD/examples/hardcases
+need "$CT" "$H"
+
+# scenario NAME [ENV=VALUE...]: runs hardcases NAME with its trace in $T/NAME.trace; stdout
+# in $T/NAME.out, status in $RC.
+scenario() {
+    local name=$1
+    shift
+    rm -f "$T/$name.trace"
+    run "$name" env CYGTRACE_OUT="$T/$name.trace" "$@" "$H" "$name"
+}
+
+# decode TAG [tree options]: cygtrace tree on the trace of scenario TAG's first word;
+# output in $T/TAG.tree, the tree style without durations in $T/TAG.body.
+decode() {
+    local tag=$1
+    shift
+    run "$tag-tree" "$CT" tree "$@" "$H" "$T/${tag%%-*}.trace"
+    cp "$T/$tag-tree.out" "$T/$tag.tree"
+    tree_body "$T/$tag.tree" >"$T/$tag.body"
+}
+
+# Lines whose indentation is odd or whose text is not a tree line: both mean a broken depth.
+bad_indent() {
+    awk '/^#/ || /^$/ { next }
+         { match($0, /^ */) }
+         RLENGTH % 2 || substr($0, RLENGTH + 1) !~ /^([}]|[A-Za-z_])/ { print NR ": " $0 }' "$1"
+}
+
+# --- recurse: fact(5) nested five deep, each level closed in its place ----------------------
+scenario recurse
+check recurse-runs "status $RC, stdout: $(head -c 80 "$T/recurse.out")" \
+    grep -q '5! = 120' "$T/recurse.out"
+decode recurse --style=etrace
+printf 'main\n|   fact\n|   |   fact\n|   |   |   fact\n|   |   |   |   fact\n|   |   |   |   |   fact\n' \
+    >"$T/recurse.expected"
+check recurse-etrace "the etrace tree differs" same "$T/recurse.expected" "$T/recurse.tree"
+decode recurse-t
+tree_as_etrace "$T/recurse-t.tree" >"$T/recurse-t.as-etrace"
+check recurse-tree-nesting "the tree style's nesting differs" \
+    same "$T/recurse.expected" "$T/recurse-t.as-etrace"
+closers=$(awk '/} \/\* fact \*\/$/ { match($0, /^ */); printf "%d ", RLENGTH }' "$T/recurse-t.body")
+check recurse-closers "fact closes at indentations '$closers', expected '8 6 4 2 '" \
+    [ "$closers" = "8 6 4 2 " ]
+check recurse-balanced "a note in a complete trace" eval '! grep -q "^#" "$T/recurse-t.tree"'
+
+# --- fnptr: calls through pointers, static functions named too ------------------------------
+scenario fnptr
+check fnptr-runs "status $RC" [ "$RC" -eq 0 ]
+check fnptr-statics-are-local "twice and square are not local symbols: the test proves less" \
+    eval '[ "$(nm "$H" | grep -Ec " t (twice|square)$")" -eq 2 ]'
+decode fnptr --style=etrace
+cat >"$T/fnptr.expected" <<'EOF'
+main
+|   run_fnptr
+|   |   apply
+|   |   |   twice
+|   |   apply
+|   |   |   square
+|   |   apply
+|   |   |   negate
+|   |   square
+EOF
+check fnptr-etrace "the etrace tree differs" same "$T/fnptr.expected" "$T/fnptr.tree"
+
+# --- longjmp: job_a/b/c never return; after_jump is run_jobs' callee --------------------------
+scenario longjmp CYGTRACE_CALLSITES=1
+check longjmp-runs "status $RC" grep -q 'back in run_jobs' "$T/longjmp.out"
+decode longjmp
+cat >"$T/longjmp.expected" <<'EOF'
+main() {
+  run_jobs() {
+    job_a() {
+      job_b() {
+        job_c();  (never returned: longjmp or unwound)
+      } /* job_b */  (never returned: longjmp or unwound)
+    } /* job_a */  (never returned: longjmp or unwound)
+    after_jump();
+  } /* run_jobs */
+} /* main */
+EOF
+ia=$(indent_of "$T/longjmp.body" '^ *job_a\(\) \{$')
+ij=$(indent_of "$T/longjmp.body" '^ *after_jump\(\);$')
+check longjmp-after-jump-beside-job_a "after_jump indented $ij, job_a $ia" \
+    eval '[ "$ia" -ge 0 ] && [ "$ij" -eq "$ia" ]'
+ib=$(indent_of "$T/longjmp.body" '^ *job_b\(\)')
+ic=$(indent_of "$T/longjmp.body" '^ *job_c\(\)')
+check longjmp-job_c-inside-job_b "job_c indented $ic, job_b $ib" \
+    eval '[ "$ib" -ge 0 ] && [ "$ic" -eq $((ib + 2)) ]'
+for f in job_a job_b job_c; do
+    check "longjmp-$f-never-returned" "no '(never returned: longjmp or unwound)' on $f" \
+        grep -Eq "($f\(\);|/\* $f \*/)  \(never returned: longjmp or unwound\)$" "$T/longjmp.body"
+done
+check longjmp-tree-exact "the tree differs" same "$T/longjmp.expected" "$T/longjmp.body"
+decode longjmp-braces --style=braces
+braces_check "$T/longjmp-braces.tree" >"$T/longjmp-braces.problems"
+check longjmp-braces-callers "$(head -n 2 "$T/longjmp-braces.problems" | tr '\n' '|')" \
+    [ ! -s "$T/longjmp-braces.problems" ]
+check longjmp-braces-job_c-caller "job_c's caller is not job_b" \
+    grep -Eq '^ +\{ [0-9A-F]+->[0-9A-F]+  job_b:0x[0-9A-F]+->job_c$' "$T/longjmp-braces.tree"
+
+# --- threads: one tree per thread, each balanced --------------------------------------------
+scenario threads
+check threads-runs "status $RC" grep -q 'joined' "$T/threads.out"
+decode threads
+grep -E '^# thread [0-9]+ \(tid [0-9]+\), [0-9]+ events$' "$T/threads.tree" >"$T/threads.headers"
+n=$(wc -l <"$T/threads.headers")
+check threads-three-headers "$n '# thread N (tid T), M events' headers, expected 3" [ "$n" -eq 3 ]
+ids=$(awk '{ print $3 }' "$T/threads.headers" | sort -u | wc -l)
+tids=$(awk '{ print $5 }' "$T/threads.headers" | sort -u | wc -l)
+check threads-distinct "thread numbers or tids repeat" eval '[ "$ids" -eq 3 ] && [ "$tids" -eq 3 ]'
+# One file per thread section: threads.sec.N.
+rm -f "$T"/threads.sec.*
+awk -v dir="$T" '/^# thread / { f = dir "/threads.sec." $3 } f { print > f }' "$T/threads.body"
+for w in a b; do
+    other=$([ $w = a ] && echo b || echo a)
+    sec=$(grep -l "^worker_$w() {$" "$T"/threads.sec.* 2>/dev/null | head -n 1)
+    if [ -z "$sec" ]; then
+        fail "threads-worker_$w" "no section starts worker_$w"
+        continue
+    fi
+    check "threads-worker_$w-alone" "its section shows other functions" \
+        eval "! grep -Eq 'main|run_threads|worker_$other|step_$other' '$sec'"
+    c1=$(grep -c "^  step_${w}1() {$" "$sec")
+    c2=$(grep -c "^    step_${w}2();$" "$sec")
+    check "threads-worker_$w-calls" "step_${w}1 $c1 times, step_${w}2 $c2 times, expected 200" \
+        eval '[ "$c1" -eq 200 ] && [ "$c2" -eq 200 ]'
+    check "threads-worker_$w-balanced" "notes or open frames: $(grep -m1 -E '^#  |never|before' "$sec")" \
+        eval "! grep -Eq '^# [^t]|never returned|entered before' '$sec'"
+    check "threads-worker_$w-closes" "last line: $(tail -n 1 "$sec")" \
+        grep -qx "} /\* worker_$w \*/" <(grep -v '^$' "$sec" | tail -n 1)
+    check "threads-worker_$w-events" "header: $(head -n 1 "$sec")" \
+        grep -q ', 802 events$' <(head -n 1 "$sec")
+    num=$(head -n 1 "$sec" | awk '{ print $3 }')
+    run "threads-only-$w" "$CT" tree --style=etrace --thread="$num" "$H" "$T/threads.trace"
+    check "threads-select-$w" "--thread=$num shows another thread or a header" \
+        eval "[ \$(grep -c '^worker_$w\$' '$T/threads-only-$w.out') -eq 1 ] && ! grep -Eq '^#|worker_$other|main' '$T/threads-only-$w.out'"
+done
+main_sec=$(grep -l '^main() {$' "$T"/threads.sec.* 2>/dev/null | head -n 1)
+printf 'main() {\n  run_threads();\n} /* main */\n' >"$T/threads.main.expected"
+check threads-main "the main thread's tree differs" \
+    same "$T/threads.main.expected" <(grep -Ev '^#|^$' "${main_sec:-/dev/null}")
+run threads-info "$CT" info "$H" "$T/threads.trace"
+n=$(grep -Ec '^thread  [0-9]+ +[0-9]+ events, tid [0-9]+$' "$T/threads-info.out")
+check threads-info "info lists $n threads, expected 3" [ "$n" -eq 3 ]
+
+# --- segv, abort, kill, exit: the trace survives; its end holds the call stack ---------------
+printf '%s\n' '# call stack at the end of the trace (innermost first):' '#   0   level3' \
+    '#   1   level2' '#   2   level1' '#   3   main' >"$T/stack.expected"
+printf '%s\n' 'main() {' '  level1() {' '    level2() {' '      level3() {' >"$T/open.expected"
+for s in segv:139 abort:134 kill:137 exit:0; do
+    name=${s%%:*}
+    want=${s##*:}
+    scenario "$name"
+    check "$name-status" "exit status $RC, expected $want" [ "$RC" -eq "$want" ]
+    check "$name-trace-survives" "no trace file" [ -s "$T/$name.trace" ]
+    decode "$name"
+    check "$name-decodes" "tree exit status $RC: $(head -n 1 "$T/$name-tree.err")" [ "$RC" -eq 0 ]
+    check "$name-call-stack" "the tree does not end with the call stack level3..main" \
+        same "$T/stack.expected" <(tail -n 5 "$T/$name.tree")
+    check "$name-open-frames" "the tree does not open main..level3" \
+        same "$T/open.expected" <(grep -v '^#' "$T/$name.body")
+done
+
+# record reports a crash and returns the program's status
+run record-segv "$CT" record -o "$T/record-segv.trace" -- "$H" segv
+check record-segv-status "exit status $RC, expected 139" [ "$RC" -eq 139 ]
+check record-segv-says-signal "stderr: $(head -n 1 "$T/record-segv.err")" \
+    grep -q '^cygtrace: .*killed by signal 11' "$T/record-segv.err"
+run record-segv-tree "$CT" tree "$H" "$T/record-segv.trace"
+check record-segv-call-stack "the tree does not end with the call stack level3..main" \
+    same "$T/stack.expected" <(tail -n 5 "$T/record-segv-tree.out")
+
+# --- wrap: 1.6 million events through a 256-record ring --------------------------------------
+scenario wrap CYGTRACE_SIZE=4K
+check wrap-runs "status $RC" grep -q '^wrap: 200000 calls' "$T/wrap.out"
+decode wrap
+check wrap-decodes "tree exit status $RC: $(head -n 1 "$T/wrap-tree.err")" [ "$RC" -eq 0 ]
+bad_indent "$T/wrap.body" >"$T/wrap.badindent"
+check wrap-indentation "odd or negative indentation: $(head -n 2 "$T/wrap.badindent" | tr '\n' '|')" \
+    eval '[ ! -s "$T/wrap.badindent" ] && [ -s "$T/wrap.body" ]'
+tree_as_etrace "$T/wrap.tree" | grep '^BAD' >"$T/wrap.unparsed"
+check wrap-lines-parse "lines that are not tree lines: $(head -n 2 "$T/wrap.unparsed" | tr '\n' '|')" \
+    [ ! -s "$T/wrap.unparsed" ]
+check wrap-leaves "no 'chain4();' line" grep -Eq '^ +chain4\(\);$' "$T/wrap.body"
+check wrap-chains "no 'chain1() {' line" grep -Eq '^ +chain1\(\) \{$' "$T/wrap.body"
+first=$(indent_of "$T/wrap.body" '^ *[a-z]')
+check wrap-starts-deep "the first line is indented $first, expected 6 or more (inside main, outer, middle)" \
+    [ "$first" -ge 6 ]
+printf '%s\n' '    } /* middle */  (entered before the trace begins)' \
+    '  } /* outer */  (entered before the trace begins)' \
+    '} /* main */  (entered before the trace begins)' >"$T/wrap.end.expected"
+check wrap-outer-frames "the last lines are not middle, outer, main entered before the trace" \
+    same "$T/wrap.end.expected" <(grep -v '^#' "$T/wrap.body" | tail -n 3)
+check wrap-note "no '# N older events were overwritten' note" \
+    grep -Eq '^# [0-9]+ older events were overwritten' "$T/wrap.tree"
+check wrap-no-stack-left "a call stack at the end of a trace that returned to the top" \
+    eval '! grep -q "call stack at the end" "$T/wrap.tree"'
+decode wrap-etrace --style=etrace
+check wrap-etrace "etrace: status $RC, or a line not made of '|   ' and a name" \
+    eval '[ "$RC" -eq 0 ] && [ -s "$T/wrap-etrace.tree" ] && ! grep -Evq "^(\|   )*[A-Za-z_][A-Za-z_0-9]*( \(total: [0-9]+ times\))?\$" "$T/wrap-etrace.tree"'
+run wrap-info "$CT" info "$H" "$T/wrap.trace"
+check wrap-info-wrapped "no 'wrapped:    yes'" grep -qx 'wrapped:    yes' "$T/wrap-info.out"
+check wrap-info-capacity "no 'capacity:   256 records'" grep -q '^capacity:   256 records' "$T/wrap-info.out"
+
+# stop-when-full: the first 256 records stay, the rest are counted, and held + lost = all.
+run wrap-stop env CYGTRACE_OUT="$T/wrap-stop.trace" CYGTRACE_SIZE=4K CYGTRACE_MODE=stop "$H" wrap
+check wrap-stop-runs "status $RC" [ "$RC" -eq 0 ]
+run wrap-stop-tree "$CT" tree "$H" "$T/wrap-stop.trace"
+check wrap-stop-decodes "tree exit status $RC" [ "$RC" -eq 0 ]
+check wrap-stop-lost-note "no '# N events were lost' note" \
+    grep -Eq '^# [0-9]+ events were lost: the buffer was full' "$T/wrap-stop-tree.out"
+tree_body "$T/wrap-stop-tree.out" | bad_indent /dev/stdin >"$T/wrap-stop.badindent"
+check wrap-stop-indentation "$(head -n 2 "$T/wrap-stop.badindent" | tr '\n' '|')" \
+    [ ! -s "$T/wrap-stop.badindent" ]
+run wrap-stop-info "$CT" info "$H" "$T/wrap-stop.trace"
+held=$(awk '/^held:/ { print $2 }' "$T/wrap-stop-info.out")
+lost=$(awk '/^lost:/ { print $2 }' "$T/wrap-stop-info.out")
+total=$(awk '/^written:/ { print $2 }' "$T/wrap-info.out")
+check wrap-stop-accounting "held $held + lost $lost != $total events of the overwrite run" \
+    [ "$((${held:-0} + ${lost:-0}))" -eq "${total:--1}" ]
+
+finish

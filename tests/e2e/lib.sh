@@ -1,0 +1,187 @@
+# lib.sh - what the end-to-end scripts share; sourced, never run.
+#
+# Gives a script: ROOT (the source tree), BUILD (env CYGTRACE_BUILD, default build), CT (the
+# cygtrace binary), E2E_DIR (this folder), T (a fresh temp dir under $BUILD/tests/tmp/,
+# removed when every test passed); the helpers need, pass, fail, check, run, same,
+# expect_error, tree_body, tree_as_etrace, braces_check, indent_of; and finish, whose line
+# "NAME: N passed, M failed" must stay the last line of the script's stdout: tests/run.sh sums
+# the counts from it. Each test is one real run of the real programs.
+
+set -u
+
+E2E_NAME=$(basename "$0" .sh)
+E2E_DIR=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$E2E_DIR/../.." && pwd)
+E2E_PASSED=0
+E2E_FAILED=0
+
+# A relative build dir means the caller's (make's) working directory, else the source tree.
+BUILD=${CYGTRACE_BUILD:-build}
+if [ -d "$BUILD" ]; then
+    BUILD=$(cd "$BUILD" && pwd)
+elif [ "${BUILD#/}" = "$BUILD" ]; then
+    BUILD=$ROOT/$BUILD
+fi
+CT=$BUILD/cygtrace
+
+T=$BUILD/tests/tmp/$E2E_NAME
+rm -rf "$T"
+mkdir -p "$T" || { echo "$E2E_NAME: cannot create $T" >&2; exit 1; }
+
+ulimit -c 0 2>/dev/null # the crash scenarios must not leave core files behind
+
+pass() {
+    echo "ok   $1"
+    E2E_PASSED=$((E2E_PASSED + 1))
+}
+
+fail() {
+    echo "FAIL $1: $2"
+    E2E_FAILED=$((E2E_FAILED + 1))
+}
+
+# check NAME WHY CONDITION...: pass if the command CONDITION... succeeds, else fail with WHY.
+check() {
+    local name=$1 why=$2
+    shift 2
+    if "$@"; then pass "$name"; else fail "$name" "$why"; fi
+}
+
+# run TAG CMD...: runs CMD under timeout 20 with stdin from /dev/null; stdout goes to
+# $T/TAG.out, stderr to $T/TAG.err, the status to $RC (128 + N for signal N). A subshell with
+# its stderr closed waits for it: a shell reports a child killed by a signal ("Segmentation
+# fault") on its stderr, and the crash scenarios are meant to die.
+run() {
+    local tag=$1
+    shift
+    (
+        exec 2>/dev/null
+        timeout 20 "$@" </dev/null >"$T/$tag.out" 2>"$T/$tag.err"
+        exit $?
+    )
+    RC=$?
+}
+
+# Whether the files are equal; if not, shows the difference (indented, so it is not a result).
+same() {
+    if cmp -s "$1" "$2"; then
+        return 0
+    fi
+    diff -u "$1" "$2" | head -40 | sed 's/^/    | /'
+    return 1
+}
+
+# expect_error NAME STATUS REGEX CMD...: CMD must fail the way cygtrace fails: exit STATUS
+# (1: bad input, 2: usage), no timeout and no crash, stdout empty, and exactly one line on
+# stderr that starts with "cygtrace: " and matches the extended REGEX.
+expect_error() {
+    local name=$1 want=$2 re=$3 lines first
+    shift 3
+    run "$name" "$@"
+    lines=$(wc -l <"$T/$name.err")
+    first=$(head -n 1 "$T/$name.err")
+    if [ "$RC" -ge 124 ]; then
+        fail "$name" "exit status $RC (timeout or signal): $first"
+    elif [ "$RC" -ne "$want" ]; then
+        fail "$name" "exit status $RC, expected $want: $first"
+    elif [ -s "$T/$name.out" ]; then
+        fail "$name" "stdout not empty: $(head -n 1 "$T/$name.out")"
+    elif [ "$lines" -ne 1 ]; then
+        fail "$name" "$lines lines on stderr, expected 1: $(tr '\n' '|' <"$T/$name.err" | cut -c1-160)"
+    elif [ "${first#cygtrace: }" = "$first" ]; then
+        fail "$name" "stderr does not start with 'cygtrace: ': $first"
+    elif ! grep -Eq -- "$re" "$T/$name.err"; then
+        fail "$name" "stderr does not match /$re/: $first"
+    else
+        pass "$name"
+    fi
+}
+
+# tree_body FILE: the tree style without its duration column and DURATION headers, so that
+# indentation can be compared (2 spaces per level); "#" lines stay as they are.
+tree_body() {
+    awk '/^ *DURATION  FUNCTION$/ { timed = 1; next }
+         /^#/ || !timed { print; next }
+         { print substr($0, 15) }' "$1"
+}
+
+# tree_as_etrace FILE: the tree style rewritten as the etrace style would show it (callers and
+# leaves by name, "x5" as a "(total: 5 times)" line, closing braces dropped), to compare the
+# two styles' structure. A line it cannot read, or an odd indentation, shows as "BAD: line".
+tree_as_etrace() {
+    tree_body "$1" | awk '
+        function bars(d,   s) { s = ""; while (d-- > 0) s = s "|   "; return s }
+        /^#/ || /^$/ { next }
+        {
+            match($0, /^ */); n = RLENGTH; rest = substr($0, n + 1)
+            if (n % 2) { print "BAD: " $0; next }
+            d = n / 2
+            if (rest ~ /^} \/\* /) next
+            if (rest ~ /^[^ ]+\(\) \{$/) { sub(/\(\) \{$/, "", rest); print bars(d) rest; next }
+            if (match(rest, /\(\); x[0-9]+$/)) {
+                name = substr(rest, 1, RSTART - 1); cnt = substr(rest, RSTART + 5)
+                print bars(d) name; print bars(d) name " (total: " cnt " times)"; next
+            }
+            if (rest ~ /^[^ ]+\(\);$/) { sub(/\(\);$/, "", rest); print bars(d) rest; next }
+            print "BAD: " $0
+        }'
+}
+
+# braces_check FILE: checks the braces style's structure and prints one line per problem
+# (nothing when it is right): each "{" line one space deeper than its parent, closed by a "}"
+# line with the same indentation, call site, function and callee, and the caller named in
+# every line is the function of the enclosing "{" line.
+braces_check() {
+    awk '
+        function bad(why) { print "line " NR ": " why ": " $0 }
+        BEGIN { n = 0 } # a number: an unset n would index the arrays with ""
+        {
+            match($0, /^ */); ind = RLENGTH
+            arrow = $1 == "{" ? "->" : "<-"
+            if (($1 != "{" && $1 != "}") || split($2, p, arrow) != 2 || split($3, q, arrow) != 2) {
+                bad("not a braces line"); next
+            }
+            caller = q[1]; sub(/:0x[0-9A-F]+$/, "", caller)
+            if ($1 == "{") {
+                if (ind != n) bad("indented " ind " at depth " n)
+                site[n] = p[1]; fn[n] = p[2]; callee[n] = q[2]; n++
+            } else {
+                if (n == 0) { bad("a } without its {"); next }
+                n--
+                if (ind != n || p[1] != site[n] || p[2] != fn[n] || q[2] != callee[n])
+                    bad("does not match its { line")
+            }
+            if (n > ($1 == "{") && caller != callee[n - 1 - ($1 == "{")])
+                bad("caller " caller ", but the enclosing call is " callee[n - 1 - ($1 == "{")])
+        }
+        END { if (n) print "end: " n " calls never closed" }' "$1"
+}
+
+# indent_of FILE REGEX: the leading spaces of the first line of FILE matching REGEX, or -1.
+indent_of() {
+    awk -v re="$2" '$0 ~ re { match($0, /^ */); print RLENGTH; found = 1; exit }
+                    END { if (!found) print -1 }' "$1"
+}
+
+# Whether the programs a script needs exist; if not, says so as one failure and finishes.
+need() {
+    local f
+    for f in "$@"; do
+        if [ ! -x "$f" ]; then
+            fail "$E2E_NAME-prerequisites" "$f is missing: run make"
+            finish
+        fi
+    done
+}
+
+# finish: the summary line (last on stdout) and the exit status; keeps $T when a test failed.
+finish() {
+    if [ "$E2E_FAILED" -eq 0 ]; then
+        rm -rf "$T"
+    else
+        echo "    (files kept in $T)"
+    fi
+    echo "$E2E_NAME: $E2E_PASSED passed, $E2E_FAILED failed"
+    [ "$E2E_FAILED" -eq 0 ]
+    exit
+}
