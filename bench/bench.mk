@@ -1,0 +1,61 @@
+# bench/bench.mk - the benchmarks behind `make bench`: hook cost per event against empty hooks,
+# uftrace and an etrace-style hook; instructions per event; decode throughput. Run from the top
+# of the tree:  make -f bench/bench.mk O=build   (docs/PERFORMANCE.md explains the numbers).
+#
+# Every workload is one instrumented object (fib.o, fib_mt.o) linked with each hook variant in
+# turn, so the variants differ in their hooks and nothing else.
+
+O ?= build
+CC ?= gcc
+B := $(O)/bench
+
+ifeq ($(V),1)
+Q :=
+say :=
+else
+Q := @
+say = @printf '  %-7s %s\n' '$(1)' '$(2)';
+endif
+
+BENCH_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2 -g
+INSTR := -finstrument-functions
+RT := $(O)/linux/libcygtrace.a
+RT_NOTS := $(B)/nots/linux/libcygtrace.a
+
+# fib_plain and fib_mt_plain define no hooks: glibc's empty ones resolve them at run time, and a
+# preloaded runtime (cygtrace's .so, uftrace's libmcount) takes their place.
+BINS := $(addprefix $(B)/,fib_empty fib_plain fib_cygtrace fib_nots fib_etrace \
+                          fib_mt_empty fib_mt_plain fib_mt_cygtrace fib_mt_nots prims)
+
+.PHONY: all runtimes bins
+all: runtimes
+	$(Q)$(MAKE) --no-print-directory -f bench/bench.mk O=$(O) bins
+	$(Q)bench/run.sh $(O)
+
+# The runtime as `make` builds it, and a second copy from the same sources and the same flags
+# with timestamps off: CC carries the -D so that the top Makefile's flags stay the only ones.
+# run.sh checks the flags byte of each trace, so a copy that missed the -D cannot pass for one.
+runtimes:
+	$(Q)$(MAKE) --no-print-directory -f Makefile O=$(O) runtime
+	$(Q)$(MAKE) --no-print-directory -f Makefile O=$(B)/nots CC='$(CC) -DCYGTRACE_TIMESTAMPS=0' \
+	    runtime
+
+bins: $(BINS)
+
+$(B)/obj/%.o: bench/%.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)$(CC) $(BENCH_CFLAGS) $(if $(filter fib%,$*),$(INSTR)) -c $< -o $@
+
+$(B)/fib_empty: $(B)/obj/fib.o $(B)/obj/hooks_empty.o
+$(B)/fib_plain: $(B)/obj/fib.o
+$(B)/fib_cygtrace: $(B)/obj/fib.o $(RT)
+$(B)/fib_nots: $(B)/obj/fib.o $(RT_NOTS)
+$(B)/fib_etrace: $(B)/obj/fib.o $(B)/obj/hooks_etrace.o
+$(B)/fib_mt_empty: $(B)/obj/fib_mt.o $(B)/obj/hooks_empty.o
+$(B)/fib_mt_plain: $(B)/obj/fib_mt.o
+$(B)/fib_mt_cygtrace: $(B)/obj/fib_mt.o $(RT)
+$(B)/fib_mt_nots: $(B)/obj/fib_mt.o $(RT_NOTS)
+$(B)/prims: $(B)/obj/prims.o
+
+$(BINS):
+	$(call say,LD,$@)$(CC) -o $@ $^ -lpthread

@@ -1,0 +1,370 @@
+#!/usr/bin/env bash
+# bench/run.sh O - runs the benchmarks that bench/bench.mk built into O/bench and prints the
+# results table (also kept in O/bench/results.txt).
+#
+# 1. Checks that every traced run recorded what it should: the ring's write counter must equal
+#    the events the workload makes plus the runtime's own records; uftrace's data must hold
+#    them all. A variant that fails is reported as FAILED and not timed.
+# 2. Hook cost: every variant once per round, RUNS rounds interleaved (a, b, c, a, b, c, ...)
+#    so that drift on this noisy machine hits all of them alike; medians. bench/prims (the
+#    fast path's parts alone) runs in the same rounds.
+# 3. Instructions per event under callgrind (deterministic).
+# 4. Decode throughput: `cygtrace tree` against `uftrace replay` on the same workload.
+#
+# Environment: RUNS (default 5), DECODE_RUNS (default 3), FIB_N (34), FIB_MT_N (32),
+# CG_N (fib for callgrind, 25).
+set -euo pipefail
+
+O=$(cd "${1:-build}" && pwd)
+B=$O/bench
+RUNS=${RUNS:-5}
+DECODE_RUNS=${DECODE_RUNS:-3}
+FIB_N=${FIB_N:-34}
+FIB_MT_N=${FIB_MT_N:-32}
+CG_N=${CG_N:-25}
+RESULTS=$B/results.txt
+
+unset CYGTRACE_OUT CYGTRACE_SIZE CYGTRACE_MODE CYGTRACE_CALLSITES CYGTRACE_OFF
+RUN=$(mktemp -d "$B/run.XXXXXX")
+trap 'rm -rf "$RUN"' EXIT
+cd "$RUN"
+
+say() { printf '%s\n' "$*" | tee -a "$RESULTS"; }
+now() { date +%s%N; }
+has() { command -v "$1" >/dev/null 2>&1; }
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
+field() { sed -n "s/.*[ ]$1=\([0-9]*\).*/\1/p"; } # field NAME < "... NAME=123 ..."
+u64_at() { od -An -t u8 -j "$2" -N 8 "$1" | tr -d ' '; }
+u8_at() { od -An -t u1 -j "$2" -N 1 "$1" | tr -d ' '; }
+
+: >"$RESULTS"
+failed=0
+
+# ---------------------------------------------------------------------------------------------
+# The variants. Each runs one workload in $RUN and prints the workload's own line
+# (fib(n)=... events=... ns=...). The static ones are measured against fib_empty, the ones that
+# resolve their hooks at run time (preload, uftrace) against fib_plain, which pays the same PLT.
+
+declare -A CMD BASE WHAT
+ST_VARIANTS="empty plain static preload nots uftrace etrace"
+MT_VARIANTS="mt_empty mt_plain mt_static mt_nots mt_uftrace"
+
+CMD[empty]="$B/fib_empty $FIB_N"
+CMD[plain]="$B/fib_plain $FIB_N"
+CMD[static]="$B/fib_cygtrace $FIB_N"
+CMD[preload]="env LD_PRELOAD=$O/linux/libcygtrace.so $B/fib_plain $FIB_N"
+CMD[nots]="$B/fib_nots $FIB_N"
+CMD[uftrace]="uftrace record -d $RUN/uftrace.data $B/fib_plain $FIB_N"
+CMD[etrace]="env BENCH_ETRACE_OUT=$RUN/etrace.out $B/fib_etrace $FIB_N"
+CMD[mt_empty]="$B/fib_mt_empty $FIB_MT_N"
+CMD[mt_plain]="$B/fib_mt_plain $FIB_MT_N"
+CMD[mt_static]="$B/fib_mt_cygtrace $FIB_MT_N"
+CMD[mt_nots]="$B/fib_mt_nots $FIB_MT_N"
+CMD[mt_uftrace]="uftrace record -d $RUN/uftrace.data $B/fib_mt_plain $FIB_MT_N"
+
+BASE=([empty]=- [plain]=- [static]=empty [preload]=plain [nots]=empty [uftrace]=plain
+      [etrace]=empty [mt_empty]=- [mt_plain]=- [mt_static]=mt_empty [mt_nots]=mt_empty
+      [mt_uftrace]=mt_plain)
+WHAT=([empty]="a. empty hooks, linked in"
+      [plain]="   empty hooks via PLT (glibc's)"
+      [static]="b. cygtrace static, default"
+      [preload]="c. cygtrace LD_PRELOAD .so"
+      [nots]="f. cygtrace static, no timestamps"
+      [uftrace]="d. uftrace record"
+      [etrace]="e. etrace-style fprintf"
+      [mt_empty]="a. empty hooks, linked in"
+      [mt_plain]="   empty hooks via PLT (glibc's)"
+      [mt_static]="b. cygtrace static, default"
+      [mt_nots]="f. cygtrace static, no timestamps"
+      [mt_uftrace]="d. uftrace record")
+
+declare -A BAD # variant -> why it is not timed
+if ! has uftrace; then
+    BAD[uftrace]="uftrace not installed"
+    BAD[mt_uftrace]="uftrace not installed"
+fi
+
+clean_outputs() { rm -rf cygtrace.out "$RUN/uftrace.data" "$RUN/etrace.out"; }
+
+# run_variant NAME: runs it once; appends "inner_ns wall_ns" to $RUN/t.NAME.
+run_variant() {
+    local out t0 t1
+    t0=$(now)
+    out=$(${CMD[$1]} 2>"$RUN/stderr") || {
+        echo "bench: ${CMD[$1]}: failed" >&2
+        cat "$RUN/stderr" >&2
+        return 1
+    }
+    t1=$(now)
+    echo "$(field ns <<<"$out") $((t1 - t0))" >>"$RUN/t.$1"
+    LAST_OUT=$out
+}
+
+# ---------------------------------------------------------------------------------------------
+say "== machine"
+lscpu_field() { lscpu | sed -n "s/^$1: *//p"; }
+hv=$(lscpu_field 'Hypervisor vendor')
+say "cpu:     $(lscpu_field 'Model name') (family $(lscpu_field 'CPU family')," \
+    "model $(lscpu_field Model)), $(nproc) cores${hv:+, under $hv}"
+say "kernel:  $(uname -sr)"
+say "gcc:     $(gcc --version | head -n 1)"
+has uftrace && say "uftrace: $(uftrace --version | head -n 1)"
+say ""
+
+# ---------------------------------------------------------------------------------------------
+say "== check: every traced run recorded every event"
+
+# check_ring NAME EXPECTED_COUNTER TIMESTAMPS(0|1): the trace the last run left in cygtrace.out.
+check_ring() {
+    local name=$1 want=$2 ts=$3 head lost flags
+    if [ ! -s cygtrace.out ]; then
+        BAD[$name]="wrote no cygtrace.out"
+        return
+    fi
+    if [ "$(head -c 8 cygtrace.out)" != CYGTRACE ]; then
+        BAD[$name]="cygtrace.out has no CYGTRACE magic"
+        return
+    fi
+    head=$(u64_at cygtrace.out 88)
+    lost=$(u64_at cygtrace.out 96)
+    flags=$(u8_at cygtrace.out 13)
+    if [ "$head" != "$want" ] || [ "$lost" != 0 ]; then
+        BAD[$name]="write counter $head, lost $lost; expected $want, 0"
+    elif [ $(((flags >> 2) & 1)) != "$ts" ]; then
+        BAD[$name]="timestamps flag is $(((flags >> 2) & 1)), expected $ts"
+    fi
+    say "  $(printf '%-11s' "$name") write counter $head (expected $want), lost $lost," \
+        "flags 0x$(printf %02x "$flags")${BAD[$name]:+  FAILED: ${BAD[$name]}}"
+}
+
+# check_uftrace NAME EVENTS: uftrace keeps 16-byte records in one .dat file per thread; the
+# workload's events plus a few library calls and scheduler events must all be there.
+check_uftrace() {
+    local name=$1 want=$2 bytes recs
+    bytes=$(find "$RUN/uftrace.data" -name '[0-9]*.dat' -printf '%s\n' |
+                awk '{ s += $1 } END { print s + 0 }')
+    recs=$((bytes / 16))
+    if [ "$recs" -lt "$want" ] || [ "$recs" -gt $((want + 10000)) ]; then
+        BAD[$name]="uftrace data holds $recs records, expected $want and a few more"
+    fi
+    say "  $(printf '%-11s' "$name") uftrace data: $recs records (workload: $want)${BAD[$name]:+" \
+        " FAILED: ${BAD[$name]}}"
+}
+
+# check_lines NAME WANT: the etrace-style file has one line per event.
+check_lines() {
+    local n
+    n=$(wc -l <"$RUN/etrace.out")
+    [ "$n" = "$2" ] || BAD[$1]="etrace.out has $n lines, expected $2"
+    say "  $(printf '%-11s' "$1") etrace.out: $n lines (expected $2)${BAD[$1]:+" \
+        " FAILED: ${BAD[$1]}}"
+}
+
+# check NAME CHECKER ARGS...: runs the variant once, then the checker on what it left.
+check() {
+    local name=$1
+    shift
+    [ -z "${BAD[$name]:-}" ] || return 0
+    if run_variant "$name" >/dev/null; then
+        "$@"
+    else
+        BAD[$name]="the run failed: $(tail -n 2 "$RUN/stderr" | tr '\n' ' ')"
+        say "  $(printf '%-11s' "$name") FAILED: ${BAD[$name]}"
+    fi
+    clean_outputs
+}
+
+# Main's enter and exit are in the trace as well as fib's events; the runtime adds a START
+# record and one THREAD record per thread that recorded (main's, and each worker's).
+clean_outputs
+run_variant empty >/dev/null
+EVENTS=$(field events <<<"$LAST_OUT")
+CALLS=$(field calls <<<"$LAST_OUT")
+say "  fib($FIB_N): $CALLS calls, $EVENTS events (enter + exit each)"
+check static check_ring static $((EVENTS + 2 + 1 + 1)) 1
+if [ -x "$O/cygtrace" ]; then
+    "$B/fib_cygtrace" "$FIB_N" >/dev/null
+    info=$("$O/cygtrace" info "$B/fib_cygtrace" cygtrace.out 2>&1) || true
+    if grep -q "$((EVENTS + 4))" <<<"$info"; then
+        say "  cygtrace info shows the count $((EVENTS + 4)):"
+    else
+        say "  cygtrace info: FAILED: does not show the count $((EVENTS + 4)):"
+        failed=1
+    fi
+    sed 's/^/    | /' <<<"$info" | tee -a "$RESULTS"
+    clean_outputs
+fi
+check preload check_ring preload $((EVENTS + 4)) 1
+check nots check_ring nots $((EVENTS + 4)) 0
+check uftrace check_uftrace uftrace "$EVENTS"
+check etrace check_lines etrace $((EVENTS + 2))
+run_variant mt_empty >/dev/null
+MT_EVENTS=$(field events <<<"$LAST_OUT") # per thread
+say "  fib_mt: 2 threads x fib($FIB_MT_N), $MT_EVENTS events per thread"
+check mt_static check_ring mt_static $((2 * MT_EVENTS + 2 + 1 + 3)) 1
+check mt_nots check_ring mt_nots $((2 * MT_EVENTS + 6)) 0
+check mt_uftrace check_uftrace mt_uftrace $((2 * MT_EVENTS))
+for v in "${!BAD[@]}"; do
+    [ "${BAD[$v]}" = "uftrace not installed" ] || failed=1
+done
+rm -f "$RUN"/t.*
+say ""
+
+# ---------------------------------------------------------------------------------------------
+echo "== timing: $RUNS interleaved rounds (about $((RUNS * 15)) s)"
+for ((r = 1; r <= RUNS; r++)); do
+    for v in $ST_VARIANTS $MT_VARIANTS; do
+        [ -z "${BAD[$v]:-}" ] || continue
+        run_variant "$v" >/dev/null
+        clean_outputs
+    done
+    "$B/prims" >>"$RUN/prims" # in the same rounds: cross-core costs drift on a VM
+    printf '  round %d of %d done\n' "$r" "$RUNS"
+done
+
+declare -A INNER WALL
+for v in $ST_VARIANTS $MT_VARIANTS; do
+    [ -f "$RUN/t.$v" ] || continue
+    INNER[$v]=$(cut -d' ' -f1 "$RUN/t.$v" | median)
+    WALL[$v]=$(cut -d' ' -f2 "$RUN/t.$v" | median)
+done
+
+ms() { awk -v t="$1" 'BEGIN { printf "%.1f", t / 1e6 }'; }
+# ns per event above the baseline, from the medians: (t - t_base) / events.
+per_event() { awk -v t="$1" -v b="$2" -v n="$3" 'BEGIN { printf "%.2f", (t - b) / n }'; }
+
+# spread VARIANT: the fastest and slowest fib() time of its runs, in ms.
+spread() {
+    cut -d' ' -f1 "$RUN/t.$1" | sort -n |
+        awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "(%.0f-%.0f)", lo / 1e6, hi / 1e6 }'
+}
+
+# table TITLE EVENTS VARIANTS...
+table() {
+    local title=$1 n=$2 v base row
+    shift 2
+    say "$title"
+    say "  variant                            baseline  fib() ms    (min-max)  ns/event" \
+        "  run ms  ns/event"
+    say "                                                  median                (in fib)" \
+        "  median  (whole run)"
+    for v in "$@"; do
+        base=${BASE[$v]}
+        row=$(printf '%-34s' "${WHAT[$v]}")
+        if [ -n "${BAD[$v]:-}" ]; then
+            row+=" FAILED: ${BAD[$v]}"
+        elif [ "$base" = - ]; then
+            row+=$(printf ' %-8s %9s %12s %9s %8s %9s' - "$(ms "${INNER[$v]}")" \
+                "$(spread "$v")" - "$(ms "${WALL[$v]}")" -)
+        else
+            row+=$(printf ' %-8s %9s %12s %9s %8s %9s' "${base#mt_}" \
+                "$(ms "${INNER[$v]}")" "$(spread "$v")" \
+                "$(per_event "${INNER[$v]}" "${INNER[$base]}" "$n")" \
+                "$(ms "${WALL[$v]}")" "$(per_event "${WALL[$v]}" "${WALL[$base]}" "$n")")
+        fi
+        say "  $row"
+    done
+}
+
+say ""
+table "== hook cost, fib($FIB_N), $EVENTS events, one thread; medians of $RUNS" \
+    "$EVENTS" $ST_VARIANTS
+say ""
+table "== hook cost, 2 threads x fib($FIB_MT_N) at once, $MT_EVENTS events per thread; wall time
+   of both threads; ns/event = (t - t_baseline) / events per thread" "$MT_EVENTS" $MT_VARIANTS
+
+ratio() { # ratio A B: A's cost above its baseline over B's (from fib() medians)
+    local a=$1 b=$2
+    [ -n "${INNER[$a]:-}" ] && [ -n "${INNER[$b]:-}" ] || { echo "n/a"; return; }
+    awk -v a="${INNER[$a]}" -v ab="${INNER[${BASE[$a]}]}" -v b="${INNER[$b]}" \
+        -v bb="${INNER[${BASE[$b]}]}" 'BEGIN { printf "%.1fx", (a - ab) / (b - bb) }'
+}
+say ""
+say "  uftrace / cygtrace static, per event above baseline:   $(ratio uftrace static)" \
+    "(1 thread), $(ratio mt_uftrace mt_static) (2 threads)"
+say "  uftrace / cygtrace preload, per event above baseline:  $(ratio uftrace preload)"
+
+# ---------------------------------------------------------------------------------------------
+say ""
+say "== primitives of the fast path alone (bench/prims.c), ns per operation; medians of $RUNS"
+for p in $(awk '!seen[$1]++ { print $1 }' "$RUN/prims"); do
+    say "  $(printf '%-32s %6s' "$p" "$(awk -v p="$p" '$1 == p { print $2 }' "$RUN/prims" |
+                                        median)")"
+done
+
+# ---------------------------------------------------------------------------------------------
+say ""
+if has valgrind; then
+    say "== instructions per event, callgrind, fib($CG_N), inside fib() only"
+    declare -A IR
+    for v in empty cygtrace nots; do
+        IR[$v]=$(valgrind --tool=callgrind --callgrind-out-file="$RUN/cg.$v" \
+                     --collect-atstart=no --toggle-collect=fib "$B/fib_$v" "$CG_N" 2>&1 >/dev/null |
+                 sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
+        clean_outputs
+    done
+    cg_events=$("$B/fib_empty" "$CG_N" | field events)
+    for v in empty cygtrace nots; do
+        say "  $(printf '%-10s %10s Ir  %6.2f Ir/event  %6.2f above empty' "$v" "${IR[$v]}" \
+            "$(awk -v i="${IR[$v]}" -v n="$cg_events" 'BEGIN { print i / n }')" \
+            "$(awk -v i="${IR[$v]}" -v e="${IR[empty]}" -v n="$cg_events" \
+                'BEGIN { print (i - e) / n }')")"
+    done
+else
+    say "== instructions per event: skipped: valgrind not installed"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# Decode. The whole run must fit in the ring so that both tools decode the same events:
+# CYGTRACE_SIZE=1G holds 2^26 16-byte records, fib(34) makes 2^25.1 events.
+say ""
+if [ ! -x "$O/cygtrace" ]; then
+    say "== decode: skipped: $O/cygtrace not built"
+elif [ ! -x /usr/bin/time ]; then
+    say "== decode: skipped: /usr/bin/time missing (apt-get install time)"
+else
+    say "== decode throughput, fib($FIB_N) trace, output to /dev/null; medians of $DECODE_RUNS"
+    CYGTRACE_SIZE=1G "$B/fib_cygtrace" "$FIB_N" >/dev/null
+    check_ring decode $((EVENTS + 4)) 1
+    [ -z "${BAD[decode]:-}" ] || failed=1
+    if [ $((1 << $(u8_at cygtrace.out 12))) -lt $((EVENTS + 4)) ]; then
+        say "  FAILED: the ring wrapped: the decoders would not see the same events"
+        failed=1
+    fi
+    mv cygtrace.out "$RUN/decode.out"
+    DECODERS=cygtrace
+    if [ -z "${BAD[uftrace]:-}" ]; then
+        uftrace record -d "$RUN/decode.uftrace" "$B/fib_plain" "$FIB_N" >/dev/null
+        DECODERS="cygtrace uftrace"
+    fi
+    declare -A DCMD=([cygtrace]="$O/cygtrace tree $B/fib_cygtrace $RUN/decode.out"
+                     [uftrace]="uftrace replay -d $RUN/decode.uftrace")
+    declare -A DNAME=([cygtrace]="cygtrace tree" [uftrace]="uftrace replay")
+    for ((r = 1; r <= DECODE_RUNS; r++)); do
+        for d in $DECODERS; do
+            t0=$(now)
+            if ! /usr/bin/time -f '%M' -o "$RUN/rss" ${DCMD[$d]} >/dev/null 2>"$RUN/stderr"; then
+                say "  $d: FAILED: ${DCMD[$d]}: $(tail -n 3 "$RUN/stderr" | tr '\n' ' ')"
+                failed=1
+                break 2
+            fi
+            t1=$(now)
+            echo "$((t1 - t0)) $(tail -n 1 "$RUN/rss")" >>"$RUN/d.$d"
+        done
+    done
+    say "  decoder                          events     wall s   Mevents/s   peak RSS MB"
+    for d in $DECODERS; do
+        [ -f "$RUN/d.$d" ] || continue
+        w=$(cut -d' ' -f1 "$RUN/d.$d" | median)
+        m=$(cut -d' ' -f2 "$RUN/d.$d" | median)
+        say "  $(awk -v d="${DNAME[$d]}" -v n="$EVENTS" -v w="$w" -v m="$m" 'BEGIN {
+            printf "%-22s %16d %10.2f %11.2f %13.1f", d, n, w / 1e9, n / w * 1e3, m / 1024 }')"
+    done
+fi
+
+say ""
+say "(kept in $RESULTS)"
+if [ "$failed" = 1 ]; then
+    echo "bench: some checks FAILED (see above): their numbers are missing or not to be trusted" >&2
+    exit 1
+fi
