@@ -2,6 +2,7 @@
 #include "render.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,8 +24,15 @@ struct leaf_run {
     uint64_t ticks;
 };
 
+#define OUT_BYTES (1u << 16)
+#define INDENT_LEVELS 64u
+
 struct render {
     FILE *out;
+    char buf[OUT_BYTES]; /* lines are built here and written out in large blocks */
+    size_t n;
+    char indent[INDENT_LEVELS * 4]; /* the style's indent unit, repeated */
+    size_t unit;
     struct render_opts o;
     const struct sym_table *sym;
     uint64_t bias;
@@ -35,6 +43,50 @@ struct render {
     int fault_pending;   /* a fault record waits for its LR record */
     struct ev fault;
 };
+
+/* Output goes through our own buffer: stdio's per-call cost was the decoder's hot spot. */
+static void out_flush(struct render *r)
+{
+    fwrite(r->buf, 1, r->n, r->out);
+    r->n = 0;
+}
+
+static void out_mem(struct render *r, const char *p, size_t len)
+{
+    if (r->n + len > sizeof r->buf) {
+        out_flush(r);
+        if (len > sizeof r->buf) {
+            fwrite(p, 1, len, r->out);
+            return;
+        }
+    }
+    memcpy(r->buf + r->n, p, len);
+    r->n += len;
+}
+
+static void out_str(struct render *r, const char *s)
+{
+    out_mem(r, s, strlen(s));
+}
+
+static void out_chr(struct render *r, char c)
+{
+    out_mem(r, &c, 1);
+}
+
+static void out_fmt(struct render *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out_fmt(struct render *r, const char *fmt, ...)
+{
+    char tmp[640];
+    va_list ap;
+    int len;
+
+    va_start(ap, fmt);
+    len = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (len > 0)
+        out_mem(r, tmp, (size_t)len < sizeof tmp ? (size_t)len : sizeof tmp - 1);
+}
 
 static const char *name_of(const struct render *r, uint64_t addr, char *buf, size_t len)
 {
@@ -106,22 +158,12 @@ void render_duration(uint64_t ticks, uint64_t hz, char *buf, size_t len)
 
 static void indent(struct render *r, unsigned depth)
 {
-    static const char spaces[] = "                                                                ";
-    const char *unit = r->o.style == RENDER_ETRACE ? "|   " : r->o.style == RENDER_BRACES ? " " : "  ";
-    size_t w = strlen(unit);
+    while (depth) {
+        unsigned k = depth < INDENT_LEVELS ? depth : INDENT_LEVELS;
 
-    if (r->o.style == RENDER_TREE) {
-        /* Deep recursion: print in blocks instead of one unit at a time. */
-        size_t n = (size_t)depth * w;
-        while (n) {
-            size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
-            fwrite(spaces, 1, k, r->out);
-            n -= k;
-        }
-        return;
+        out_mem(r, r->indent, k * r->unit);
+        depth -= k;
     }
-    for (unsigned i = 0; i < depth; i++)
-        fputs(unit, r->out);
 }
 
 /* The duration column of the tree style, 12 wide and right-aligned; blank when there is
@@ -137,16 +179,16 @@ static void time_col(struct render *r, int known, uint64_t ticks)
         render_duration(ticks, r->o.ts_hz, d, sizeof d);
     n = strlen(d);
     if (n < 12)
-        fwrite("            ", 1, 12 - n, r->out);
-    fwrite(d, 1, n, r->out);
-    fwrite("  ", 1, 2, r->out);
+        out_mem(r, "            ", 12 - n);
+    out_mem(r, d, n);
+    out_mem(r, "  ", 2);
 }
 
 /* name, then the rest of the line (which ends with a newline) */
 static void line(struct render *r, const char *name, const char *rest)
 {
-    fputs(name, r->out);
-    fputs(rest, r->out);
+    out_str(r, name);
+    out_str(r, rest);
 }
 
 static uint64_t span(uint64_t from, uint64_t to)
@@ -168,14 +210,14 @@ static void flush_run(struct render *r)
         line(r, name, "\n");
         if (r->run.count > 1) {
             indent(r, r->run.depth);
-            fprintf(r->out, "%s (total: %" PRIu64 " times)\n", name, r->run.count);
+            out_fmt(r, "%s (total: %" PRIu64 " times)\n", name, r->run.count);
         }
         return;
     }
     time_col(r, 1, r->run.ticks);
     indent(r, r->run.depth);
     if (r->run.count > 1)
-        fprintf(r->out, "%s(); x%" PRIu64 "\n", name, r->run.count);
+        out_fmt(r, "%s(); x%" PRIu64 "\n", name, r->run.count);
     else
         line(r, name, "();\n");
 }
@@ -223,13 +265,13 @@ static void braces_line(struct render *r, const struct tree_frame *f, unsigned d
     uint64_t site = caller ? f->site - r->bias : f->site;
 
     indent(r, depth);
-    fprintf(r->out, "%c %0*" PRIX64 "%s%0*" PRIX64, enter ? '{' : '}', w, site,
+    out_fmt(r, "%c %0*" PRIX64 "%s%0*" PRIX64, enter ? '{' : '}', w, site,
             enter ? "->" : "<-", w, f->addr - r->bias);
     if (caller)
-        fprintf(r->out, "  %s:0x%04" PRIX64 "%s%s\n", caller->name,
+        out_fmt(r, "  %s:0x%04" PRIX64 "%s%s\n", caller->name,
                 f->site - r->bias - caller->start, enter ? "->" : "<-", callee);
     else
-        fprintf(r->out, " ???%s%s\n", enter ? "->" : "<-", callee);
+        out_fmt(r, " ???%s%s\n", enter ? "->" : "<-", callee);
 }
 
 static void on_call(void *arg, const struct tree_frame *f, unsigned depth)
@@ -289,7 +331,7 @@ static void on_leave(void *arg, const struct tree_frame *f, unsigned depth, uint
             r->run.active = 0;
             time_col(r, 0, 0);
             indent(r, depth);
-            fprintf(r->out, "%s();%s\n", name_of(r, f->addr, nb, sizeof nb), how_note(how));
+            out_fmt(r, "%s();%s\n", name_of(r, f->addr, nb, sizeof nb), how_note(how));
             return;
         }
         flush_run(r);
@@ -300,10 +342,10 @@ static void on_leave(void *arg, const struct tree_frame *f, unsigned depth, uint
         return;
     time_col(r, timed, timed ? span(f->t_enter, t_exit) : 0);
     indent(r, depth);
-    fputs("} /* ", r->out);
+    out_str(r, "} /* ");
     line(r, name_of(r, f->addr, nb, sizeof nb), " */");
-    fputs(how_note(how), r->out);
-    fputc('\n', r->out);
+    out_str(r, how_note(how));
+    out_chr(r, '\n');
 }
 
 static void fault_line(struct render *r, const struct ev *fault, const struct ev *lr)
@@ -319,17 +361,17 @@ static void fault_line(struct render *r, const struct ev *fault, const struct ev
 
     render_addr(r->sym, r->bias, fault->addr & ~thumb, pc, sizeof pc);
     if (kind >= CYG_FAULT_SIGNAL)
-        fprintf(r->out, "*** signal %u at %s", kind - CYG_FAULT_SIGNAL, pc);
+        out_fmt(r, "*** signal %u at %s", kind - CYG_FAULT_SIGNAL, pc);
     else if (kind < sizeof names / sizeof names[0] && names[kind])
-        fprintf(r->out, "*** %s at %s", names[kind], pc);
+        out_fmt(r, "*** %s at %s", names[kind], pc);
     else
-        fprintf(r->out, "*** fault %u at %s", kind, pc);
+        out_fmt(r, "*** fault %u at %s", kind, pc);
     if (lr) {
         render_addr(r->sym, r->bias, lr->addr & ~thumb, from,
                     sizeof from);
-        fprintf(r->out, ", called from %s", from);
+        out_fmt(r, ", called from %s", from);
     }
-    fputc('\n', r->out);
+    out_chr(r, '\n');
 }
 
 static void on_special(void *arg, const struct ev *e, unsigned depth)
@@ -354,26 +396,26 @@ static void on_special(void *arg, const struct ev *e, unsigned depth)
         flush_all(r);
         time_col(r, 0, 0);
         indent(r, depth);
-        fprintf(r->out, "# mark %u = 0x%" PRIx64 "\n", e->data, e->addr);
+        out_fmt(r, "# mark %u = 0x%" PRIx64 "\n", e->data, e->addr);
         break;
     case EV_STOP:
         flush_all(r);
         r->stopped = 1;
-        fprintf(r->out, "# recording stopped\n");
+        out_fmt(r, "# recording stopped\n");
         break;
     case EV_START:
         if (r->stopped) {
             flush_all(r);
-            fprintf(r->out, "# recording started again: calls in between are not in the trace\n");
+            out_fmt(r, "# recording started again: calls in between are not in the trace\n");
         }
         break;
     case EV_CONTEXT:
         flush_all(r);
-        fprintf(r->out, "# context %u (handle 0x%" PRIx64 ")\n", e->data, e->addr);
+        out_fmt(r, "# context %u (handle 0x%" PRIx64 ")\n", e->data, e->addr);
         break;
     case EV_UNKNOWN:
         flush_all(r);
-        fprintf(r->out, "# special record of unknown type %u\n", e->data);
+        out_fmt(r, "# special record of unknown type %u\n", e->data);
         break;
     default:
         break;
@@ -392,10 +434,10 @@ static void on_finish(void *arg, const struct tree_frame *stack, unsigned n)
     }
     if (!n)
         return;
-    fprintf(r->out, "# call stack at the end of the trace (innermost first):\n");
+    out_fmt(r, "# call stack at the end of the trace (innermost first):\n");
     for (unsigned i = n; i-- > 0;) {
         render_addr(r->sym, r->bias, stack[i].addr, nb, sizeof nb);
-        fprintf(r->out, "#   %-3u %s\n", n - 1 - i, nb);
+        out_fmt(r, "#   %-3u %s\n", n - 1 - i, nb);
     }
 }
 
@@ -412,6 +454,13 @@ struct render *render_new(FILE *out, const struct render_opts *o, const struct s
         r->o.collapse = 0;
     if (r->o.style != RENDER_TREE)
         r->o.has_time = 0;
+    {
+        const char *u = o->style == RENDER_ETRACE ? "|   " : o->style == RENDER_BRACES ? " " : "  ";
+
+        r->unit = strlen(u);
+        for (unsigned i = 0; i < INDENT_LEVELS; i++)
+            memcpy(r->indent + i * r->unit, u, r->unit);
+    }
     r->sym = sym;
     r->bias = bias;
     r->sink = (struct tree_sink){r, on_call, on_leave, on_special, on_finish};
@@ -428,10 +477,13 @@ void render_header(struct render *r)
     if (r->o.style != RENDER_TREE)
         return;
     if (r->o.has_time)
-        fprintf(r->out, "%12s  %s\n", "DURATION", "FUNCTION");
+        out_fmt(r, "%12s  %s\n", "DURATION", "FUNCTION");
 }
 
 void render_free(struct render *r)
 {
+    if (!r)
+        return;
+    out_flush(r);
     free(r);
 }
