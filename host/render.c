@@ -26,6 +26,13 @@ struct leaf_run {
 
 #define OUT_BYTES (1u << 16)
 #define INDENT_LEVELS 64u
+#define NAME_CACHE 1024u /* direct-mapped: traces call few functions over and over */
+
+struct name_slot {
+    uint64_t addr;
+    const char *name; /* NULL: empty slot */
+    size_t len;
+};
 
 struct render {
     FILE *out;
@@ -33,6 +40,7 @@ struct render {
     size_t n;
     char indent[INDENT_LEVELS * 4]; /* the style's indent unit, repeated */
     size_t unit;
+    struct name_slot names[NAME_CACHE];
     struct render_opts o;
     const struct sym_table *sym;
     uint64_t bias;
@@ -88,14 +96,34 @@ static void out_fmt(struct render *r, const char *fmt, ...)
         out_mem(r, tmp, (size_t)len < sizeof tmp ? (size_t)len : sizeof tmp - 1);
 }
 
-static const char *name_of(const struct render *r, uint64_t addr, char *buf, size_t len)
+/* The function's name for an entry address: from the cache, else looked up, and kept when it is
+ * a symbol's name (addresses formatted into buf are not). */
+static const char *name_of(struct render *r, uint64_t addr, char *buf, size_t len)
 {
-    const struct sym_info *s = r->sym ? sym_lookup(r->sym, addr - r->bias) : NULL;
+    struct name_slot *slot = &r->names[(addr ^ addr >> 10) & (NAME_CACHE - 1)];
+    const struct sym_info *s;
 
-    if (s && s->start == addr - r->bias)
+    if (slot->name && slot->addr == addr)
+        return slot->name;
+    s = r->sym ? sym_lookup(r->sym, addr - r->bias) : NULL;
+    if (s && s->start == addr - r->bias) {
+        *slot = (struct name_slot){addr, s->name, strlen(s->name)};
         return s->name;
+    }
     render_addr(r->sym, r->bias, addr, buf, len);
     return buf;
+}
+
+/* Writes the function's name (or address) for an entry address. */
+static void put_name(struct render *r, uint64_t addr)
+{
+    struct name_slot *slot = &r->names[(addr ^ addr >> 10) & (NAME_CACHE - 1)];
+    char nb[256];
+
+    if (slot->name && slot->addr == addr)
+        out_mem(r, slot->name, slot->len);
+    else
+        out_str(r, name_of(r, addr, nb, sizeof nb));
 }
 
 void render_addr(const struct sym_table *sym, uint64_t bias, uint64_t addr, char *buf, size_t len)
@@ -184,12 +212,6 @@ static void time_col(struct render *r, int known, uint64_t ticks)
     out_mem(r, "  ", 2);
 }
 
-/* name, then the rest of the line (which ends with a newline) */
-static void line(struct render *r, const char *name, const char *rest)
-{
-    out_str(r, name);
-    out_str(r, rest);
-}
 
 static uint64_t span(uint64_t from, uint64_t to)
 {
@@ -198,46 +220,45 @@ static uint64_t span(uint64_t from, uint64_t to)
 
 static void flush_run(struct render *r)
 {
-    char nb[256];
-    const char *name;
-
     if (!r->run.active)
         return;
     r->run.active = 0;
-    name = name_of(r, r->run.addr, nb, sizeof nb);
     if (r->o.style == RENDER_ETRACE) {
         indent(r, r->run.depth);
-        line(r, name, "\n");
+        put_name(r, r->run.addr);
+        out_chr(r, '\n');
         if (r->run.count > 1) {
             indent(r, r->run.depth);
-            out_fmt(r, "%s (total: %" PRIu64 " times)\n", name, r->run.count);
+            put_name(r, r->run.addr);
+            out_fmt(r, " (total: %" PRIu64 " times)\n", r->run.count);
         }
         return;
     }
     time_col(r, 1, r->run.ticks);
     indent(r, r->run.depth);
+    put_name(r, r->run.addr);
     if (r->run.count > 1)
-        out_fmt(r, "%s(); x%" PRIu64 "\n", name, r->run.count);
+        out_fmt(r, "(); x%" PRIu64 "\n", r->run.count);
     else
-        line(r, name, "();\n");
+        out_str(r, "();\n");
 }
 
 /* Shows the held-back call as a caller: "name() {". */
 static void flush_open(struct render *r)
 {
-    char nb[256];
-
     if (!r->open.active)
         return;
     r->open.active = 0;
     if (r->o.style == RENDER_ETRACE) {
         indent(r, r->open.depth);
-        line(r, name_of(r, r->open.f.addr, nb, sizeof nb), "\n");
+        put_name(r, r->open.f.addr);
+        out_chr(r, '\n');
         return;
     }
     time_col(r, 0, 0);
     indent(r, r->open.depth);
-    line(r, name_of(r, r->open.f.addr, nb, sizeof nb), "() {\n");
+    put_name(r, r->open.f.addr);
+    out_str(r, "() {\n");
 }
 
 static void flush_all(struct render *r)
@@ -343,7 +364,8 @@ static void on_leave(void *arg, const struct tree_frame *f, unsigned depth, uint
     time_col(r, timed, timed ? span(f->t_enter, t_exit) : 0);
     indent(r, depth);
     out_str(r, "} /* ");
-    line(r, name_of(r, f->addr, nb, sizeof nb), " */");
+    put_name(r, f->addr);
+    out_str(r, " */");
     out_str(r, how_note(how));
     out_chr(r, '\n');
 }
