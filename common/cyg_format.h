@@ -44,7 +44,8 @@
 #define CYG_OFF_MACHINE 14u     /* u16    ELF e_machine of the traced image                  */
 #define CYG_OFF_HDR 16u         /* u32    CYG_HDR_BYTES                                      */
 #define CYG_OFF_BUILD_ID_LEN 20u /* u8    bytes used in build_id (0: none known)             */
-#define CYG_OFF_TS_BITS 21u     /* u8     timestamp bits in a record (30 or 61)              */
+#define CYG_OFF_TS_BITS 21u     /* u8     timestamp bits that count: the clock's width, at
+                                   most the record's 30 (32-bit) or 61 (64-bit)             */
 #define CYG_OFF_CTL_ADDR 24u    /* u64    where this block lives in the target's memory      */
 #define CYG_OFF_LOAD_BIAS 32u   /* u64    run-time minus link-time address of the image (PIE)*/
 #define CYG_OFF_BUILD_ID 40u    /* u8[32] GNU build-id of the image                          */

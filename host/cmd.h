@@ -4,6 +4,10 @@
 #ifndef CMD_H
 #define CMD_H
 
+#include <stdint.h>
+
+#include "load.h"
+
 /* cygtrace tree [options] ELF DUMP: the call tree. */
 int cmd_tree(int argc, char **argv);
 
@@ -12,6 +16,49 @@ int cmd_info(int argc, char **argv);
 
 /* cygtrace record [options] -- PROGRAM [ARGS]: runs a program with the runtime preloaded. */
 int cmd_record(int argc, char **argv);
+
+/* cygtrace pull [options] ELF: read the buffer out of a target through a GDB server. */
+int cmd_pull(int argc, char **argv);
+
+/* How call trees are shown: the options of "tree", shared with "pull" (cmd_show.c). */
+struct show_opts {
+    int style;          /* enum render_style */
+    unsigned max_depth; /* 0: all */
+    int collapse;
+    int have_thread;
+    uint32_t thread;
+    int force;          /* decode even when the ELF does not match */
+};
+
+enum {
+    CMD_SHOW_STYLE = 0x100,
+    CMD_SHOW_DEPTH,
+    CMD_SHOW_NO_COLLAPSE,
+    CMD_SHOW_THREAD,
+    CMD_SHOW_FORCE,
+};
+
+/* getopt_long entries of the show options, to put in a command's own table. */
+#define CMD_SHOW_LONGOPTS                                                                          \
+    {"style", required_argument, 0, CMD_SHOW_STYLE},                                              \
+        {"depth", required_argument, 0, CMD_SHOW_DEPTH},                                          \
+        {"no-collapse", no_argument, 0, CMD_SHOW_NO_COLLAPSE},                                    \
+        {"thread", required_argument, 0, CMD_SHOW_THREAD},                                        \
+        {"force", no_argument, 0, CMD_SHOW_FORCE}
+
+/* The usage lines of the show options. */
+extern const char cmd_show_usage[];
+
+/* Sets the defaults. */
+void cmd_show_init(struct show_opts *o);
+
+/* Takes an option getopt_long returned: 1 if it was a show option, 0 if not, -2 after a
+ * message about a bad value. */
+int cmd_show_option(int c, const char *arg, struct show_opts *o);
+
+/* Prints each context's call tree of the trace l holds (elf and dump name the inputs in
+ * messages); returns the exit status. */
+int cmd_show(struct load *l, const char *elf, const char *dump, const struct show_opts *o);
 
 /* Prints "cygtrace: " and the formatted message to stderr. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,274 +1,72 @@
-/* cmd_tree.c - "cygtrace tree": decode a dump and print each context's call tree.
- *
- * Two kinds of pass over the dump, both in bounded memory: one that learns the contexts (and
- * how deep each trace starts), then one per context that builds and prints its tree. A dump
- * is re-read rather than held: hundreds of millions of events do not fit, a few passes do. */
+/* cmd_tree.c - "cygtrace tree": decode a dump (or a RAM image) and print its call trees. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd.h"
-#include "cyg_format.h"
 #include "load.h"
-#include "render.h"
-#include "tree.h"
-
-struct tree_args {
-    struct render_opts ro;
-    int force;
-    int have_thread;
-    uint32_t thread;
-    const char *elf, *dump;
-};
-
-struct resolver {
-    const struct sym_table *sym;
-    uint64_t bias;
-};
-
-static uint64_t func_of(void *arg, uint64_t addr)
-{
-    const struct resolver *r = arg;
-    const struct sym_info *s = sym_lookup(r->sym, addr - r->bias);
-
-    return s ? s->start + r->bias : 0;
-}
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: cygtrace tree [options] ELF DUMP\n"
-            "  --style=tree|etrace|braces  tree: indented with durations (default);\n"
-            "                              etrace: etrace's format; braces: Poor Man's Trace\n"
-            "                              (needs call sites: CYGTRACE_CALLSITES=1)\n"
-            "  --depth=N                   show N levels of calls\n"
-            "  --no-collapse               show repeated calls one by one\n"
-            "  --thread=N                  only thread (or context) N\n"
-            "  --force                     decode even if the dump is from another build\n");
+    fprintf(f, "usage: cygtrace tree [options] ELF DUMP\n%s"
+               "  --ram=ADDR                  DUMP is a RAM image that starts at ADDR\n",
+            cmd_show_usage);
 }
 
-static int parse_args(int argc, char **argv, struct tree_args *a)
+int cmd_tree(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"style", required_argument, 0, 's'}, {"depth", required_argument, 0, 'd'},
-        {"no-collapse", no_argument, 0, 'n'}, {"thread", required_argument, 0, 't'},
-        {"force", no_argument, 0, 'f'},       {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    unsigned long long v;
-    int c;
+    static const struct option opts[] = {CMD_SHOW_LONGOPTS,
+                                         {"ram", required_argument, 0, 'r'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    struct show_opts o;
+    struct load l;
+    char err[512];
+    unsigned long long ram = 0;
+    int c, have_ram = 0, rc;
 
-    memset(a, 0, sizeof *a);
-    a->ro.collapse = 1;
+    cmd_show_init(&o);
     optind = 1;
     opterr = 0; /* our own one-line message instead of getopt's */
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 's':
-            if (!strcmp(optarg, "tree"))
-                a->ro.style = RENDER_TREE;
-            else if (!strcmp(optarg, "etrace"))
-                a->ro.style = RENDER_ETRACE;
-            else if (!strcmp(optarg, "braces"))
-                a->ro.style = RENDER_BRACES;
-            else {
-                cmd_error("--style=%s: not a style (tree, etrace, braces)", optarg);
-                return 2;
-            }
-            break;
-        case 'd':
-            if (cmd_parse_u64(optarg, &v) < 0 || v == 0 || v > 1000000) {
-                cmd_error("--depth=%s: not a depth (1 or more)", optarg);
-                return 2;
-            }
-            a->ro.max_depth = (unsigned)v;
-            break;
-        case 'n':
-            a->ro.collapse = 0;
-            break;
-        case 't':
-            if (cmd_parse_u64(optarg, &v) < 0 || v > UINT32_MAX) {
-                cmd_error("--thread=%s: not a thread number", optarg);
-                return 2;
-            }
-            a->have_thread = 1;
-            a->thread = (uint32_t)v;
-            break;
-        case 'f':
-            a->force = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return -1;
-        default:
-            cmd_bad_option(argv, "tree");
+        if ((rc = cmd_show_option(c, optarg, &o)) == 1)
+            continue;
+        if (rc < 0)
             return 2;
+        if (c == 'h') {
+            usage(stdout);
+            return 0;
         }
+        if (c == 'r') {
+            if (cmd_parse_u64(optarg, &ram) < 0) {
+                cmd_error("--ram=%s: not an address", optarg);
+                return 2;
+            }
+            have_ram = 1;
+            continue;
+        }
+        cmd_bad_option(argv, "tree");
+        return 2;
     }
     if (argc - optind != 2) {
         cmd_error("tree: needs an ELF file and a dump (see 'cygtrace tree --help')");
         return 2;
     }
-    a->elf = argv[optind];
-    a->dump = argv[optind + 1];
-    return 0;
-}
-
-/* One pass over every event: the contexts, and how deep each starts. It also counts how many
- * of the first functions entered the ELF knows: none means a stripped ELF or the wrong one. */
-static int scan(struct load *l, struct tree_scan *sc, struct dec_stats *st, unsigned *checked,
-                unsigned *known)
-{
-    struct dec *d = dec_open(l->src, &l->ring);
-    struct ev e;
-    int rc;
-
-    if (!d)
-        return -1;
-    while ((rc = dec_next(d, &e)) > 0) {
-        if (e.kind == EV_ENTER && *checked < 256) {
-            const struct sym_info *s = sym_lookup(l->sym, e.addr - l->ring.load_bias);
-
-            (*checked)++;
-            *known += s && s->start == e.addr - l->ring.load_bias;
-        }
-        if (tree_scan_add(sc, &e) < 0) {
-            rc = -1;
-            break;
-        }
-    }
-    dec_get_stats(d, st);
-    dec_close(d);
-    return rc;
-}
-
-static int render_ctx(struct load *l, const struct tree_args *a, const struct tree_ctx *c,
-                      uint64_t *unmatched)
-{
-    struct resolver res = {l->sym, l->ring.load_bias};
-    struct render *r = render_new(stdout, &a->ro, l->sym, l->ring.load_bias);
-    struct tree *t = NULL;
-    struct dec *d = dec_open(l->src, &l->ring);
-    struct ev e;
-    int rc = -1;
-
-    if (!r || !d)
-        goto out;
-    t = tree_new(render_sink(r), (unsigned)-c->min_depth, func_of, &res);
-    if (!t)
-        goto out;
-    render_header(r);
-    while ((rc = dec_next(d, &e)) > 0)
-        if (e.ctx == c->id && tree_feed(t, &e) < 0) {
-            rc = -1;
-            break;
-        }
-    if (rc == 0) {
-        tree_finish(t);
-        *unmatched += tree_unmatched(t);
-    }
-out:
-    tree_free(t);
-    dec_close(d);
-    render_free(r);
-    return rc;
-}
-
-/* What the trace could not show, said once at the end: as comments in the tree style, on
- * stderr in the others (whose output must stay exactly in their format). */
-static void notes(const struct load *l, const struct dec_stats *st, uint64_t unmatched,
-                  const struct tree_args *a)
-{
-    FILE *f = a->ro.style == RENDER_TREE ? stdout : stderr;
-    const char *p = a->ro.style == RENDER_TREE ? "# " : "cygtrace: note: ";
-
-    if (st->overwritten)
-        fprintf(f, "%s%" PRIu64 " older events were overwritten (the buffer wrapped); the "
-                   "trace starts inside calls already running\n", p, st->overwritten);
-    if (l->ring.lost)
-        fprintf(f, "%s%" PRIu64 " events were lost: the buffer was full (stop-when-full mode)\n",
-                p, l->ring.lost);
-    if (st->unwritten)
-        fprintf(f, "%s%" PRIu64 " slots were reserved but never written (a writer died or "
-                   "was still writing); skipped\n", p, st->unwritten);
-    if (st->truncated)
-        fprintf(f, "%s%" PRIu64 " records are missing: the dump is shorter than its ring\n", p,
-                st->truncated);
-    if (unmatched)
-        fprintf(f, "%s%" PRIu64 " exits matched no call and were skipped\n", p, unmatched);
-    if (l->ring.state == CYG_S_FROZEN)
-        fprintf(f, "%sthe trace was frozen (a fault or cygtrace_freeze())\n", p);
-}
-
-int cmd_tree(int argc, char **argv)
-{
-    struct tree_args a;
-    struct load l;
-    struct tree_scan sc = {0};
-    struct dec_stats st;
-    char err[512];
-    uint64_t unmatched = 0;
-    unsigned checked = 0, known = 0;
-    int rc = parse_args(argc, argv, &a), shown = 0;
-
-    if (rc)
-        return rc < 0 ? 0 : rc;
-    if (load_open(&l, a.elf, a.dump, a.force, err, sizeof err) < 0) {
+    if (load_open(&l, argv[optind], argv[optind + 1], o.force, err, sizeof err) < 0) {
         cmd_error("%s", err);
         return 1;
     }
-    rc = 1;
-    if (a.ro.style == RENDER_BRACES && !(l.ring.flags & CYG_F_CALLSITES)) {
-        cmd_error("%s: --style=braces needs call sites, and this trace has none; record with "
-                  "CYGTRACE_CALLSITES=1 (Linux) or build the firmware runtime with "
-                  "-DCYGTRACE_CALLSITES=1", a.dump);
-        goto out;
+    /* In a RAM image the block must sit where it says it lives: else the image is not of this
+     * RAM, or not from the address given. */
+    if (have_ram && l.ring.ctl_addr != ram + l.ring.off && !o.force) {
+        cmd_error("%s: the control block is at offset 0x%" PRIx64 " but says it lives at 0x%" PRIx64
+                  ", not at 0x%llx + 0x%" PRIx64 "; check --ram or use --force",
+                  argv[optind + 1], l.ring.off, l.ring.ctl_addr, ram, l.ring.off);
+        load_close(&l);
+        return 1;
     }
-    a.ro.ts_hz = l.ring.ts_hz;
-    a.ro.has_time = !!(l.ring.flags & CYG_F_TIMESTAMPS);
-    a.ro.addr_width = l.ring.word_bytes * 2;
-    if (!isatty(STDOUT_FILENO))
-        setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-    if (scan(&l, &sc, &st, &checked, &known) < 0) {
-        cmd_error("%s: read error", a.dump);
-        goto out;
-    }
-    if (checked && !known && !a.force) {
-        cmd_error("%s: none of the traced functions is among its symbols (stripped, or not the "
-                  "traced program?); use --force to print addresses", a.elf);
-        goto out;
-    }
-    for (unsigned i = 0; i < sc.n; i++) {
-        const struct tree_ctx *c = &sc.ctx[i];
-
-        if (!c->events || (a.have_thread && c->id != a.thread))
-            continue;
-        if (sc.n > 1 && !a.have_thread) {
-            printf("%s# %s %u", shown ? "\n" : "", l.ring.word_bytes == 8 ? "thread" : "context",
-                   c->id);
-            if (c->os_tid)
-                printf(" (tid %" PRIu64 ")", c->os_tid);
-            printf(", %" PRIu64 " events\n", c->events);
-        }
-        shown++;
-        if (render_ctx(&l, &a, c, &unmatched) < 0) {
-            cmd_error("%s: read error", a.dump);
-            goto out;
-        }
-    }
-    if (a.have_thread && !shown) {
-        cmd_error("%s: no thread %u in the trace", a.dump, a.thread);
-        goto out;
-    }
-    if (!shown && a.ro.style == RENDER_TREE)
-        printf("# the trace holds no calls\n");
-    notes(&l, &st, unmatched, &a);
-    rc = 0;
-out:
-    fflush(stdout);
-    tree_scan_free(&sc);
+    rc = cmd_show(&l, argv[optind], argv[optind + 1], &o);
     load_close(&l);
     return rc;
 }

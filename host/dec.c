@@ -98,7 +98,7 @@ int dec_parse(const uint8_t *p, size_t len, struct dec_ring *r, const char **why
         return -1;
     }
     if (get_le(p + CYG_OFF_HDR, 4) != CYG_HDR_BYTES ||
-        r->ts_bits != (r->word_bytes == 4 ? CYG32_TS_BITS : CYG64_TS_BITS) ||
+        r->ts_bits < 1 || r->ts_bits > (r->word_bytes == 4 ? CYG32_TS_BITS : CYG64_TS_BITS) ||
         r->build_id_len > CYG_BUILD_ID_MAX || r->state > CYG_S_FULL) {
         *why = "control block: inconsistent fields";
         return -1;

@@ -44,32 +44,43 @@ static int check_match(struct load *l, const char *elf, const char *dump, int fo
     return -1;
 }
 
-int load_open(struct load *l, const char *elf, const char *dump, int force, char *err,
-              size_t errlen)
+int load_attach(struct load *l, const char *elf, struct src *src, int force, char *err,
+                size_t errlen)
 {
     char why[256];
     const char *reason;
 
     memset(l, 0, sizeof *l);
+    l->src = src;
+    l->id_match = -1;
     if (elf && !(l->sym = sym_open(elf, why, sizeof why))) {
         snprintf(err, errlen, "%s: %s", elf, why);
-        return -1;
-    }
-    if (!(l->src = src_open_file(dump, why, sizeof why))) {
-        snprintf(err, errlen, "%s: %s", dump, why);
         goto fail;
     }
     if (dec_locate(l->src, &l->ring, &reason) < 0) {
-        snprintf(err, errlen, "%s: %s", dump, reason);
+        snprintf(err, errlen, "%s: %s", src_name(src), reason);
         goto fail;
     }
-    l->id_match = -1;
-    if (l->sym && check_match(l, elf, dump, force, err, errlen) < 0)
+    if (l->sym && check_match(l, elf, src_name(src), force, err, errlen) < 0)
         goto fail;
     return 0;
 fail:
     load_close(l);
     return -1;
+}
+
+int load_open(struct load *l, const char *elf, const char *dump, int force, char *err,
+              size_t errlen)
+{
+    char why[256];
+    struct src *src = src_open_file(dump, why, sizeof why);
+
+    memset(l, 0, sizeof *l);
+    if (!src) {
+        snprintf(err, errlen, "%s: %s", dump, why);
+        return -1;
+    }
+    return load_attach(l, elf, src, force, err, errlen);
 }
 
 void load_close(struct load *l)

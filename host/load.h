@@ -21,6 +21,10 @@ struct load {
 int load_open(struct load *l, const char *elf, const char *dump, int force, char *err,
               size_t errlen);
 
+/* The same for a source already open (a dump pulled into memory); takes src, even on failure. */
+int load_attach(struct load *l, const char *elf, struct src *src, int force, char *err,
+                size_t errlen);
+
 /* Frees what load_open opened. */
 void load_close(struct load *l);
 

@@ -109,7 +109,8 @@ START_TEST(test_dec_parse_rejects_sealed_nonsense)
         {CYG_OFF_REC, 24, "record size"},
         {CYG_OFF_CAP_LOG2, 0, "capacity"},
         {CYG_OFF_CAP_LOG2, 60, "capacity"},
-        {CYG_OFF_TS_BITS, 12, "inconsistent"},
+        {CYG_OFF_TS_BITS, 0, "inconsistent"},
+        {CYG_OFF_TS_BITS, 62, "inconsistent"},
     };
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -262,6 +263,24 @@ START_TEST(test_dec_ts_unwrap_32)
     ck_assert_uint_eq(d.ev[3].time - d.ev[0].time, 51);
     ck_assert_uint_eq(d.ev[0].addr, 0xc60);
     ck_assert_uint_eq(d.ev[3].kind, EV_EXIT);
+    rg_free(&g);
+}
+END_TEST
+
+/* A 24-bit clock (SysTick): the block says so, and the host unwraps at 24 bits. */
+START_TEST(test_dec_ts_unwrap_narrow_clock)
+{
+    struct ringgen g;
+    struct decoded d;
+
+    rg_init(&g, 4, 4, CYG_F_OVERWRITE);
+    g.ts_bits = 24;
+    rg_event(&g, 0, 0xc60, 0xfffff0, 0, 0);
+    rg_event(&g, 1, 0xc60, 0x000010, 0, 0);
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    decode(&g, &d);
+    ck_assert_uint_eq(d.r.ts_bits, 24);
+    ck_assert_uint_eq(d.ev[1].time - d.ev[0].time, 0x20);
     rg_free(&g);
 }
 END_TEST
@@ -435,6 +454,7 @@ Suite *dec_suite(void)
     tcase_add_test(tc, test_dec_stop_mode);
     tcase_add_test(tc, test_dec_truncated_dump);
     tcase_add_test(tc, test_dec_ts_unwrap_32);
+    tcase_add_test(tc, test_dec_ts_unwrap_narrow_clock);
     tcase_add_test(tc, test_dec_thumb_bit_and_contexts_32);
     tcase_add_test(tc, test_dec_counter_wrap_32);
     tcase_add_test(tc, test_dec_specials);

@@ -93,7 +93,8 @@ void rg_seal(struct ringgen *g, uint64_t lost, unsigned state)
     p[CYG_OFF_FLAGS] = (uint8_t)g->flags;
     put(p + CYG_OFF_MACHINE, g->word == 8 ? 62 : 40, 2);
     put(p + CYG_OFF_HDR, CYG_HDR_BYTES, 4);
-    p[CYG_OFF_TS_BITS] = (uint8_t)(g->word == 8 ? CYG64_TS_BITS : CYG32_TS_BITS);
+    p[CYG_OFF_TS_BITS] =
+        (uint8_t)(g->ts_bits ? g->ts_bits : g->word == 8 ? CYG64_TS_BITS : CYG32_TS_BITS);
     put(p + CYG_OFF_CHECK, crc32_update(0, p, CYG_OFF_CHECK), 4);
     p[CYG_OFF_STATE] = (uint8_t)state;
     put(p + CYG_OFF_HEAD, g->word == 4 ? (g->head & 0xffffffffu) : g->head, 8);

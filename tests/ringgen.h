@@ -11,6 +11,7 @@ struct ringgen {
     uint8_t *buf;
     size_t size;
     unsigned word, rec, cap_log2, flags;
+    unsigned ts_bits; /* 0: the record's full field */
     uint64_t head;
 };
 

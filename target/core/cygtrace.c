@@ -177,6 +177,10 @@ NOINSTR long cygtrace_init(void *mem, size_t bytes, unsigned flags)
     ctl->machine = CYG_PORT_MACHINE;
     ctl->hdr_bytes = CYG_HDR_BYTES;
     ctl->ts_bits = CYG_WORD_BITS == 64 ? CYG64_TS_BITS : CYG32_TS_BITS;
+#ifdef CYG_PORT_TS_BITS
+    if (CYG_PORT_TS_BITS < ctl->ts_bits) /* a narrower clock (SysTick: 24 bits) */
+        ctl->ts_bits = CYG_PORT_TS_BITS;
+#endif
     ctl->ctl_addr = (uint64_t)(uintptr_t)ctl;
     cyg_seal(ctl);
 

@@ -11,7 +11,8 @@
  *   void cyg_port_release(void)      order the record's earlier stores before its last one
  *   int cyg_port_wake(void)          called by a hook that finds the ring not running;
  *                                    returns 1 when it may record now (lazy set-up), else 0
- *   int cyg_port_callsites(void)     with CYGTRACE_CALLSITES == 2: record call sites?
+ * and may define CYG_PORT_TS_BITS, the width of its clock when narrower than the record's field
+ * (the host unwraps timestamps at that width).
  */
 #ifndef CYGTRACE_INTERNAL_H
 #define CYGTRACE_INTERNAL_H

@@ -1,0 +1,236 @@
+/* cmd_show.c - what "tree" and "pull" share: the display options and the printing of each
+ * context's call tree from an opened trace.
+ *
+ * Two kinds of pass over the dump, both in bounded memory: one that learns the contexts (and
+ * how deep each trace starts), then one per context that builds and prints its tree. A dump
+ * is re-read rather than held: hundreds of millions of events do not fit, a few passes do. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "cyg_format.h"
+#include "render.h"
+#include "tree.h"
+
+const char cmd_show_usage[] =
+    "  --style=tree|etrace|braces  tree: indented with durations (default);\n"
+    "                              etrace: etrace's format; braces: Poor Man's Trace\n"
+    "                              (needs call sites: CYGTRACE_CALLSITES=1)\n"
+    "  --depth=N                   show N levels of calls\n"
+    "  --no-collapse               show repeated calls one by one\n"
+    "  --thread=N                  only thread (or context) N\n"
+    "  --force                     decode even if the dump is from another build\n";
+
+void cmd_show_init(struct show_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->collapse = 1;
+}
+
+int cmd_show_option(int c, const char *arg, struct show_opts *o)
+{
+    unsigned long long v;
+
+    switch (c) {
+    case CMD_SHOW_STYLE:
+        if (!strcmp(arg, "tree"))
+            o->style = RENDER_TREE;
+        else if (!strcmp(arg, "etrace"))
+            o->style = RENDER_ETRACE;
+        else if (!strcmp(arg, "braces"))
+            o->style = RENDER_BRACES;
+        else {
+            cmd_error("--style=%s: not a style (tree, etrace, braces)", arg);
+            return -2;
+        }
+        return 1;
+    case CMD_SHOW_DEPTH:
+        if (cmd_parse_u64(arg, &v) < 0 || v == 0 || v > 1000000) {
+            cmd_error("--depth=%s: not a depth (1 or more)", arg);
+            return -2;
+        }
+        o->max_depth = (unsigned)v;
+        return 1;
+    case CMD_SHOW_NO_COLLAPSE:
+        o->collapse = 0;
+        return 1;
+    case CMD_SHOW_THREAD:
+        if (cmd_parse_u64(arg, &v) < 0 || v > UINT32_MAX) {
+            cmd_error("--thread=%s: not a thread number", arg);
+            return -2;
+        }
+        o->have_thread = 1;
+        o->thread = (uint32_t)v;
+        return 1;
+    case CMD_SHOW_FORCE:
+        o->force = 1;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+struct resolver {
+    const struct sym_table *sym;
+    uint64_t bias;
+};
+
+static uint64_t func_of(void *arg, uint64_t addr)
+{
+    const struct resolver *r = arg;
+    const struct sym_info *s = sym_lookup(r->sym, addr - r->bias);
+
+    return s ? s->start + r->bias : 0;
+}
+
+/* One pass over every event: the contexts, and how deep each starts. It also counts how many
+ * of the first functions entered the ELF knows: none means a stripped ELF or the wrong one. */
+static int scan(struct load *l, struct tree_scan *sc, struct dec_stats *st, unsigned *checked,
+                unsigned *known)
+{
+    struct dec *d = dec_open(l->src, &l->ring);
+    struct ev e;
+    int rc;
+
+    if (!d)
+        return -1;
+    while ((rc = dec_next(d, &e)) > 0) {
+        if (e.kind == EV_ENTER && *checked < 256) {
+            const struct sym_info *s = sym_lookup(l->sym, e.addr - l->ring.load_bias);
+
+            (*checked)++;
+            *known += s && s->start == e.addr - l->ring.load_bias;
+        }
+        if (tree_scan_add(sc, &e) < 0) {
+            rc = -1;
+            break;
+        }
+    }
+    dec_get_stats(d, st);
+    dec_close(d);
+    return rc;
+}
+
+static int render_ctx(struct load *l, const struct render_opts *ro, const struct tree_ctx *c,
+                      uint64_t *unmatched)
+{
+    struct resolver res = {l->sym, l->ring.load_bias};
+    struct render *r = render_new(stdout, ro, l->sym, l->ring.load_bias);
+    struct tree *t = NULL;
+    struct dec *d = dec_open(l->src, &l->ring);
+    struct ev e;
+    int rc = -1;
+
+    if (!r || !d)
+        goto out;
+    t = tree_new(render_sink(r), (unsigned)-c->min_depth, func_of, &res);
+    if (!t)
+        goto out;
+    render_header(r);
+    while ((rc = dec_next(d, &e)) > 0)
+        if (e.ctx == c->id && tree_feed(t, &e) < 0) {
+            rc = -1;
+            break;
+        }
+    if (rc == 0) {
+        tree_finish(t);
+        *unmatched += tree_unmatched(t);
+    }
+out:
+    tree_free(t);
+    dec_close(d);
+    render_free(r);
+    return rc;
+}
+
+/* What the trace could not show, said once at the end: as comments in the tree style, on
+ * stderr in the others (whose output must stay exactly in their format). */
+static void notes(const struct load *l, const struct dec_stats *st, uint64_t unmatched,
+                  const struct render_opts *ro)
+{
+    FILE *f = ro->style == RENDER_TREE ? stdout : stderr;
+    const char *p = ro->style == RENDER_TREE ? "# " : "cygtrace: note: ";
+
+    if (st->overwritten)
+        fprintf(f, "%s%" PRIu64 " older events were overwritten (the buffer wrapped); the "
+                   "trace starts inside calls already running\n", p, st->overwritten);
+    if (l->ring.lost)
+        fprintf(f, "%s%" PRIu64 " events were lost: the buffer was full (stop-when-full mode)\n",
+                p, l->ring.lost);
+    if (st->unwritten)
+        fprintf(f, "%s%" PRIu64 " slots were reserved but never written (a writer died or "
+                   "was still writing); skipped\n", p, st->unwritten);
+    if (st->truncated)
+        fprintf(f, "%s%" PRIu64 " records are missing: the dump is shorter than its ring\n", p,
+                st->truncated);
+    if (unmatched)
+        fprintf(f, "%s%" PRIu64 " exits matched no call and were skipped\n", p, unmatched);
+    if (l->ring.state == CYG_S_FROZEN)
+        fprintf(f, "%sthe trace was frozen (a fault or cygtrace_freeze())\n", p);
+}
+
+int cmd_show(struct load *l, const char *elf, const char *dump, const struct show_opts *o)
+{
+    struct render_opts ro = {.style = (enum render_style)o->style, .max_depth = o->max_depth,
+                             .collapse = o->collapse};
+    struct tree_scan sc = {0};
+    struct dec_stats st;
+    uint64_t unmatched = 0;
+    unsigned checked = 0, known = 0;
+    int rc = 1, shown = 0;
+
+    if (ro.style == RENDER_BRACES && !(l->ring.flags & CYG_F_CALLSITES)) {
+        cmd_error("%s: --style=braces needs call sites, and this trace has none; record with "
+                  "CYGTRACE_CALLSITES=1 (Linux) or build the firmware runtime with "
+                  "-DCYGTRACE_CALLSITES=1", dump);
+        goto out;
+    }
+    ro.ts_hz = l->ring.ts_hz;
+    ro.has_time = !!(l->ring.flags & CYG_F_TIMESTAMPS);
+    ro.addr_width = l->ring.word_bytes * 2;
+    if (!isatty(STDOUT_FILENO))
+        setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+    if (scan(l, &sc, &st, &checked, &known) < 0) {
+        cmd_error("%s: read error", dump);
+        goto out;
+    }
+    if (checked && !known && !o->force) {
+        cmd_error("%s: none of the traced functions is among its symbols (stripped, or not the "
+                  "traced program?); use --force to print addresses", elf);
+        goto out;
+    }
+    for (unsigned i = 0; i < sc.n; i++) {
+        const struct tree_ctx *c = &sc.ctx[i];
+
+        if (!c->events || (o->have_thread && c->id != o->thread))
+            continue;
+        if (sc.n > 1 && !o->have_thread) {
+            printf("%s# %s %u", shown ? "\n" : "", l->ring.word_bytes == 8 ? "thread" : "context",
+                   c->id);
+            if (c->os_tid)
+                printf(" (tid %" PRIu64 ")", c->os_tid);
+            printf(", %" PRIu64 " events\n", c->events);
+        }
+        shown++;
+        if (render_ctx(l, &ro, c, &unmatched) < 0) {
+            cmd_error("%s: read error", dump);
+            goto out;
+        }
+    }
+    if (o->have_thread && !shown) {
+        cmd_error("%s: no thread %u in the trace", dump, o->thread);
+        goto out;
+    }
+    if (!shown && ro.style == RENDER_TREE)
+        printf("# the trace holds no calls\n");
+    notes(l, &st, unmatched, &ro);
+    rc = 0;
+out:
+    fflush(stdout);
+    tree_scan_free(&sc);
+    return rc;
+}
