@@ -6,36 +6,36 @@
  */
 #include <string.h>
 
+/* The port first: it may set defaults of its own before cygtrace_config.h fills in the rest. */
+#include "cygtrace_port.h"
 #include "crc32.h"
 #include "cygtrace_internal.h"
-#include "cygtrace_port.h"
 
 #define NOINSTR __attribute__((no_instrument_function))
 #define HOT __attribute__((no_instrument_function, always_inline)) static inline
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#ifndef CYG_PORT_CAS_STATE
+/* The compiler's compare-and-swap, for ports where it needs no library. */
+HOT int cyg_port_cas_state(volatile uint8_t *state, uint8_t from, uint8_t to)
+{
+    return __atomic_compare_exchange_n(state, &from, to, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+#endif
 
 /* Before init the hooks see a stopped ring and call cyg_port_wake(). */
 static struct cyg_ctl cyg_idle_ctl;
 
 struct cyg_rt cyg_rt = {
     .ctl = &cyg_idle_ctl,
-    .limit = 0,
+    .last = 0,
 };
 
-/* Word b of a record: the lap bit of seq on top, then the rest. ~seq moved up so that its bit
- * cap_log2 lands on the top bit is exactly the lap bit: no division, no table. */
-HOT uintptr_t cyg_lap_bits(uintptr_t seq)
-{
-    return (~seq << cyg_rt.lap_shift) & CYG_TOP_BIT;
-}
-
-/* Stores one record. a and c first; b, which carries the lap bit, last and after the barrier,
+/* Stores a record at r: a and c first; b, which carries the lap bit, last and after the barrier,
  * so a reader that sees the lap bit sees the whole record. */
-HOT void cyg_store(uintptr_t seq, uintptr_t a, uintptr_t b, uintptr_t c)
+HOT void cyg_store(uintptr_t *r, uintptr_t a, uintptr_t b, uintptr_t c, unsigned shift)
 {
-    uintptr_t *r = cyg_rt.recs + ((seq & cyg_rt.mask) << cyg_rt.shift);
-
-    if (CYGTRACE_CALLSITES == 1 || (CYGTRACE_CALLSITES == 2 && cyg_rt.shift == 2)) {
+    if (CYGTRACE_CALLSITES == 1 || (CYGTRACE_CALLSITES == 2 && shift == 2)) {
         r[2] = c;
         r[3] = 0;
     }
@@ -44,51 +44,83 @@ HOT void cyg_store(uintptr_t seq, uintptr_t a, uintptr_t b, uintptr_t c)
     *(volatile uintptr_t *)&r[1] = b;
 }
 
-/* A reservation at or past the limit: returns 1 when the record must be dropped. In overwrite
- * mode the limit is the largest sequence number, reached once every 2^32 events on a 32-bit
- * target: that one is an ordinary record. */
-NOINSTR static int cyg_full(struct cyg_ctl *ctl)
+/* The hooks' view of the ring's state (cyg_rt.last): 0 unless running, so that a hook takes its
+ * slow path before it reserves; else the last sequence number they may write. Called after
+ * every change of state. */
+NOINSTR static void cyg_arm(const struct cyg_ctl *ctl)
 {
-    uint8_t running = CYG_S_RUNNING;
+    uintptr_t last = 0;
 
-    if (ctl->flags & CYG_F_OVERWRITE)
-        return 0;
-    __atomic_compare_exchange_n(&ctl->state, &running, CYG_S_FULL, 0, __ATOMIC_RELAXED,
-                                __ATOMIC_RELAXED);
-    cyg_core_lost();
-    return 1;
+    if (ctl->state == CYG_S_RUNNING)
+        last = (ctl->flags & CYG_F_OVERWRITE) ? ~(uintptr_t)0 : cyg_rt.mask;
+    cyg_rt.last = last;
 }
 
+/* Stop mode, and a reservation past the end of the ring: the ring is full from now on. */
+NOINSTR __attribute__((noinline)) static void cyg_full(struct cyg_ctl *ctl)
+{
+    /* Compare-and-swap: a freeze or stop that comes in between wins. */
+    if (cyg_port_cas_state(&ctl->state, CYG_S_RUNNING, CYG_S_FULL))
+        cyg_rt.last = 0;
+    cyg_core_lost();
+}
+
+/* A hook that found the ring not running: counts the event when the ring is full, or lets the
+ * port set the ring up (Linux, on the first event) and records the event after all. */
+NOINSTR __attribute__((noinline)) static void cyg_not_running(uintptr_t fn, uintptr_t site,
+                                                             unsigned exit)
+{
+    if (cyg_rt.ctl->state == CYG_S_FULL)
+        cyg_core_lost();
+    else if (!cyg_port_wake() || cyg_rt.last == 0)
+        return;
+    else if (exit)
+        __cyg_profile_func_exit((void *)fn, (void *)site);
+    else
+        __cyg_profile_func_enter((void *)fn, (void *)site);
+}
+
+/* The fast path. cyg_rt is read once, before the reservation (in pairs of loads on Cortex-M),
+ * and after cyg_port_thread(), which may call out (Linux: a thread's first event). A stale copy
+ * (the state changed under us in an interrupt or another thread) costs at most one record just
+ * after a stop or freeze, as a read of the state would. */
 HOT void cyg_event(uintptr_t fn, uintptr_t site, unsigned exit)
 {
-    struct cyg_ctl *ctl = cyg_rt.ctl;
-    uintptr_t tid, seq, ts, a, b;
+    uintptr_t last, tid, seq, ts, a, b, mask, *recs;
+    volatile uintptr_t *head;
+    unsigned cap_log2, shift;
 
-    if (UNLIKELY(ctl->state != CYG_S_RUNNING)) {
-        if (ctl->state == CYG_S_FULL) {
-            cyg_core_lost();
-            return;
-        }
-        if (!cyg_port_wake())
-            return;
-        ctl = cyg_rt.ctl;
+    if (UNLIKELY(cyg_rt.last == 0)) {
+        cyg_not_running(fn, site, exit);
+        return;
     }
     tid = cyg_port_thread();
+    last = cyg_rt.last; /* again: kept across that call, it would take a saved register */
+    head = cyg_rt.head;
+    recs = cyg_rt.recs;
+    mask = cyg_rt.mask;
+    cap_log2 = cyg_rt.cap_log2;
+    /* A constant unless call sites are chosen at run time: one load and one shift less. */
+    shift = CYGTRACE_CALLSITES == 2 ? cyg_rt.shift : CYGTRACE_CALLSITES == 1 ? 2 : 1;
     /* Reserve before reading the clock: an interrupt or signal handler that records between
      * the two then sits entirely between our reservation and our timestamp, so within one
      * thread the timestamps follow the sequence numbers. */
-    seq = cyg_port_reserve(&ctl->head.v);
-    if (UNLIKELY(seq >= cyg_rt.limit) && cyg_full(ctl))
+    seq = cyg_port_reserve(head);
+    if (UNLIKELY(seq > last)) {
+        cyg_full(cyg_rt.ctl);
         return;
+    }
     ts = CYGTRACE_TIMESTAMPS ? cyg_port_now() : 0;
+    /* The lap bit of seq is bit cap_log2 of ~seq, moved to the top: no division, no table. */
+    b = (~seq >> cap_log2) << (CYG_WORD_BITS - 1u);
     if (CYG_WORD_BITS == 64) {
         a = fn | tid;
-        b = cyg_lap_bits(seq) | (exit ? (uintptr_t)CYG64_EXIT : 0) | (ts & (uintptr_t)CYG64_TS_MASK);
+        b |= (exit ? (uintptr_t)CYG64_EXIT : 0) | (ts & (uintptr_t)CYG64_TS_MASK);
     } else {
         a = (fn & ~(uintptr_t)1) | exit;
-        b = cyg_lap_bits(seq) | (ts & (uintptr_t)CYG32_TS_MASK);
+        b |= ts & (uintptr_t)CYG32_TS_MASK;
     }
-    cyg_store(seq, a, b, site);
+    cyg_store(recs + ((seq & mask) << shift), a, b, site, shift);
 }
 
 CYGTRACE_API NOINSTR void __cyg_profile_func_enter(void *this_fn, void *call_site)
@@ -108,9 +140,13 @@ NOINSTR void cyg_core_special(unsigned type, uintptr_t data, uintptr_t payload, 
 
     if (ctl == &cyg_idle_ctl)
         return;
-    seq = cyg_port_reserve(&ctl->head.v);
-    if (seq >= cyg_rt.limit && cyg_full(ctl))
+    seq = cyg_port_reserve(cyg_rt.head);
+    /* Against the capacity, not cyg_rt.last: a special may come while the hooks are out
+     * (START, before the state says running). */
+    if (!(ctl->flags & CYG_F_OVERWRITE) && seq > cyg_rt.mask) {
+        cyg_full(ctl);
         return;
+    }
     if (CYG_WORD_BITS == 64) {
         uint64_t thread = (uint64_t)tid >> CYG64_THREAD_SHIFT;
 
@@ -120,17 +156,19 @@ NOINSTR void cyg_core_special(unsigned type, uintptr_t data, uintptr_t payload, 
         b = (uintptr_t)(CYG32_SPECIAL | (uint32_t)type << CYG32_TYPE_SHIFT |
                         ((uint32_t)data & CYG32_DATA_MASK));
     }
-    cyg_store(seq, payload, cyg_lap_bits(seq) | b, 0);
+    b |= (~seq >> cyg_rt.cap_log2) << (CYG_WORD_BITS - 1u);
+    cyg_store(cyg_rt.recs + ((seq & cyg_rt.mask) << cyg_rt.shift), payload, b, 0, cyg_rt.shift);
 }
 
 NOINSTR void cyg_core_detach(void)
 {
+    cyg_rt.last = 0;
     cyg_rt.ctl = &cyg_idle_ctl;
 }
 
 NOINSTR void cyg_core_lost(void)
 {
-    __atomic_fetch_add(&cyg_rt.ctl->lost.v, 1, __ATOMIC_RELAXED);
+    cyg_port_reserve(&cyg_rt.ctl->lost.v); /* the port's atomic increment */
 }
 
 /* The check covers the bytes written once at init; magic is in it although it is stored last. */
@@ -147,22 +185,48 @@ NOINSTR static void cyg_seal(struct cyg_ctl *ctl)
     magic[0] = CYG_MAGIC_LO;
 }
 
-NOINSTR long cygtrace_init(void *mem, size_t bytes, unsigned flags)
+/* log2 of the capacity of a ring of bytes with records of words words: the largest power of two
+ * that fits. Returns 0 when not even two records fit. */
+NOINSTR static unsigned cyg_cap_log2(size_t bytes, unsigned words)
 {
-    struct cyg_ctl *ctl = mem;
-    unsigned words = 2, shift = 1, log2 = 0;
     size_t nrec;
+    unsigned log2 = 0;
 
-    if (CYGTRACE_CALLSITES == 1 ||
-        (CYGTRACE_CALLSITES == 2 && (flags & CYG_F_CALLSITES)))
-        words = 4, shift = 2;
-    if (mem == NULL || bytes < CYG_HDR_BYTES + 2 * words * sizeof(uintptr_t))
-        return -1;
+    if (bytes < CYG_HDR_BYTES + 2 * words * sizeof(uintptr_t))
+        return 0;
     nrec = (bytes - CYG_HDR_BYTES) / (words * sizeof(uintptr_t));
     while (log2 + 1 < CYG_WORD_BITS - 1 && ((size_t)2 << log2) <= nrec)
         log2++;
+    return log2;
+}
 
-    cyg_rt.ctl = &cyg_idle_ctl; /* hooks stay out while the block is rebuilt */
+/* Points the hooks at ctl's records, as its state says (cyg_arm); returns the capacity. */
+NOINSTR static long cyg_attach(struct cyg_ctl *ctl)
+{
+    cyg_rt.head = &ctl->head.v;
+    cyg_rt.recs = (uintptr_t *)(void *)((unsigned char *)ctl + CYG_HDR_BYTES);
+    cyg_rt.mask = ((uintptr_t)1 << ctl->cap_log2) - 1;
+    cyg_rt.cap_log2 = ctl->cap_log2;
+    cyg_rt.shift = (ctl->flags & CYG_F_CALLSITES) ? 2 : 1;
+    cyg_arm(ctl);
+    __atomic_store_n(&cyg_rt.ctl, ctl, __ATOMIC_RELEASE);
+    return (long)(cyg_rt.mask + 1);
+}
+
+NOINSTR long cygtrace_init(void *mem, size_t bytes, unsigned flags)
+{
+    struct cyg_ctl *ctl = mem;
+    unsigned words = 2, log2;
+    long cap;
+
+    if (CYGTRACE_CALLSITES == 1 ||
+        (CYGTRACE_CALLSITES == 2 && (flags & CYG_F_CALLSITES)))
+        words = 4;
+    log2 = cyg_cap_log2(bytes, words);
+    if (mem == NULL || log2 == 0)
+        return -1;
+
+    cyg_core_detach(); /* hooks stay out while the block is rebuilt */
     /* A fresh file mapping is zero already; clearing it would make every page resident. */
     memset(ctl, 0, (flags & CYGTRACE_INIT_ZEROED)
                        ? CYG_HDR_BYTES
@@ -183,16 +247,41 @@ NOINSTR long cygtrace_init(void *mem, size_t bytes, unsigned flags)
 #endif
     ctl->ctl_addr = (uint64_t)(uintptr_t)ctl;
     cyg_seal(ctl);
-
-    cyg_rt.recs = (uintptr_t *)(void *)((unsigned char *)ctl + CYG_HDR_BYTES);
-    cyg_rt.mask = ((uintptr_t)1 << log2) - 1;
-    cyg_rt.limit = (flags & CYG_F_OVERWRITE) ? ~(uintptr_t)0 : cyg_rt.mask + 1;
-    cyg_rt.shift = shift;
-    cyg_rt.lap_shift = (unsigned)(CYG_WORD_BITS - 1u - log2);
-    __atomic_store_n(&cyg_rt.ctl, ctl, __ATOMIC_RELEASE);
+    cap = cyg_attach(ctl);
     if (CYGTRACE_AUTOSTART)
         cygtrace_start();
-    return (long)(cyg_rt.mask + 1);
+    return cap;
+}
+
+/* A ring that cygtrace_init() of this very build made in this very buffer: the seal holds (so
+ * bytes 0..79 are as some runtime wrote them), and the layout it fixes, the capacity for bytes
+ * and the block's own address are ours. What changes at run time must be in range. */
+NOINSTR static int cyg_valid(const struct cyg_ctl *ctl, size_t bytes)
+{
+    const uint32_t *magic = (const uint32_t *)(const void *)ctl->magic;
+    unsigned words = (ctl->flags & CYG_F_CALLSITES) ? 4 : 2;
+
+    if (magic[0] != CYG_MAGIC_LO || magic[1] != CYG_MAGIC_HI ||
+        ctl->check != crc32_update(0, ctl, CYG_OFF_CHECK))
+        return 0;
+    if (ctl->version != CYG_VERSION || ctl->word_bytes != sizeof(uintptr_t) ||
+        ctl->rec_bytes != words * sizeof(uintptr_t) ||
+        ctl->cap_log2 != cyg_cap_log2(bytes, words) || ctl->cap_log2 == 0 ||
+        ctl->ctl_addr != (uint64_t)(uintptr_t)ctl || ctl->state > CYG_S_FULL)
+        return 0;
+    /* 32-bit targets count in the low halves only (FORMAT.md 2.1). */
+    return CYG_WORD_BITS == 64 || ((ctl->head.pad | ctl->lost.pad) >> 32) == 0;
+}
+
+NOINSTR long cyg_core_adopt(void *mem, size_t bytes)
+{
+    struct cyg_ctl *ctl = mem;
+
+    if (mem == NULL || !cyg_valid(ctl, bytes))
+        return -1;
+    cyg_core_detach();
+    ctl->state = CYG_S_FROZEN; /* outside the check: the seal stays valid */
+    return cyg_attach(ctl);
 }
 
 NOINSTR void cygtrace_start(void)
@@ -204,6 +293,7 @@ NOINSTR void cygtrace_start(void)
         return;
     ctl->state = CYG_S_RUNNING;
     cyg_core_special(CYG_SP_START, 0, 0, cyg_port_thread());
+    cyg_arm(ctl); /* the hooks come in after START */
 }
 
 NOINSTR void cygtrace_stop(void)
@@ -212,12 +302,14 @@ NOINSTR void cygtrace_stop(void)
 
     if (ctl->state != CYG_S_RUNNING)
         return;
+    cyg_rt.last = 0; /* the hooks go out before STOP */
     cyg_core_special(CYG_SP_STOP, 0, 0, cyg_port_thread());
     ctl->state = CYG_S_STOPPED;
 }
 
 NOINSTR void cygtrace_freeze(void)
 {
+    cyg_rt.last = 0;
     if (cyg_rt.ctl != &cyg_idle_ctl)
         cyg_rt.ctl->state = CYG_S_FROZEN;
 }
@@ -230,16 +322,16 @@ NOINSTR void cygtrace_set_mode(int mode)
         return;
     if (mode == CYGTRACE_MODE_OVERWRITE) {
         ctl->flags |= CYG_F_OVERWRITE;
-        cyg_rt.limit = ~(uintptr_t)0;
     } else if (ctl->head.v > cyg_rt.mask) {
         /* Stop mode keeps the oldest records; once the writer has lapped them, the best left
          * to keep is what the ring holds now, read as the flight recorder it was. */
         ctl->state = CYG_S_FULL;
+        cyg_rt.last = 0;
         return;
     } else {
         ctl->flags &= (uint8_t)~CYG_F_OVERWRITE;
-        cyg_rt.limit = cyg_rt.mask + 1;
     }
+    cyg_arm(ctl);
     cyg_seal(ctl);
 }
 

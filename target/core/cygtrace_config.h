@@ -8,7 +8,8 @@
 #endif
 
 /* Record the call site with every event (4-word records instead of 2): 0 never, 1 always,
- * 2 chosen at run time by the port (Linux: CYGTRACE_CALLSITES=1). Default: 2. */
+ * 2 chosen at run time by the port (Linux: CYGTRACE_CALLSITES=1). Default: 2; the Cortex-M port
+ * sets 0 before this file is read (the run-time choice costs every event a test there). */
 #ifndef CYGTRACE_CALLSITES
 #define CYGTRACE_CALLSITES 2
 #endif

@@ -12,11 +12,16 @@
  *   int cyg_port_wake(void)          called by a hook that finds the ring not running;
  *                                    returns 1 when it may record now (lazy set-up), else 0
  * and may define CYG_PORT_TS_BITS, the width of its clock when narrower than the record's field
- * (the host unwraps timestamps at that width).
+ * (the host unwraps timestamps at that width), and CYG_PORT_CAS_STATE with
+ *   int cyg_port_cas_state(volatile uint8_t *state, uint8_t from, uint8_t to)
+ *                                    atomically: if *state == from, set it to to and return 1,
+ *                                    else return 0 (the default uses the compiler's atomics,
+ *                                    which on ARMv6-M would call a library that is not there)
  */
 #ifndef CYGTRACE_INTERNAL_H
 #define CYGTRACE_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cyg_format.h"
@@ -25,18 +30,23 @@
 
 #define CYG_HIDDEN __attribute__((visibility("hidden")))
 #define CYG_WORD_BITS (sizeof(uintptr_t) * 8u)
-#define CYG_TOP_BIT ((uintptr_t)1 << (CYG_WORD_BITS - 1u))
 
 /* What the hooks read on every event, kept apart from the shared control block so that the
- * host-visible layout never constrains the fast path. Written only by cygtrace_init(). */
+ * host-visible layout never constrains the fast path. Written only by the control API. The host
+ * finds the ring through the ELF symbol cyg_rt: ctl must stay the first member. */
 struct cyg_rt {
-    struct cyg_ctl *ctl; /* the ring's control block; a stopped dummy before init */
-    uintptr_t *recs;     /* first record */
-    uintptr_t mask;      /* capacity - 1 */
-    uintptr_t limit;     /* a reservation at or past this means full (stop mode) */
-    unsigned shift;      /* log2 of words per record: 1, or 2 with call sites */
-    unsigned lap_shift;  /* moves the lap bit of a sequence number to the top bit */
+    struct cyg_ctl *ctl;       /* the ring's control block; a stopped dummy before init */
+    uintptr_t last;            /* 0 unless running: the hooks take their slow path before they
+                                  reserve; else the last sequence number they may write: ~0 in
+                                  overwrite mode, capacity - 1 in stop mode */
+    uintptr_t *recs;           /* first record */
+    uintptr_t mask;            /* capacity - 1 */
+    volatile uintptr_t *head;  /* &ctl->head.v: what the hooks reserve on */
+    unsigned cap_log2;         /* capacity = 1 << cap_log2: finds a sequence number's lap bit */
+    unsigned shift;            /* log2 of words per record: 1, or 2 with call sites */
 };
+/* The order is for the hooks: last alone, then two pairs (two LDRD on Cortex-M, where another
+ * order costs a load more). */
 
 extern struct cyg_rt cyg_rt CYG_HIDDEN;
 
@@ -45,6 +55,12 @@ void cyg_core_special(unsigned type, uintptr_t data, uintptr_t payload, uintptr_
 
 /* Sets the image's load bias, process id and timestamp clock; reseals the control block. */
 void cyg_core_set_image(uint64_t load_bias, uint32_t pid, uint64_t ts_hz) CYG_HIDDEN;
+
+/* Takes over the ring that mem (bytes long) already holds, as cygtrace_init() made it for this
+ * very buffer before a warm reset, without clearing it: validates the block, points the hooks at
+ * it and sets its state FROZEN, so that nothing records over it. Returns its capacity, or -1
+ * when mem holds no such ring. */
+long cyg_core_adopt(void *mem, size_t bytes) CYG_HIDDEN;
 
 /* Stops this process from writing to the ring without touching it (a forked child). */
 void cyg_core_detach(void) CYG_HIDDEN;

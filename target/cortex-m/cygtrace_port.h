@@ -1,28 +1,70 @@
-/* cygtrace_port.h (cortex-m) - the port contract of cygtrace_internal.h for Cortex-M cores.
+/* cygtrace_port.h (cortex-m) - the port contract of cygtrace_internal.h for Cortex-M cores:
+ * ARMv6-M (M0, M0+), ARMv7-M (M3, M4, M7) and ARMv8-M (M23, M33), one source for all.
  *
- * Reservation: LDREX/STREX on ARMv7-M and ARMv8-M (lock-free: an interrupt that reserves in
- * between makes our STREX fail and we retry); ARMv6-M has no exclusives, so a three-instruction
- * PRIMASK section. Timestamp: CYGTRACE_CM_CLOCK picks DWT CYCCNT (1), SysTick (2), a user
- * function cygtrace_user_clock() (3) or none (0).
+ * Reservation: LDREX/STREX on ARMv7-M and ARMv8-M mainline, lock-free: exception entry and
+ * return clear the exclusive monitor, so an interrupt that reserves in between makes our STREX
+ * fail and we retry. ARMv6-M and ARMv8-M baseline (no exclusives on v6-M, and the same code for
+ * both) mask interrupts for the three instructions of the increment instead.
+ *
+ * Settings (besides those of cygtrace_config.h; set them with -D):
  */
 #ifndef CYGTRACE_PORT_H
 #define CYGTRACE_PORT_H
 
 #include <stdint.h>
 
+#if defined(__ARM_ARCH_6M__) || defined(__ARM_ARCH_8M_BASE__)
+#define CYG_CM_BASELINE 1 /* no exclusives (v6-M), no DWT cycle counter, Thumb-1 mostly */
+#else
+#define CYG_CM_BASELINE 0
+#endif
+
+/* Timestamp clock: 0 none, 1 DWT CYCCNT (the core clock), 2 SysTick (24 bits, counting down;
+ * free-running with reload 0xFFFFFF for durations that mean something), 3 a function of yours,
+ * uint32_t cygtrace_user_clock(void), that returns a counter going up (a board timer).
+ * Default: 1 where the core has a cycle counter, else 2. */
+#ifndef CYGTRACE_CM_CLOCK
+#if CYG_CM_BASELINE
+#define CYGTRACE_CM_CLOCK 2
+#else
+#define CYGTRACE_CM_CLOCK 1
+#endif
+#endif
+
+/* Width in bits of cygtrace_user_clock()'s counter (CYGTRACE_CM_CLOCK 3). Default: 32. */
+#ifndef CYGTRACE_CM_USER_CLOCK_BITS
+#define CYGTRACE_CM_USER_CLOCK_BITS 32
+#endif
+
+/* Call sites cost a runtime test on every event when chosen at run time (CYGTRACE_CALLSITES 2),
+ * and nothing on a firmware chooses them at run time: default 0 here. Build the runtime with
+ * -DCYGTRACE_CALLSITES=1 for 16-byte records with call sites (--style=braces). */
+#ifndef CYGTRACE_CALLSITES
+#define CYGTRACE_CALLSITES 0
+#endif
+
 #include "cygtrace_internal.h"
+
+#if CYGTRACE_CM_CLOCK < 0 || CYGTRACE_CM_CLOCK > 3
+#error "CYGTRACE_CM_CLOCK must be 0 (none), 1 (DWT), 2 (SysTick) or 3 (user)"
+#endif
+#if CYGTRACE_CM_CLOCK == 1 && CYG_CM_BASELINE
+#error "CYGTRACE_CM_CLOCK=1: ARMv6-M and ARMv8-M baseline cores have no DWT cycle counter"
+#endif
+#if CYGTRACE_CM_USER_CLOCK_BITS < 8 || CYGTRACE_CM_USER_CLOCK_BITS > 32
+#error "CYGTRACE_CM_USER_CLOCK_BITS must be 8..32"
+#endif
+#if CYGTRACE_CALLSITES == 2
+#error "CYGTRACE_CALLSITES=2 (chosen at run time) is not for Cortex-M: use 0 or 1"
+#endif
 
 #define CYG_PORT_MACHINE 40u /* EM_ARM */
 
-#ifndef CYGTRACE_CM_CLOCK
-#if defined(__ARM_ARCH_6M__) || defined(__ARM_ARCH_8M_BASE__)
-#define CYGTRACE_CM_CLOCK 2 /* no DWT cycle counter on baseline cores: SysTick */
-#else
-#define CYGTRACE_CM_CLOCK 1 /* DWT CYCCNT */
-#endif
-#endif
-#if CYGTRACE_CM_CLOCK < 0 || CYGTRACE_CM_CLOCK > 3
-#error "CYGTRACE_CM_CLOCK must be 0 (none), 1 (DWT), 2 (SysTick) or 3 (user)"
+/* The host unwraps timestamps at the clock's width (ts_bits in the control block). */
+#if CYGTRACE_CM_CLOCK == 2
+#define CYG_PORT_TS_BITS 24
+#elif CYGTRACE_CM_CLOCK == 3
+#define CYG_PORT_TS_BITS CYGTRACE_CM_USER_CLOCK_BITS
 #endif
 
 #define CYG_CM_DWT_CYCCNT (*(volatile uint32_t *)0xE0001004u)
@@ -36,31 +78,55 @@ uint32_t cygtrace_user_clock(void);
 
 CYG_CM_INLINE uintptr_t cyg_port_reserve(volatile uintptr_t *head)
 {
-#if defined(__ARM_ARCH_6M__) || defined(__ARM_ARCH_8M_BASE__)
-    uint32_t primask, old;
+    uint32_t old;
+#if CYG_CM_BASELINE
+    uint32_t primask;
 
+    /* PRIMASK, not CPSIE: a hook called with interrupts already masked leaves them masked. */
     __asm__ volatile("mrs %0, primask\n\tcpsid i" : "=r"(primask)::"memory");
     old = *head;
     *head = old + 1u;
     __asm__ volatile("msr primask, %0" ::"r"(primask) : "memory");
-    return old;
 #else
-    uint32_t old, fail;
+    uint32_t fail, next;
 
-    do {
-        __asm__ volatile("ldrex %0, [%1]" : "=r"(old) : "r"(head) : "memory");
-        __asm__ volatile("strex %0, %2, [%1]" : "=&r"(fail) : "r"(head), "r"(old + 1u) : "memory");
-    } while (fail);
-    return old;
+    /* One asm block: nothing the compiler could put between LDREX and STREX (a spill, say)
+     * can clear the monitor and make the loop spin. */
+    __asm__ volatile("1: ldrex %0, [%3]\n\t"
+                     "adds %2, %0, #1\n\t"
+                     "strex %1, %2, [%3]\n\t"
+                     "cmp %1, #0\n\t"
+                     "bne 1b"
+                     : "=&r"(old), "=&r"(fail), "=&r"(next)
+                     : "r"(head)
+                     : "cc", "memory");
 #endif
+    return old;
 }
+
+#if CYG_CM_BASELINE
+/* The compiler would call __atomic_compare_exchange_1, which bare-metal toolchains lack. */
+#define CYG_PORT_CAS_STATE 1
+CYG_CM_INLINE int cyg_port_cas_state(volatile uint8_t *state, uint8_t from, uint8_t to)
+{
+    uint32_t primask;
+    int ok;
+
+    __asm__ volatile("mrs %0, primask\n\tcpsid i" : "=r"(primask)::"memory");
+    ok = *state == from;
+    if (ok)
+        *state = to;
+    __asm__ volatile("msr primask, %0" ::"r"(primask) : "memory");
+    return ok;
+}
+#endif
 
 CYG_CM_INLINE uintptr_t cyg_port_now(void)
 {
 #if CYGTRACE_CM_CLOCK == 1
     return CYG_CM_DWT_CYCCNT;
 #elif CYGTRACE_CM_CLOCK == 2
-    return ~CYG_CM_SYST_CVR; /* SysTick counts down; the host unwraps the 24-bit reload */
+    return ~CYG_CM_SYST_CVR; /* SysTick counts down */
 #elif CYGTRACE_CM_CLOCK == 3
     return cygtrace_user_clock();
 #else
@@ -81,7 +147,7 @@ CYG_CM_INLINE void cyg_port_release(void)
 
 CYG_CM_INLINE int cyg_port_wake(void)
 {
-    return 0;
+    return 0; /* the firmware sets the ring up at boot: cygtrace_cm_init() */
 }
 
 #endif

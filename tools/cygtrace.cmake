@@ -1,0 +1,76 @@
+# tools/cygtrace.cmake - cygtrace in a CMake build. In your CMakeLists.txt:
+#
+#   include(path/to/cygtrace/tools/cygtrace.cmake)
+#   add_executable(app.elf main.c startup.c ...)
+#   cygtrace_instrument(app.elf
+#       DEFINES CYGTRACE_CM_CLOCK=3                 # optional: runtime settings
+#       EXCLUDE_FILES startup.c drivers/fast_isr.c  # optional: not instrumented
+#       EXCLUDE_FUNCTIONS SysTick_Handler crc_)     # optional: GCC matches substrings
+#
+# The target's C sources get -finstrument-functions (but for EXCLUDE_FILES), the runtime's
+# include directories and DEFINES, -Wl,--build-id, and a static runtime library of its own,
+# cygtrace_rt_<target>, built with the same compiler, CMAKE_C_FLAGS and the target's own compile
+# options, without instrumentation. PORT cortex-m (the default) or linux picks the port. Your
+# startup code calls cygtrace_cm_init() (cygtrace_cm.h); your linker script keeps .noinit out of
+# the load segments and defines __cygtrace_build_id (see examples/firmware/sections.ld).
+
+if(CMAKE_VERSION VERSION_LESS 3.18) # set_source_files_properties(TARGET_DIRECTORY)
+    message(FATAL_ERROR "tools/cygtrace.cmake needs CMake 3.18 or later")
+endif()
+
+# The sources: next to this file once installed (share/cygtrace/), one level up in the tree.
+if(NOT CYGTRACE_DIR)
+    if(EXISTS "${CMAKE_CURRENT_LIST_DIR}/target/core/cygtrace.c")
+        set(CYGTRACE_DIR "${CMAKE_CURRENT_LIST_DIR}")
+    else()
+        get_filename_component(CYGTRACE_DIR "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
+    endif()
+endif()
+
+function(cygtrace_instrument target)
+    cmake_parse_arguments(PARSE_ARGV 1 CYG "" "PORT" "DEFINES;EXCLUDE_FILES;EXCLUDE_FUNCTIONS")
+    if(CYG_UNPARSED_ARGUMENTS)
+        message(FATAL_ERROR "cygtrace_instrument: unknown arguments: ${CYG_UNPARSED_ARGUMENTS}")
+    endif()
+    if(NOT CYG_PORT)
+        set(CYG_PORT cortex-m)
+    endif()
+    if(CYG_PORT STREQUAL "cortex-m")
+        set(port_src "${CYGTRACE_DIR}/target/cortex-m/cygtrace_cm.c")
+    elseif(CYG_PORT STREQUAL "linux")
+        set(port_src "${CYGTRACE_DIR}/target/linux/cygtrace_linux.c")
+    else()
+        message(FATAL_ERROR "cygtrace_instrument: PORT must be cortex-m or linux, not ${CYG_PORT}")
+    endif()
+    set(includes "${CYGTRACE_DIR}/target/core" "${CYGTRACE_DIR}/target/${CYG_PORT}"
+                 "${CYGTRACE_DIR}/common")
+
+    # The runtime: the target's own compile options first (its CPU flags), ours last, so that
+    # -fno-instrument-functions wins over a -finstrument-functions among them.
+    set(rt cygtrace_rt_${target})
+    add_library(${rt} STATIC "${CYGTRACE_DIR}/target/core/cygtrace.c"
+                             "${CYGTRACE_DIR}/common/crc32.c" "${port_src}")
+    target_include_directories(${rt} PUBLIC ${includes})
+    target_compile_definitions(${rt} PUBLIC ${CYG_DEFINES})
+    target_compile_options(${rt} PRIVATE
+        "$<TARGET_PROPERTY:${target},COMPILE_OPTIONS>" -std=gnu11 -Os -ffunction-sections
+        -fdata-sections -fno-instrument-functions)
+    if(CYG_PORT STREQUAL "linux")
+        find_package(Threads REQUIRED)
+        target_link_libraries(${rt} PUBLIC Threads::Threads)
+    endif()
+
+    set(instr -finstrument-functions)
+    if(CYG_EXCLUDE_FUNCTIONS)
+        list(JOIN CYG_EXCLUDE_FUNCTIONS "," fns)
+        list(APPEND instr "-finstrument-functions-exclude-function-list=${fns}")
+    endif()
+    target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:C>:${instr}>")
+    target_link_libraries(${target} PRIVATE ${rt})
+    target_link_options(${target} PRIVATE -Wl,--build-id)
+    if(CYG_EXCLUDE_FILES)
+        # Source options come after the target's: this -fno-instrument-functions wins.
+        set_source_files_properties(${CYG_EXCLUDE_FILES} TARGET_DIRECTORY ${target}
+            PROPERTIES COMPILE_OPTIONS -fno-instrument-functions)
+    endif()
+endfunction()

@@ -1,0 +1,76 @@
+# tools/cygtrace.mk - cygtrace in a firmware built with make. In your Makefile:
+#
+#   CYGTRACE_DIR := path/to/cygtrace   # the source tree, or PREFIX/share/cygtrace once installed
+#   CYGTRACE_CPU := -mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard   # your CPU flags
+#   CYGTRACE_DEFINES := -DCYGTRACE_CM_CLOCK=3            # optional: runtime settings
+#   CYGTRACE_EXCLUDE_FILES := src/fast_isr.c drivers/%.c  # optional: not instrumented
+#   CYGTRACE_EXCLUDE_FUNCTIONS := SysTick_Handler crc_   # optional: not instrumented
+#   include $(CYGTRACE_DIR)/tools/cygtrace.mk          # installed: $(CYGTRACE_DIR)/cygtrace.mk
+#
+#   %.o: %.c
+#   	$(CC) $(CFLAGS) $(CYGTRACE_CFLAGS) -c $< -o $@       # instruments, unless excluded
+#   app.elf: $(OBJS) $(CYGTRACE_LIB)
+#   	$(CC) $(LDFLAGS) $(CYGTRACE_LDFLAGS) -o $@ $(OBJS) $(CYGTRACE_LIB)
+#
+# CYGTRACE_CFLAGS looks at $< to pick the flags of each file, so it belongs in the recipe (or in
+# a recursively expanded CFLAGS), not in a := variable. The runtime itself is built once, with
+# your compiler and CPU flags and without instrumentation, into $(CYGTRACE_BUILD)/libcygtrace.a.
+# Your startup code calls cygtrace_cm_init() (cygtrace_cm.h); your linker script keeps
+# .noinit out of the load segments and defines __cygtrace_build_id (examples/firmware/sections.ld
+# shows both).
+#
+# CYGTRACE_EXCLUDE_FILES are make patterns matched against the source path as your rule names
+# it. CYGTRACE_EXCLUDE_FUNCTIONS are names (or parts of names: GCC matches substrings) for
+# -finstrument-functions-exclude-function-list.
+
+CYGTRACE_DIR ?= $(error CYGTRACE_DIR: set it to the cygtrace source tree)
+CYGTRACE_CC ?= $(CC)
+CYGTRACE_AR ?= $(if $(filter %gcc,$(CYGTRACE_CC)),$(patsubst %gcc,%ar,$(CYGTRACE_CC)),ar)
+CYGTRACE_PORT ?= cortex-m
+CYGTRACE_BUILD ?= build/cygtrace
+CYGTRACE_CPU ?=
+CYGTRACE_DEFINES ?=
+CYGTRACE_EXCLUDE_FILES ?=
+CYGTRACE_EXCLUDE_FUNCTIONS ?=
+
+cygtrace_comma := ,
+cygtrace_empty :=
+cygtrace_space := $(cygtrace_empty) $(cygtrace_empty)
+cygtrace_fnlist := $(subst $(cygtrace_space),$(cygtrace_comma),$(strip \
+    $(subst $(cygtrace_comma),$(cygtrace_space),$(CYGTRACE_EXCLUDE_FUNCTIONS))))
+
+CYGTRACE_INCLUDES := -I$(CYGTRACE_DIR)/target/core -I$(CYGTRACE_DIR)/target/$(CYGTRACE_PORT) \
+                     -I$(CYGTRACE_DIR)/common
+CYGTRACE_INSTR := -finstrument-functions \
+    $(if $(cygtrace_fnlist),-finstrument-functions-exclude-function-list=$(cygtrace_fnlist))
+# Recursive on purpose: $< is the file being compiled.
+CYGTRACE_CFLAGS = $(CYGTRACE_INCLUDES) $(CYGTRACE_DEFINES) \
+    $(if $(filter $(CYGTRACE_EXCLUDE_FILES),$<),-fno-instrument-functions,$(CYGTRACE_INSTR))
+# The runtime reads the build-id note at boot; the host checks it against the ELF.
+CYGTRACE_LDFLAGS := -Wl,--build-id
+CYGTRACE_LIB := $(CYGTRACE_BUILD)/libcygtrace.a
+
+cygtrace_src := $(CYGTRACE_DIR)/target/core/cygtrace.c $(CYGTRACE_DIR)/common/crc32.c \
+    $(if $(filter cortex-m,$(CYGTRACE_PORT)),$(CYGTRACE_DIR)/target/cortex-m/cygtrace_cm.c, \
+         $(CYGTRACE_DIR)/target/$(CYGTRACE_PORT)/cygtrace_$(CYGTRACE_PORT).c)
+cygtrace_obj := $(addprefix $(CYGTRACE_BUILD)/,$(notdir $(cygtrace_src:.c=.o)))
+cygtrace_hdr := $(wildcard $(CYGTRACE_DIR)/common/*.h $(CYGTRACE_DIR)/target/core/*.h \
+                           $(CYGTRACE_DIR)/target/$(CYGTRACE_PORT)/*.h)
+# -Os, as the top Makefile builds the Cortex-M runtime (bench/cortex-m measures it that way).
+CYGTRACE_RT_CFLAGS ?= -std=gnu11 -Os -g -ffreestanding -ffunction-sections -fdata-sections
+
+# Included before your first rule, this file must not become the default goal.
+cygtrace_goal := $(.DEFAULT_GOAL)
+
+$(CYGTRACE_LIB): $(cygtrace_obj)
+	$(CYGTRACE_AR) rcs $@ $^
+
+define cygtrace_obj_rule
+$(CYGTRACE_BUILD)/$(notdir $(1:.c=.o)): $(1) $(cygtrace_hdr)
+	@mkdir -p $(CYGTRACE_BUILD)
+	$$(CYGTRACE_CC) $$(CYGTRACE_CPU) $$(CYGTRACE_RT_CFLAGS) $$(CYGTRACE_DEFINES) \
+	    $$(CYGTRACE_INCLUDES) -fno-instrument-functions -c $$< -o $$@
+endef
+$(foreach s,$(cygtrace_src),$(eval $(call cygtrace_obj_rule,$(s))))
+
+.DEFAULT_GOAL := $(cygtrace_goal)
