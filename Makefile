@@ -31,7 +31,8 @@ BASE_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
 
 .PHONY: all demo demo-linux check deps install clean bench runtime host examples firmware-cores
-all: host runtime examples firmware-cores
+all: host runtime examples firmware-cores firmware
+include examples/firmware/firmware.mk
 
 # ---------------------------------------------------------------------------------------------
 # common/ and the target runtime
@@ -65,7 +66,7 @@ CORE_NAMES := $(foreach c,$(CORES),$(firstword $(subst :, ,$(c))))
 core_flags = $(subst @, ,$(word 2,$(subst :, ,$(filter $(1):%,$(CORES)))))
 FW_CFLAGS := -std=gnu11 $(WARN) -Os -g -mthumb -ffreestanding -fno-instrument-functions \
              -ffunction-sections -fdata-sections -Icommon -Itarget/core -Itarget/cortex-m
-FW_SRC := target/core/cygtrace.c $(COMMON_SRC)
+FW_SRC := target/core/cygtrace.c target/cortex-m/cygtrace_cm.c $(COMMON_SRC)
 
 ifneq ($(shell command -v $(ARM_CC) 2>/dev/null),)
 firmware-cores: $(foreach c,$(CORE_NAMES),$(O)/$(c)/libcygtrace.a)
@@ -136,9 +137,10 @@ $(O)/tests/check_cygtrace: $(TEST_OBJ) $(O)/host/libcyghost.a $(O)/linux/libcygt
 	$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(HOST_LIBS) $(CHECK_LIBS) -pthread
 
 -include tests/fixtures.mk
+-include tests/pull.mk
 
 check: deps
-	$(Q)$(MAKE) --no-print-directory all $(O)/tests/check_cygtrace sym-fixtures
+	$(Q)$(MAKE) --no-print-directory all $(O)/tests/check_cygtrace sym-fixtures pull-fixtures
 	$(Q)tests/run.sh $(O)
 
 # ---------------------------------------------------------------------------------------------
@@ -164,6 +166,8 @@ install: all
 	install -m 755 $(O)/cygtrace $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(O)/linux/libcygtrace.a $(O)/linux/libcygtrace.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 target/core/cygtrace.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 tools/cygtrace.gdb tools/cygtrace.mk tools/cygtrace.cmake \
+	    $(DESTDIR)$(PREFIX)/share/cygtrace/
 	cp -r common target $(DESTDIR)$(PREFIX)/share/cygtrace/
 
 clean:

@@ -1,0 +1,51 @@
+/* cmsdk.c - the MPS2 boards (mps2-an385, -an386, -an505): the CMSDK APB UART and APB timer of
+ * ARM's Cortex-M System Design Kit. Their addresses and the clock come from the build: the AN505
+ * runs secure and reaches them through the secure aliases (0x5xxxxxxx). */
+#include "board.h"
+
+#ifndef CMSDK_UART
+#define CMSDK_UART 0x40004000u /* UART0 of the AN385/AN386 */
+#endif
+#ifndef CMSDK_TIMER
+#define CMSDK_TIMER 0x40000000u /* TIMER0 */
+#endif
+#ifndef CMSDK_CLOCK_HZ
+#define CMSDK_CLOCK_HZ 25000000u /* the AN385/AN386 peripheral clock */
+#endif
+
+#define REG(base, off) (*(volatile uint32_t *)((base) + (off)))
+#define UART_DATA REG(CMSDK_UART, 0x00)
+#define UART_STATE REG(CMSDK_UART, 0x04) /* bit 0: transmit buffer full */
+#define UART_CTRL REG(CMSDK_UART, 0x08)  /* bit 0: transmit enable */
+#define UART_BAUDDIV REG(CMSDK_UART, 0x10)
+#define TIMER_CTRL REG(CMSDK_TIMER, 0x00) /* bit 0: enable */
+#define TIMER_VALUE REG(CMSDK_TIMER, 0x04)
+#define TIMER_RELOAD REG(CMSDK_TIMER, 0x08)
+
+BOARD_NOINSTR void board_init(void)
+{
+    UART_BAUDDIV = 16; /* the smallest divider the UART accepts */
+    UART_CTRL = 1;
+    /* A 32-bit down counter reloading at 0xFFFFFFFF: free-running, wraps every 2^32 ticks. */
+    TIMER_RELOAD = 0xFFFFFFFFu;
+    TIMER_VALUE = 0xFFFFFFFFu;
+    TIMER_CTRL = 1;
+}
+
+BOARD_NOINSTR uint32_t board_clock_hz(void)
+{
+    return CMSDK_CLOCK_HZ;
+}
+
+/* The trace's clock (CYGTRACE_CM_CLOCK=3): the timer counts down, the trace wants time going up. */
+BOARD_NOINSTR uint32_t cygtrace_user_clock(void)
+{
+    return ~TIMER_VALUE;
+}
+
+BOARD_NOINSTR void board_putc(char c)
+{
+    while (UART_STATE & 1u)
+        ;
+    UART_DATA = (uint8_t)c;
+}
