@@ -15,6 +15,7 @@ static const struct {
 } cmds[] = {
     {"tree", cmd_tree, "print the call tree of a trace"},
     {"info", cmd_info, "show what a trace's control block says"},
+    {"pull", cmd_pull, "read the trace out of a target through a GDB server"},
     {"record", cmd_record, "run a -finstrument-functions program with the runtime preloaded"},
 };
 

@@ -15,6 +15,7 @@ int main(void)
     srunner_add_suite(sr, render_suite());
     srunner_add_suite(sr, sym_suite());
     srunner_add_suite(sr, runtime_suite());
+    srunner_add_suite(sr, rsp_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);

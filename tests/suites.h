@@ -10,5 +10,6 @@ Suite *tree_suite(void);
 Suite *render_suite(void);
 Suite *sym_suite(void);
 Suite *runtime_suite(void);
+Suite *rsp_suite(void);
 
 #endif

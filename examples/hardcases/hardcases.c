@@ -15,6 +15,8 @@
  *   exit     exit(0) at depth 3: a normal end, with frames that never return.
  *   wrap     1.6 million events: a 4K ring (CYGTRACE_SIZE=4K) wraps thousands of times, so the
  *            trace starts deep inside calls that began before it.
+ *   wait     a few calls, then "wait: pid N" and up to 30 s asleep inside wait_here(): a
+ *            debugger attaches meanwhile and pulls the ring out of memory (pull_linux.sh).
  *
  * Build: make (build/examples/hardcases). Run: CYGTRACE_OUT=t.out build/examples/hardcases segv
  */
@@ -225,6 +227,21 @@ static void outer(long n)
     middle(n);
 }
 
+/* wait */
+
+static void wait_here(void)
+{
+    printf("wait: pid %d\n", (int)getpid());
+    fflush(stdout);
+    sleep(30); /* not instrumented: the ring stays as it is while a debugger reads it */
+}
+
+static void run_wait(void)
+{
+    sink += fact(3);
+    wait_here();
+}
+
 int main(int argc, char **argv)
 {
     const char *s = argc > 1 ? argv[1] : "";
@@ -245,11 +262,14 @@ int main(int argc, char **argv)
                                      : END_EXIT);
         fprintf(stderr, "hardcases: %s: still alive\n", s);
         return 70;
+    } else if (!strcmp(s, "wait")) {
+        run_wait();
     } else if (!strcmp(s, "wrap")) {
         outer(200000);
         printf("wrap: %ld calls of chain4\n", (long)sink);
     } else {
-        fprintf(stderr, "usage: hardcases recurse|fnptr|longjmp|threads|segv|abort|kill|exit|wrap\n");
+        fprintf(stderr, "usage: hardcases "
+                        "recurse|fnptr|longjmp|threads|segv|abort|kill|exit|wrap|wait\n");
         return 2;
     }
     return 0;

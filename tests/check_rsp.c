@@ -1,0 +1,378 @@
+/* check_rsp.c - the GDB remote protocol's framing and parsing, without a socket: test vectors
+ * (the ones in GDB's manual among them), malformed input that must be refused without writing
+ * past a buffer, and random round trips. The transports are tested end to end against real
+ * servers (tests/e2e/pull_*.sh). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rsp.h"
+#include "suites.h"
+
+#define GUARD 0xA5
+
+/* A buffer of cap bytes followed by guard bytes that must survive whatever is decoded. */
+struct guarded {
+    uint8_t b[64 + 16];
+};
+
+static void guard_init(struct guarded *g, size_t cap)
+{
+    memset(g->b, 0, sizeof g->b);
+    memset(g->b + cap, GUARD, sizeof g->b - cap);
+}
+
+static void guard_check(const struct guarded *g, size_t cap)
+{
+    for (size_t i = cap; i < sizeof g->b; i++)
+        ck_assert_uint_eq(g->b[i], GUARD);
+}
+
+static long decode_str(const char *body, uint8_t *out, size_t cap)
+{
+    return rsp_decode(body, strlen(body), out, cap);
+}
+
+START_TEST(test_rsp_checksum)
+{
+    ck_assert_uint_eq(rsp_checksum("qSupported", 10), 0x37);
+    ck_assert_uint_eq(rsp_checksum("OK", 2), 0x9a);
+    ck_assert_uint_eq(rsp_checksum("", 0), 0);
+    ck_assert_uint_eq(rsp_checksum("\xff\xff", 2), 0xfe); /* modulo 256 */
+}
+END_TEST
+
+START_TEST(test_rsp_frame_plain)
+{
+    char out[32];
+    long n = rsp_frame("m0,4", 4, out, sizeof out);
+
+    ck_assert_int_eq(n, 8);
+    out[n] = 0;
+    ck_assert_str_eq(out, "$m0,4#fd");
+    n = rsp_frame("", 0, out, sizeof out);
+    out[n] = 0;
+    ck_assert_str_eq(out, "$#00");
+}
+END_TEST
+
+START_TEST(test_rsp_frame_escapes)
+{
+    char out[32];
+    long n = rsp_frame("a$b#c}d*", 8, out, sizeof out);
+
+    ck_assert_int_eq(n, 1 + 12 + 3);
+    ck_assert(!memcmp(out,
+                      "$a}\x04"
+                      "b}\x03"
+                      "c}]d}\x0a#ec",
+                      (size_t)n));
+}
+END_TEST
+
+START_TEST(test_rsp_frame_too_small)
+{
+    char out[16];
+
+    memset(out, GUARD, sizeof out);
+    ck_assert_int_eq(rsp_frame("0123456789", 10, out, 12), RSP_ETOOLONG);
+    ck_assert_int_eq(rsp_frame("##", 2, out, 7), RSP_ETOOLONG); /* 2 escapes need 8 */
+    ck_assert_int_eq(rsp_frame("", 0, out, 3), RSP_ETOOLONG);
+    for (size_t i = 12; i < sizeof out; i++)
+        ck_assert_uint_eq((uint8_t)out[i], GUARD);
+    ck_assert_int_eq(rsp_frame("##", 2, out, 8), 8);
+}
+END_TEST
+
+/* GDB's manual: "0* " means "0000" (' ' is 32: three more). */
+START_TEST(test_rsp_decode_rle)
+{
+    uint8_t out[128];
+
+    ck_assert_int_eq(decode_str("0* ", out, sizeof out), 4);
+    ck_assert(!memcmp(out, "0000", 4));
+    ck_assert_int_eq(decode_str("ab*!c", out, sizeof out), 7); /* '!' is 33: four more */
+    ck_assert(!memcmp(out, "abbbbbc", 7));
+    ck_assert_int_eq(decode_str("x*~", out, sizeof out), 98); /* '~' is 126: 97 more */
+    for (int i = 0; i < 98; i++)
+        ck_assert_uint_eq(out[i], 'x');
+    /* The count character is taken as it comes, even '}' or '*'. */
+    ck_assert_int_eq(decode_str("0*}", out, sizeof out), 97);
+    ck_assert_int_eq(decode_str("0**", out, sizeof out), 14);
+    /* A run of a run: the last byte decoded repeats. */
+    ck_assert_int_eq(decode_str("7* * ", out, sizeof out), 7);
+    ck_assert(!memcmp(out, "7777777", 7));
+}
+END_TEST
+
+START_TEST(test_rsp_decode_escapes)
+{
+    uint8_t out[16];
+
+    ck_assert_int_eq(decode_str("}]}\x03}\x04}\x0a", out, sizeof out), 4);
+    ck_assert(!memcmp(out, "}#$*", 4));
+    /* An escaped byte repeated: "}\x03" is '#', and '*' repeats it. */
+    ck_assert_int_eq(decode_str("}\x03* ", out, sizeof out), 4);
+    ck_assert(!memcmp(out, "####", 4));
+    ck_assert_int_eq(decode_str("", out, sizeof out), 0);
+}
+END_TEST
+
+START_TEST(test_rsp_decode_malformed)
+{
+    struct guarded g;
+
+    guard_init(&g, 8);
+    ck_assert_int_eq(decode_str("* ", g.b, 8), RSP_EFRAME);     /* nothing to repeat */
+    ck_assert_int_eq(decode_str("a*", g.b, 8), RSP_EFRAME);     /* no count */
+    ck_assert_int_eq(decode_str("a}", g.b, 8), RSP_EFRAME);     /* escape at the end */
+    ck_assert_int_eq(decode_str("a*\x1f", g.b, 8), RSP_EFRAME); /* count below ' ' */
+    ck_assert_int_eq(decode_str("a*\x7f", g.b, 8), RSP_EFRAME); /* count above '~' */
+    guard_check(&g, 8);
+}
+END_TEST
+
+START_TEST(test_rsp_decode_overflow)
+{
+    struct guarded g;
+
+    /* A run that would spill past the buffer is refused before a byte is written. */
+    guard_init(&g, 10);
+    ck_assert_int_eq(decode_str("0*~", g.b, 10), RSP_ETOOLONG);
+    guard_check(&g, 10);
+    guard_init(&g, 4);
+    ck_assert_int_eq(decode_str("0* ", g.b, 4), 4); /* exactly full */
+    guard_check(&g, 4);
+    ck_assert_int_eq(decode_str("0*!", g.b, 4), RSP_ETOOLONG);
+    ck_assert_int_eq(decode_str("01234", g.b, 4), RSP_ETOOLONG);
+    ck_assert_int_eq(decode_str("0123}]", g.b, 4), RSP_ETOOLONG);
+    guard_check(&g, 4);
+    ck_assert_int_eq(decode_str("a", g.b, 0), RSP_ETOOLONG);
+}
+END_TEST
+
+START_TEST(test_rsp_unframe)
+{
+    uint8_t out[32];
+
+    ck_assert_int_eq(rsp_unframe("$OK#9a", 6, out, sizeof out), 2);
+    ck_assert(!memcmp(out, "OK", 2));
+    ck_assert_int_eq(rsp_unframe("$OK#9A", 6, out, sizeof out), 2); /* either case */
+    ck_assert_int_eq(rsp_unframe("$#00", 4, out, sizeof out), 0);
+    ck_assert_int_eq(rsp_unframe("$0* #7a", 7, out, sizeof out), 4);
+    ck_assert(!memcmp(out, "0000", 4));
+}
+END_TEST
+
+START_TEST(test_rsp_unframe_malformed)
+{
+    struct guarded g;
+
+    guard_init(&g, 8);
+    ck_assert_int_eq(rsp_unframe("OK#9a", 5, g.b, 8), RSP_EFRAME); /* no '$' */
+    ck_assert_int_eq(rsp_unframe("$OK9a", 5, g.b, 8), RSP_EFRAME); /* no '#' */
+    ck_assert_int_eq(rsp_unframe("$OK#9", 5, g.b, 8), RSP_EFRAME); /* short checksum */
+    ck_assert_int_eq(rsp_unframe("$OK#", 4, g.b, 8), RSP_EFRAME);
+    ck_assert_int_eq(rsp_unframe("$OK#zz", 6, g.b, 8), RSP_EFRAME);  /* not hex */
+    ck_assert_int_eq(rsp_unframe("$OK#9ax", 7, g.b, 8), RSP_EFRAME); /* junk after */
+    ck_assert_int_eq(rsp_unframe("$OK#9b", 6, g.b, 8), RSP_ECHECKSUM);
+    ck_assert_int_eq(rsp_unframe("$a*#8b", 6, g.b, 8), RSP_EFRAME); /* bad RLE, good sum */
+    ck_assert_int_eq(rsp_unframe("$", 1, g.b, 8), RSP_EFRAME);
+    ck_assert_int_eq(rsp_unframe("", 0, g.b, 8), RSP_EFRAME);
+    ck_assert_int_eq(rsp_unframe("$0*~#d8", 7, g.b, 8), RSP_ETOOLONG);
+    guard_check(&g, 8);
+}
+END_TEST
+
+/* Whatever the bytes, framing then unframing gives them back. */
+START_TEST(test_rsp_frame_round_trip)
+{
+    uint8_t data[64], back[64];
+    char frame[2 * 64 + 4];
+
+    srand(12345);
+    for (int t = 0; t < 5000; t++) {
+        size_t n = (size_t)rand() % sizeof data;
+        long k, m;
+
+        for (size_t i = 0; i < n; i++)
+            data[i] = (uint8_t)(t % 3 ? rand() : "$#}*0"[rand() % 5]);
+        k = rsp_frame(data, n, frame, sizeof frame);
+        ck_assert_int_gt(k, 0);
+        ck_assert_ptr_null(memchr(frame + 1, '$', (size_t)k - 1)); /* nothing a frame ends on */
+        ck_assert_ptr_eq(memchr(frame, '#', (size_t)k), frame + k - 3);
+        m = rsp_unframe(frame, (size_t)k, back, sizeof back);
+        ck_assert_int_eq(m, (long)n);
+        ck_assert(!memcmp(data, back, n));
+    }
+}
+END_TEST
+
+START_TEST(test_rsp_hex)
+{
+    uint8_t out[8];
+    char text[17];
+
+    ck_assert_int_eq(rsp_hex_decode("00ff7fA0", 8, out, sizeof out), 4);
+    ck_assert(!memcmp(out, "\x00\xff\x7f\xa0", 4));
+    ck_assert_int_eq(rsp_hex_decode("", 0, out, sizeof out), 0);
+    ck_assert_int_eq(rsp_hex_decode("0", 1, out, sizeof out), -1);  /* odd */
+    ck_assert_int_eq(rsp_hex_decode("0g", 2, out, sizeof out), -1); /* not hex */
+    ck_assert_int_eq(rsp_hex_decode("0 ", 2, out, sizeof out), -1);
+    ck_assert_int_eq(rsp_hex_decode("000000", 6, out, 2), -1); /* too long */
+    ck_assert_int_eq(rsp_hex_encode("\x00\xff\x10", 3, text, sizeof text), 6);
+    ck_assert_str_eq(text, "00ff10");
+    ck_assert_int_eq(rsp_hex_encode("abcd", 4, text, 8), -1); /* no room for NUL */
+}
+END_TEST
+
+START_TEST(test_rsp_error_code)
+{
+    ck_assert_int_eq(rsp_error_code("E01", 3), 1);
+    ck_assert_int_eq(rsp_error_code("EFF", 3), 255);
+    ck_assert_int_eq(rsp_error_code("E0e", 3), 14);
+    ck_assert_int_eq(rsp_error_code("E.no such memory", 16), 0);
+    ck_assert_int_eq(rsp_error_code("E1", 2), -1);
+    ck_assert_int_eq(rsp_error_code("E0g", 3), -1);
+    ck_assert_int_eq(rsp_error_code("E010", 4), -1); /* two bytes of hex data, not an error */
+    ck_assert_int_eq(rsp_error_code("e01", 3), -1);
+    ck_assert_int_eq(rsp_error_code("OK", 2), -1);
+    ck_assert_int_eq(rsp_error_code("", 0), -1);
+}
+END_TEST
+
+START_TEST(test_rsp_parse_supported)
+{
+    static const char gdbserver[] =
+        "PacketSize=47ff;QPassSignals+;QProgramSignals+;qXfer:libraries-svr4:read+;"
+        "qXfer:auxv:read+;qXfer:features:read+;QStartNoAckMode+;qXfer:auxv:readx+";
+    struct rsp_features f;
+
+    ck_assert_int_eq(rsp_parse_supported(gdbserver, strlen(gdbserver), &f), 0);
+    ck_assert_uint_eq(f.packet_size, 0x47ff);
+    ck_assert_int_eq(f.no_ack, 1);
+    ck_assert_int_eq(f.auxv, 1);
+    ck_assert_int_eq(f.binary_upload, 0);
+    ck_assert_int_eq(rsp_parse_supported("PacketSize=1000;binary-upload+", 30, &f), 0);
+    ck_assert_uint_eq(f.packet_size, 0x1000);
+    ck_assert_int_eq(f.binary_upload, 1);
+    ck_assert_int_eq(f.no_ack, 0);
+    ck_assert_int_eq(rsp_parse_supported("binary-upload-;QStartNoAckMode-", 31, &f), 0);
+    ck_assert_int_eq(f.binary_upload + f.no_ack, 0);
+    ck_assert_int_eq(rsp_parse_supported("", 0, &f), 0);
+    ck_assert_uint_eq(f.packet_size, 400); /* GDB's default */
+    /* A size past any sane packet is clamped; its digits never wrap around. */
+    ck_assert_int_eq(rsp_parse_supported("PacketSize=ffffffffffffffffffff", 31, &f), 0);
+    ck_assert_uint_eq(f.packet_size, 1u << 20);
+    ck_assert_int_eq(rsp_parse_supported("PacketSize=zz", 13, &f), -1);
+    ck_assert_int_eq(rsp_parse_supported("PacketSize=", 11, &f), -1);
+    ck_assert_int_eq(rsp_parse_supported("PacketSize=10 ;x", 16, &f), -1);
+}
+END_TEST
+
+START_TEST(test_rsp_auxv_find)
+{
+    /* AT_PHDR (3), AT_ENTRY (9), AT_NULL, then garbage that must not be read as an entry. */
+    static const uint8_t v64[] = {3, 0, 0, 0, 0, 0, 0, 0, 0x40, 0,    0,    0,    0,    0,    0, 0,
+                                  9, 0, 0, 0, 0, 0, 0, 0, 0x60, 0x10, 0x34, 0x12, 0x55, 0x55, 0, 0,
+                                  0, 0, 0, 0, 0, 0, 0, 0, 0,    0,    0,    0,    0,    0,    0, 0,
+                                  7, 0, 0, 0, 0, 0, 0, 0, 1,    0,    0,    0,    0,    0,    0, 0};
+    static const uint8_t v32[] = {9, 0, 0, 0, 0x01, 0x80, 0, 0x08, 0, 0, 0, 0, 0, 0, 0, 0};
+    uint64_t v = 0;
+
+    ck_assert_int_eq(rsp_auxv_find(v64, sizeof v64, 8, 9, &v), 0);
+    ck_assert_uint_eq(v, 0x555512341060ull);
+    ck_assert_int_eq(rsp_auxv_find(v64, sizeof v64, 8, 3, &v), 0);
+    ck_assert_uint_eq(v, 0x40);
+    ck_assert_int_eq(rsp_auxv_find(v64, sizeof v64, 8, 7, &v), -1); /* after AT_NULL */
+    ck_assert_int_eq(rsp_auxv_find(v64, 23, 8, 9, &v), -1);         /* cut inside an entry */
+    ck_assert_int_eq(rsp_auxv_find(v32, sizeof v32, 4, 9, &v), 0);
+    ck_assert_uint_eq(v, 0x08008001u);
+    ck_assert_int_eq(rsp_auxv_find(v32, sizeof v32, 2, 9, &v), -1);
+    ck_assert_int_eq(rsp_auxv_find(NULL, 0, 8, 9, &v), -1);
+}
+END_TEST
+
+START_TEST(test_rsp_parse_where)
+{
+    struct rsp_where w;
+    char err[128];
+
+    ck_assert_int_eq(rsp_parse_where("127.0.0.1:3333", &w, err, sizeof err), 0);
+    ck_assert_int_eq(w.serial, 0);
+    ck_assert_str_eq(w.host, "127.0.0.1");
+    ck_assert_str_eq(w.port, "3333");
+    ck_assert_int_eq(rsp_parse_where(":3333", &w, err, sizeof err), 0);
+    ck_assert_str_eq(w.host, "127.0.0.1");
+    ck_assert_int_eq(rsp_parse_where("[::1]:2331", &w, err, sizeof err), 0);
+    ck_assert_str_eq(w.host, "::1");
+    ck_assert_str_eq(w.port, "2331");
+    ck_assert_int_eq(rsp_parse_where("tcp:probe.local:1234", &w, err, sizeof err), 0);
+    ck_assert_str_eq(w.host, "probe.local");
+    ck_assert_int_eq(rsp_parse_where("/dev/ttyACM0", &w, err, sizeof err), 0);
+    ck_assert_int_eq(w.serial, 1);
+    ck_assert_str_eq(w.path, "/dev/ttyACM0");
+    ck_assert_uint_eq(w.baud, 115200);
+    ck_assert_int_eq(rsp_parse_where("/dev/ttyACM0:921600", &w, err, sizeof err), 0);
+    ck_assert_str_eq(w.path, "/dev/ttyACM0");
+    ck_assert_uint_eq(w.baud, 921600);
+    /* A path that exists keeps its colons. */
+    ck_assert_int_eq(rsp_parse_where("/dev/null", &w, err, sizeof err), 0);
+    ck_assert_str_eq(w.path, "/dev/null");
+
+    ck_assert_int_eq(rsp_parse_where("foo", &w, err, sizeof err), -1);
+    ck_assert_int_eq(rsp_parse_where("", &w, err, sizeof err), -1);
+    ck_assert_int_eq(rsp_parse_where("host:", &w, err, sizeof err), -1);
+    ck_assert_int_eq(rsp_parse_where("host:0", &w, err, sizeof err), -1);
+    ck_assert_int_eq(rsp_parse_where("host:65536", &w, err, sizeof err), -1);
+    ck_assert_int_eq(rsp_parse_where("host:12ab", &w, err, sizeof err), -1);
+    ck_assert_int_eq(rsp_parse_where("host:-1", &w, err, sizeof err), -1);
+    ck_assert_int_eq(rsp_parse_where("::1:3333", &w, err, sizeof err), -1);
+    ck_assert_int_eq(rsp_parse_where("/dev/ttyACM0:0", &w, err, sizeof err), -1);
+    ck_assert_int_eq(rsp_parse_where("/dev/ttyACM0:123456789", &w, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "baud"));
+}
+END_TEST
+
+/* Nothing listens on a port of 127.0.0.1 just released: a clear "refused", quickly. */
+START_TEST(test_rsp_connect_errors)
+{
+    char err[512];
+
+    ck_assert_ptr_null(rsp_connect("127.0.0.1:1", 2000, err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "127.0.0.1:1: connection refused"));
+    ck_assert_ptr_null(rsp_connect("nohost", 2000, err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "not HOST:PORT"));
+    ck_assert_ptr_null(rsp_connect("/nonexistent/tty", 2000, err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "No such file"));
+    ck_assert_ptr_null(rsp_connect("/dev/null", 2000, err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "not a serial device"));
+    rsp_close(NULL);
+}
+END_TEST
+
+Suite *rsp_suite(void)
+{
+    Suite *s = suite_create("rsp");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, test_rsp_checksum);
+    tcase_add_test(tc, test_rsp_frame_plain);
+    tcase_add_test(tc, test_rsp_frame_escapes);
+    tcase_add_test(tc, test_rsp_frame_too_small);
+    tcase_add_test(tc, test_rsp_decode_rle);
+    tcase_add_test(tc, test_rsp_decode_escapes);
+    tcase_add_test(tc, test_rsp_decode_malformed);
+    tcase_add_test(tc, test_rsp_decode_overflow);
+    tcase_add_test(tc, test_rsp_unframe);
+    tcase_add_test(tc, test_rsp_unframe_malformed);
+    tcase_add_test(tc, test_rsp_frame_round_trip);
+    tcase_add_test(tc, test_rsp_hex);
+    tcase_add_test(tc, test_rsp_error_code);
+    tcase_add_test(tc, test_rsp_parse_supported);
+    tcase_add_test(tc, test_rsp_auxv_find);
+    tcase_add_test(tc, test_rsp_parse_where);
+    tcase_add_test(tc, test_rsp_connect_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# pull_qemu.sh - "cygtrace pull" against QEMU's gdbstub, the GDB server of a real Cortex-M board
+# model running the example firmware (build/firmware/BOARD/{demo,crash,reset}.elf): the demo's
+# call tree, a HardFault's tree that ends with the fault and the call stack, and a trace that
+# survived a warm reset. QEMU stops the machine while a debugger is connected and resumes it on
+# detach: each board is left running as it was found.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+BOARDS=${PULL_QEMU_BOARDS:-mps2-an385 mps2-an386 mps2-an505 microbit}
+FW=$BUILD/firmware
+need "$CT"
+if ! command -v qemu-system-arm >/dev/null; then
+    fail "$E2E_NAME-prerequisites" "qemu-system-arm is not installed (make deps)"
+    finish
+fi
+
+QEMU_PID=
+trap '[ -n "$QEMU_PID" ] && kill "$QEMU_PID" 2>/dev/null' EXIT
+
+# qemu_start TAG BOARD ELF: runs the firmware with its UART in $T/TAG.uart and its gdbstub on a
+# free port ($PORT). A port someone else holds makes QEMU exit at once: then the next one.
+qemu_start() {
+    local tag=$1 board=$2 elf=$3 base=$((20000 + RANDOM % 20000)) i
+    for ((i = 0; i < 20; i++)); do
+        PORT=$((base + i * 7))
+        rm -f "$T/$tag.uart"
+        timeout 60 qemu-system-arm -M "$board" -display none -monitor none -nographic \
+            -serial "file:$T/$tag.uart" -gdb "tcp:127.0.0.1:$PORT" -kernel "$elf" \
+            </dev/null >"$T/$tag.qemu" 2>&1 &
+        QEMU_PID=$!
+        sleep 0.3
+        if kill -0 "$QEMU_PID" 2>/dev/null; then
+            return 0
+        fi
+        wait "$QEMU_PID" 2>/dev/null
+        grep -qi 'gdbserver\|address already in use' "$T/$tag.qemu" || break
+    done
+    QEMU_PID=
+    fail "$tag-qemu" "QEMU did not start: $(head -n 2 "$T/$tag.qemu" | tr '\n' '|')"
+    return 1
+}
+
+qemu_stop() {
+    if [ -n "$QEMU_PID" ]; then
+        kill "$QEMU_PID" 2>/dev/null
+        wait "$QEMU_PID" 2>/dev/null
+        QEMU_PID=
+    fi
+}
+
+# uart_wait TAG TEXT: waits (20 s at most) for TEXT in the firmware's UART output.
+uart_wait() {
+    local i
+    for ((i = 0; i < 200; i++)); do
+        grep -qF "$2" "$T/$1.uart" 2>/dev/null && return 0
+        kill -0 "$QEMU_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    fail "$1-uart" "no '$2' on the UART: $(tr '\n' '|' <"$T/$1.uart" 2>/dev/null | cut -c1-160)"
+    return 1
+}
+
+# nested FILE NAME...: in the tree FILE (a tree_body), the first call of each NAME ("NAME() {"
+# or "NAME();") after the one before is indented deeper than it: the calls nest as listed.
+# Prints what is wrong, nothing when they do.
+nested() {
+    local file=$1 prev=-1 prev_line=0 name found n line
+    shift
+    for name in "$@"; do
+        found=$(awk -v fn="$name" -v after="$prev_line" '
+            NR <= after { next }
+            { match($0, /^ */); ind = RLENGTH; rest = substr($0, ind + 1) }
+            index(rest, fn "() {") == 1 || index(rest, fn "();") == 1 { print ind, NR; exit }' "$file")
+        if [ -z "$found" ]; then
+            echo "no call of $name after line $prev_line"
+            return
+        fi
+        read -r n line <<<"$found"
+        if [ "$n" -le "$prev" ] || [ "$line" -le "$prev_line" ]; then
+            echo "$name (line $line, indented $n) is not inside the call before it"
+            return
+        fi
+        prev=$n
+        prev_line=$line
+    done
+}
+
+for board in $BOARDS; do
+    # Copies: QEMU and pull must see the same ELF even if a make rebuilds it meanwhile.
+    missing=0
+    mkdir -p "$T/$board"
+    for prog in demo crash reset; do
+        if ! cp "$FW/$board/$prog.elf" "$T/$board/" 2>/dev/null; then
+            fail "$board-firmware" "$FW/$board/$prog.elf is missing: run make (needs arm-none-eabi-gcc)"
+            missing=1
+        fi
+    done
+    [ "$missing" -eq 0 ] || continue
+    demo=$T/$board/demo.elf crash=$T/$board/crash.elf reset=$T/$board/reset.elf
+
+    # --- demo: the tree of a normal run ------------------------------------------------------
+    tag=$board-demo
+    if qemu_start "$tag" "$board" "$demo" && uart_wait "$tag" "demo: done"; then
+        run "$tag" "$CT" pull --gdb=127.0.0.1:$PORT "$demo"
+        check "$tag-pull" "status $RC: $(head -n 1 "$T/$tag.err")" [ "$RC" -eq 0 ]
+        tree_body "$T/$tag.out" >"$T/$tag.body"
+        # DEMO_Run -> decide -> calcValue, and decide -> getValue -> calcValue (demo.c).
+        bad=$(nested "$T/$tag.body" DEMO_Run decide calcValue)
+        check "$tag-nesting-calcValue" "$bad" [ -z "$bad" ]
+        bad=$(nested "$T/$tag.body" DEMO_Run decide getValue calcValue)
+        check "$tag-nesting-getValue" "$bad" [ -z "$bad" ]
+        check "$tag-crumble" "no Crumble_make_apple_crumble() {" \
+            grep -q '^ *Crumble_make_apple_crumble() {$' "$T/$tag.body"
+        check "$tag-resumed" "QEMU is gone after the detach" kill -0 "$QEMU_PID"
+        # The firmware sleeps after "demo: done": every way of reading gives the same bytes.
+        run "$tag-o" "$CT" pull --gdb=127.0.0.1:$PORT -o "$T/$tag.dump" "$demo"
+        run "$tag-dump-tree" "$CT" tree "$demo" "$T/$tag.dump"
+        check "$tag-o-decodes" "tree of pull -o's dump differs from pull's" \
+            same "$T/$tag.out" "$T/$tag-dump-tree.out"
+        start=$(date +%s)
+        run "$tag-halt" "$CT" pull --halt --gdb=127.0.0.1:$PORT -o "$T/$tag-halt.dump" "$demo"
+        took=$(($(date +%s) - start))
+        check "$tag-halt" "status $RC in $took s: $(head -n 1 "$T/$tag-halt.err")" \
+            eval '[ "$RC" -eq 0 ] && [ "$took" -le 3 ]'
+        check "$tag-halt-same" "--halt read other bytes" cmp -s "$T/$tag.dump" "$T/$tag-halt.dump"
+        run "$tag-gdb" env -u DEBUGINFOD_URLS gdb-multiarch -batch -nx \
+            -iex 'set debuginfod enabled off' -x "$ROOT/tools/cygtrace.gdb" \
+            -ex "target remote 127.0.0.1:$PORT" -ex "cygtrace-dump $T/$tag-gdb.dump" \
+            -ex detach "$demo"
+        check "$tag-gdb-same" "gdb's dump differs: $(grep -m1 -i error "$T/$tag-gdb.err")" \
+            cmp -s "$T/$tag.dump" "$T/$tag-gdb.dump"
+        check "$tag-resumed-again" "QEMU is gone after gdb detached" kill -0 "$QEMU_PID"
+    fi
+    qemu_stop
+
+    # --- crash: the fault and the call stack end the tree --------------------------------------
+    tag=$board-crash
+    if qemu_start "$tag" "$board" "$crash" && uart_wait "$tag" "crash: HardFault, trace frozen"; then
+        run "$tag" "$CT" pull --gdb=127.0.0.1:$PORT "$crash"
+        check "$tag-pull" "status $RC: $(head -n 1 "$T/$tag.err")" [ "$RC" -eq 0 ]
+        # Past the tree: "*** HardFault at FUNC+0x..", then the call stack, innermost first, and
+        # notes: nothing but "#" lines after the fault.
+        fault=$(grep -n '^\*\*\* HardFault at ' "$T/$tag.out" | tail -n 1)
+        fline=${fault%%:*}
+        fault=${fault#*:}
+        where=${fault#\*\*\* HardFault at }
+        func=${where%%[+,]*}
+        tail -n +"${fline:-1}" "$T/$tag.out" | tail -n +2 >"$T/$tag.after"
+        check "$tag-fault-line" "no '*** HardFault at' line" [ -n "$fault" ]
+        check "$tag-fault-names-function" "$fault" eval '[[ "$func" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]]'
+        check "$tag-fault-then-stack" "the call stack does not follow the fault line" \
+            grep -q '^# call stack at the end of the trace' "$T/$tag.after"
+        check "$tag-fault-last" "after the fault line: $(grep -v '^#' "$T/$tag.after" | head -n 1)" \
+            eval '! grep -qv "^#" "$T/$tag.after"'
+        check "$tag-frozen" "no note that the trace was frozen" \
+            grep -q '^# the trace was frozen' "$T/$tag.out"
+        stack0=$(awk '$1 == "#" && $2 == "0" { print $3; exit }' "$T/$tag.after")
+        check "$tag-stack-innermost" "fault in $func, innermost frame '$stack0'" \
+            [ "$func" = "$stack0" ]
+        cp "$T/$tag.out" "$T/$tag.tree"
+    fi
+    qemu_stop
+
+    # --- reset: the trace kept across a warm reset, resets=1 -----------------------------------
+    tag=$board-reset
+    if qemu_start "$tag" "$board" "$reset" && uart_wait "$tag" "reset: kept the trace"; then
+        run "$tag" "$CT" pull --gdb=127.0.0.1:$PORT -o "$T/$tag.dump" "$reset"
+        check "$tag-pull" "status $RC: $(head -n 1 "$T/$tag.err")" [ "$RC" -eq 0 ]
+        run "$tag-info" "$CT" info "$reset" "$T/$tag.dump"
+        check "$tag-resets" "info: $(grep -m1 '^resets' "$T/$tag-info.out")" \
+            grep -Eq '^resets: +1 warm resets? survived' "$T/$tag-info.out"
+        run "$tag-tree" "$CT" tree "$reset" "$T/$tag.dump"
+        tree_body "$T/$tag-tree.out" >"$T/$tag.body"
+        bad=$(nested "$T/$tag.body" control_step sensor_read)
+        check "$tag-pre-reset-calls" "status $RC: $bad" eval '[ "$RC" -eq 0 ] && [ -z "$bad" ]'
+        bad=$(nested "$T/$tag.body" control_step filter_update)
+        check "$tag-pre-reset-calls-2" "$bad" [ -z "$bad" ]
+    fi
+    qemu_stop
+done
+
+finish
