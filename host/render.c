@@ -370,6 +370,15 @@ static void on_leave(void *arg, const struct tree_frame *f, unsigned depth, uint
     out_chr(r, '\n');
 }
 
+/* Is addr inside the cygtrace runtime (its hooks or API)? */
+static int in_runtime(const struct render *r, uint64_t addr)
+{
+    const struct sym_info *s = r->sym ? sym_lookup(r->sym, addr - r->bias) : NULL;
+
+    return s && (!strncmp(s->name, "__cyg_profile_func_", 19) || !strncmp(s->name, "cyg_", 4) ||
+                 !strncmp(s->name, "cygtrace_", 9));
+}
+
 static void fault_line(struct render *r, const struct ev *fault, const struct ev *lr)
 {
     char pc[256], from[256];
@@ -388,9 +397,10 @@ static void fault_line(struct render *r, const struct ev *fault, const struct ev
         out_fmt(r, "*** %s at %s", names[kind], pc);
     else
         out_fmt(r, "*** fault %u at %s", kind, pc);
-    if (lr) {
-        render_addr(r->sym, r->bias, lr->addr & ~thumb, from,
-                    sizeof from);
+    /* In instrumented code LR often still holds a return address inside the hook the faulting
+     * function called last: that says nothing about its caller, which the call stack names. */
+    if (lr && !in_runtime(r, lr->addr & ~thumb)) {
+        render_addr(r->sym, r->bias, lr->addr & ~thumb, from, sizeof from);
         out_fmt(r, ", called from %s", from);
     }
     out_chr(r, '\n');
