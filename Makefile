@@ -1,7 +1,8 @@
 # cygtrace - one Makefile for the host tool, the runtimes, the examples and the tests.
 #
 #   make            build/cygtrace, build/linux/libcygtrace.{a,so}, examples, firmware cores
-#   make demo       install missing packages, build, run the demo and print its call tree
+#   make demo       install missing packages, build, crash a firmware under QEMU, pull its
+#                   trace through the GDB server and print the call tree (demo-linux: Linux)
 #   make check      install missing packages, build, run every test
 #   make deps       install missing Debian packages (quick and silent when all are there)
 #   make bench      hook cost and decode throughput benchmarks (bench/)
@@ -159,6 +160,7 @@ demo-linux: deps
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory -f bench/bench.mk O=$(O)
+	$(Q)bench/cortex-m/run.sh $(O)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
