@@ -159,6 +159,21 @@ for board in $BOARDS; do
         check "$tag-stack-innermost" "fault in $func, innermost frame '$stack0'" \
             [ "$func" = "$stack0" ]
         cp "$T/$tag.out" "$T/$tag.tree"
+        # A whole-RAM image, saved the way any probe's tools can: the control block is found in
+        # it by its magic, and must sit where it says it lives.
+        case $board in
+        mps2-an505) ram=0x38000000 ramlen=0x10000 ;;
+        microbit) ram=0x20000000 ramlen=0x4000 ;;
+        *) ram=0x20000000 ramlen=0x10000 ;;
+        esac
+        run "$tag-ramdump" env -u DEBUGINFOD_URLS gdb-multiarch -batch -nx \
+            -iex 'set debuginfod enabled off' -ex "target remote 127.0.0.1:$PORT" \
+            -ex "dump binary memory $T/$tag.ram $ram $ram+$ramlen" -ex detach "$crash"
+        run "$tag-ram" "$CT" tree --ram=$ram "$crash" "$T/$tag.ram"
+        check "$tag-ram-image" "status $RC: $(head -n 1 "$T/$tag-ram.err")" \
+            eval '[ "$RC" -eq 0 ] && same "$T/$tag.out" "$T/$tag-ram.out"'
+        expect_error "$tag-ram-wrong-base" 1 'check --ram' \
+            "$CT" tree --ram=$((ram + 0x100)) "$crash" "$T/$tag.ram"
     fi
     qemu_stop
 
