@@ -7,7 +7,7 @@
 # QEMU the DWT cycle counter reads 0.
 
 FWEX_DIR := examples/firmware
-FWEX_PROGRAMS := demo crash reset
+FWEX_PROGRAMS := demo crash reset stress
 FWEX_BOARDS := mps2-an385 mps2-an386 mps2-an505 microbit
 
 # Per board: CPU flags, board source, defines for the board source.
@@ -22,6 +22,15 @@ fwex_board_microbit := $(FWEX_DIR)/boards/nrf51.c
 # The AN505 boots secure: its UART0 and TIMER0 through their secure aliases; 20 MHz.
 fwex_def_mps2-an505 := -DCMSDK_UART=0x50200000u -DCMSDK_TIMER=0x50000000u \
                        -DCMSDK_CLOCK_HZ=20000000u
+# The nRF51 has no SysTick: stress.c interrupts with its TIMER1 instead.
+fwex_def_microbit := -DBOARD_NRF51
+# stress: a ring of 32768 records (1024 in the micro:bit's 16 KB of RAM), so that thousands of
+# interrupts land in the hooks before it is full: its own copy of cygtrace_cm.o, and stress.c
+# built with the same CYGTRACE_CM_BUFFER_BYTES, as cygtrace_cm.h wants.
+fwex_stress_ring_mps2-an385 := 262272
+fwex_stress_ring_mps2-an386 := 262272
+fwex_stress_ring_mps2-an505 := 262272
+fwex_stress_ring_microbit := 8320
 
 FWEX_RT_SRC := target/core/cygtrace.c target/cortex-m/cygtrace_cm.c common/crc32.c
 FWEX_CFLAGS := -std=gnu11 $(WARN) -g -mthumb -ffreestanding -ffunction-sections \
@@ -42,8 +51,10 @@ firmware:
 endif
 
 # fwex_elf BOARD PROGRAM: an explicit rule, so that make keeps the objects (no intermediates).
+# A program links FWEX_SUPPORT_BOARD_PROGRAM instead of FWEX_SUPPORT_BOARD when there is one.
 define fwex_elf
-$(O)/firmware/$(1)/$(2).elf: $(O)/firmware/$(1)/obj/$(FWEX_DIR)/$(2).o $$(FWEX_SUPPORT_$(1)) \
+$(O)/firmware/$(1)/$(2).elf: $(O)/firmware/$(1)/obj/$(FWEX_DIR)/$(2).o \
+                             $$(or $$(FWEX_SUPPORT_$(1)_$(2)),$$(FWEX_SUPPORT_$(1))) \
                              $(FWEX_DIR)/boards/$(1).ld $(FWEX_DIR)/sections.ld
 	$$(call say,LD,$$@)$(ARM_CC) $(fwex_cpu_$(1)) -mthumb $(FWEX_LDFLAGS) \
 	    -T $(FWEX_DIR)/boards/$(1).ld -o $$@ $$(filter %.o,$$^)
@@ -57,8 +68,20 @@ FWEX_SUPPORT_$(1) := $(patsubst %.c,$(O)/firmware/$(1)/obj/%.o,$(FWEX_RT_SRC) \
 $(O)/firmware/$(1)/obj/%.o: %.c $(FWEX_DEPS)
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(FWEX_CFLAGS) $(fwex_cpu_$(1)) $(fwex_def_$(1)) \
+	    $$(FWEX_RING) \
 	    $$(if $$(filter $(FWEX_PROGRAMS:%=$(FWEX_DIR)/%.c),$$<),$(FWEX_INSTR),$(FWEX_PLAIN)) \
 	    -c $$< -o $$@
+
+# stress: FWEX_SUPPORT_BOARD_stress, with the ring of fwex_stress_ring_BOARD.
+fwex_stress_cm := $(O)/firmware/$(1)/obj/stress/cygtrace_cm.o
+FWEX_SUPPORT_$(1)_stress := $$(patsubst %/target/cortex-m/cygtrace_cm.o,$$(fwex_stress_cm), \
+                                        $$(FWEX_SUPPORT_$(1)))
+$(O)/firmware/$(1)/obj/$(FWEX_DIR)/stress.o $$(fwex_stress_cm): \
+    FWEX_RING := -DCYGTRACE_CM_BUFFER_BYTES=$(fwex_stress_ring_$(1))
+$$(fwex_stress_cm): target/cortex-m/cygtrace_cm.c $(FWEX_DEPS)
+	@mkdir -p $$(dir $$@)
+	$$(call say,CC,$$< [$(1) stress])$(ARM_CC) $(FWEX_CFLAGS) $(fwex_cpu_$(1)) $$(FWEX_RING) \
+	    $(FWEX_PLAIN) -c $$< -o $$@
 endef
 $(foreach b,$(FWEX_BOARDS),$(eval $(call fwex_rules,$(b))))
 $(foreach b,$(FWEX_BOARDS),$(foreach p,$(FWEX_PROGRAMS),$(eval $(call fwex_elf,$(b),$(p)))))

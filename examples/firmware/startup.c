@@ -16,10 +16,36 @@ int main(void);
 
 #define CPACR (*(volatile uint32_t *)0xE000ED88u)
 
-BOARD_NOINSTR static void unexpected(void)
+/* Every exception and interrupt without a handler of its own comes here. */
+BOARD_NOINSTR void Default_Handler(void)
 {
     board_idle();
 }
+
+/* A firmware defines the handlers it needs under these names (as with CMSIS): the weak
+ * aliases give way. IRQn_Handler is device interrupt n (nRF51 TIMER1 is IRQ9_Handler). */
+#define WEAK_HANDLER(name) void name(void) __attribute__((weak, alias("Default_Handler")))
+WEAK_HANDLER(NMI_Handler);
+WEAK_HANDLER(SVC_Handler);
+WEAK_HANDLER(DebugMon_Handler);
+WEAK_HANDLER(PendSV_Handler);
+WEAK_HANDLER(SysTick_Handler);
+WEAK_HANDLER(IRQ0_Handler);
+WEAK_HANDLER(IRQ1_Handler);
+WEAK_HANDLER(IRQ2_Handler);
+WEAK_HANDLER(IRQ3_Handler);
+WEAK_HANDLER(IRQ4_Handler);
+WEAK_HANDLER(IRQ5_Handler);
+WEAK_HANDLER(IRQ6_Handler);
+WEAK_HANDLER(IRQ7_Handler);
+WEAK_HANDLER(IRQ8_Handler);
+WEAK_HANDLER(IRQ9_Handler);
+WEAK_HANDLER(IRQ10_Handler);
+WEAK_HANDLER(IRQ11_Handler);
+WEAK_HANDLER(IRQ12_Handler);
+WEAK_HANDLER(IRQ13_Handler);
+WEAK_HANDLER(IRQ14_Handler);
+WEAK_HANDLER(IRQ15_Handler);
 
 BOARD_NOINSTR void Reset_Handler(void)
 {
@@ -42,10 +68,10 @@ BOARD_NOINSTR void Reset_Handler(void)
 
 /* Faults go to the runtime, which freezes the trace and calls cygtrace_cm_fault_hook(). The
  * slots of MemManage, BusFault, UsageFault and SecureFault are reserved on ARMv6-M: harmless. */
-__attribute__((section(".vectors"), used)) static void (*const vectors[16])(void) = {
+__attribute__((section(".vectors"), used)) static void (*const vectors[16 + 16])(void) = {
     (void (*)(void))(uintptr_t)__stack_top,
     Reset_Handler,
-    unexpected,             /* NMI */
+    NMI_Handler,
     cygtrace_fault_handler, /* HardFault */
     cygtrace_fault_handler, /* MemManage */
     cygtrace_fault_handler, /* BusFault */
@@ -54,9 +80,12 @@ __attribute__((section(".vectors"), used)) static void (*const vectors[16])(void
     0,
     0,
     0,
-    unexpected, /* SVCall */
-    unexpected, /* DebugMonitor */
+    SVC_Handler,
+    DebugMon_Handler,
     0,
-    unexpected, /* PendSV */
-    unexpected, /* SysTick */
+    PendSV_Handler,
+    SysTick_Handler,
+    IRQ0_Handler,  IRQ1_Handler,  IRQ2_Handler,  IRQ3_Handler,  IRQ4_Handler,  IRQ5_Handler,
+    IRQ6_Handler,  IRQ7_Handler,  IRQ8_Handler,  IRQ9_Handler,  IRQ10_Handler, IRQ11_Handler,
+    IRQ12_Handler, IRQ13_Handler, IRQ14_Handler, IRQ15_Handler,
 };

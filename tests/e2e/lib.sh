@@ -185,3 +185,53 @@ finish() {
     [ "$E2E_FAILED" -eq 0 ]
     exit
 }
+
+# --- QEMU: the firmware examples on real board models ---------------------------------------
+
+QEMU_PID=
+
+# qemu_start TAG BOARD ELF [QEMU_ARGS...]: runs the firmware on QEMU's model of BOARD with its
+# UART in $T/TAG.uart and its gdbstub on a free port ($PORT), its process id in $QEMU_PID (a
+# script that starts QEMU kills it in its EXIT trap). A port someone else holds makes QEMU exit
+# at once: then the next one.
+qemu_start() {
+    local tag=$1 board=$2 elf=$3 base=$((20000 + RANDOM % 20000)) i
+    shift 3
+    for ((i = 0; i < 20; i++)); do
+        PORT=$((base + i * 7))
+        rm -f "$T/$tag.uart"
+        timeout 60 qemu-system-arm -M "$board" "$@" -display none -monitor none -nographic \
+            -serial "file:$T/$tag.uart" -gdb "tcp:127.0.0.1:$PORT" -kernel "$elf" \
+            </dev/null >"$T/$tag.qemu" 2>&1 &
+        QEMU_PID=$!
+        sleep 0.3
+        if kill -0 "$QEMU_PID" 2>/dev/null; then
+            return 0
+        fi
+        wait "$QEMU_PID" 2>/dev/null
+        grep -qi 'gdbserver\|address already in use' "$T/$tag.qemu" || break
+    done
+    QEMU_PID=
+    fail "$tag-qemu" "QEMU did not start: $(head -n 2 "$T/$tag.qemu" | tr '\n' '|')"
+    return 1
+}
+
+qemu_stop() {
+    if [ -n "$QEMU_PID" ]; then
+        kill "$QEMU_PID" 2>/dev/null
+        wait "$QEMU_PID" 2>/dev/null
+        QEMU_PID=
+    fi
+}
+
+# uart_wait TAG TEXT: waits (20 s at most) for TEXT in the firmware's UART output.
+uart_wait() {
+    local i
+    for ((i = 0; i < 200; i++)); do
+        grep -qF "$2" "$T/$1.uart" 2>/dev/null && return 0
+        kill -0 "$QEMU_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    fail "$1-uart" "no '$2' on the UART: $(tr '\n' '|' <"$T/$1.uart" 2>/dev/null | cut -c1-160)"
+    return 1
+}

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# fw_integration.sh - a user's firmware built the two documented ways, outside the cygtrace
+# tree: the project in tests/e2e/integration/ (app.c, fast.c, the board support of
+# examples/firmware by path, for mps2-an385) copied to a temp dir and built with make and
+# tools/cygtrace.mk, and with CMake and tools/cygtrace.cmake; then both again with the copies
+# that "make install" puts in PREFIX/share/cygtrace/. Each firmware runs under QEMU and
+# "cygtrace pull" (no --force: the build-id must match) reads its trace: exactly the calls of
+# app.c but those of hidden_checksum (excluded by name) and fast.c (excluded as a file).
+set -u
+. "$(dirname "$0")/lib.sh"
+
+SRC=$E2E_DIR/integration
+FW=$ROOT/examples/firmware
+need "$CT"
+for tool in qemu-system-arm arm-none-eabi-gcc cmake make; do
+    if ! command -v $tool >/dev/null; then
+        fail "$E2E_NAME-prerequisites" "$tool is not installed (make deps; apt-get install cmake)"
+        finish
+    fi
+done
+
+trap '[ -n "$QEMU_PID" ] && kill "$QEMU_PID" 2>/dev/null' EXIT
+
+# The trace of app.c (tree --style=etrace --no-collapse), the same whichever way it is built.
+cat >"$T/expected" <<'EOF'
+main
+|   app_run
+|   |   app_sum
+|   |   |   app_scale
+|   |   |   app_scale
+|   |   |   app_scale
+|   |   app_scale
+EOF
+
+# build TAG CMD...: runs the build command CMD (5 minutes at most, outside any make that runs
+# this script) in $T/TAG, a fresh copy of the project; log in $T/TAG.build.
+build() {
+    local tag=$1 rc
+    shift
+    rm -rf "${T:?}/$tag"
+    cp -r "$SRC" "$T/$tag"
+    (cd "$T/$tag" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL timeout 300 "$@") \
+        </dev/null >"$T/$tag.build" 2>&1
+    rc=$?
+    check "$tag-build" "status $rc: $(grep -m1 -i 'error' "$T/$tag.build")" [ "$rc" -eq 0 ]
+    return $rc
+}
+
+# try TAG ELF CT: the firmware's trace, pulled with the cygtrace binary CT.
+try() {
+    local tag=$1 elf=$2 ct=$3 fn missing=
+    for fn in main app_run app_sum app_scale hidden_checksum fast_mix fast_add; do
+        arm-none-eabi-nm "$elf" 2>/dev/null | grep -q " T $fn\$" || missing="$missing $fn"
+    done
+    # Compiled and linked, so that their absence from the trace is the exclusion's doing.
+    check "$tag-symbols" "not in the ELF:$missing" [ -z "$missing" ]
+    qemu_start "$tag" mps2-an385 "$elf" || return
+    if uart_wait "$tag" "app: done"; then
+        run "$tag-pull" "$ct" pull --gdb=127.0.0.1:$PORT -o "$T/$tag.dump" "$elf"
+        check "$tag-pull" "status $RC: $(head -n 1 "$T/$tag-pull.err")" [ "$RC" -eq 0 ]
+        run "$tag-info" "$ct" info "$elf" "$T/$tag.dump"
+        check "$tag-build-id" "$(grep -m1 '^build-id:' "$T/$tag-info.out")" \
+            grep -q '^build-id: *[0-9a-f]\{40\} (matches the ELF)$' "$T/$tag-info.out"
+        run "$tag-tree" "$ct" tree --style=etrace --no-collapse "$elf" "$T/$tag.dump"
+        grep -v '^#' "$T/$tag-tree.out" >"$T/$tag.calls"
+        for fn in main app_run app_sum app_scale; do
+            check "$tag-has-$fn" "$fn is not in the trace" grep -q "^[| ]*$fn\$" "$T/$tag.calls"
+        done
+        for fn in hidden_checksum fast_mix fast_add; do
+            check "$tag-no-$fn" "$fn is in the trace, excluded though" \
+                eval "! grep -q '$fn' '$T/$tag-tree.out'"
+        done
+        check "$tag-trace" "status $RC, not the calls of app.c" same "$T/expected" "$T/$tag.calls"
+    fi
+    qemu_stop
+}
+
+# --- from the source tree ----------------------------------------------------------------------
+if build make make CYGTRACE_DIR="$ROOT"; then
+    try make "$T/make/app.elf" "$CT"
+fi
+if build cmake sh -c 'cmake -S . -B build -DCMAKE_TOOLCHAIN_FILE=arm-none-eabi.cmake \
+        -DCYGTRACE_CMAKE="$1/tools/cygtrace.cmake" -DFW="$2" && cmake --build build' \
+        sh "$ROOT" "$FW"; then
+    try cmake "$T/cmake/build/app.elf" "$CT"
+fi
+# The ELFs differ (their build-ids): pull refuses the other build's without --force.
+if [ -f "$T/make/app.elf" ] && [ -f "$T/cmake/build/app.elf" ] &&
+    qemu_start cmake-other mps2-an385 "$T/cmake/build/app.elf"; then
+    uart_wait cmake-other "app: done" &&
+        expect_error cmake-other-build 1 'another build.*--force' \
+            "$CT" pull --gdb=127.0.0.1:$PORT -o "$T/other.dump" "$T/make/app.elf"
+    qemu_stop
+fi
+
+# --- from "make install PREFIX=..." ------------------------------------------------------------
+INST=$T/inst
+(cd "$ROOT" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL timeout 300 \
+    make --no-print-directory O="$BUILD" install PREFIX="$INST") </dev/null >"$T/install.log" 2>&1
+rc=$?
+check install "status $rc: $(tail -n 1 "$T/install.log")" [ "$rc" -eq 0 ]
+if [ "$rc" -eq 0 ]; then
+    SHARE=$INST/share/cygtrace
+    if build make-installed make CYGTRACE_DIR="$SHARE" CYGTRACE_MK="$SHARE/cygtrace.mk" \
+        FW="$FW"; then
+        try make-installed "$T/make-installed/app.elf" "$INST/bin/cygtrace"
+    fi
+    if build cmake-installed sh -c 'cmake -S . -B build -DCMAKE_TOOLCHAIN_FILE=arm-none-eabi.cmake \
+            -DCYGTRACE_CMAKE="$1/cygtrace.cmake" -DFW="$2" && cmake --build build' \
+            sh "$SHARE" "$FW"; then
+        try cmake-installed "$T/cmake-installed/build/app.elf" "$INST/bin/cygtrace"
+    fi
+    # The installed copies build the runtime from PREFIX/share/cygtrace, not from the tree.
+    for tag in make-installed cmake-installed; do
+        [ "$tag" = make-installed ] && log=$T/$tag.build || log=$T/$tag/build/CMakeFiles
+        check "$tag-runtime" "the runtime is not built from $SHARE, or $ROOT/target is read" \
+            eval 'grep -rqF "$SHARE/target/core/cygtrace.c" "$log" &&
+                  ! grep -rqF -e "$ROOT/target/" -e "$ROOT/common/" "$log"'
+    done
+fi
+
+finish
