@@ -12,14 +12,13 @@ set -u
 SRC=$E2E_DIR/integration
 FW=$ROOT/examples/firmware
 need "$CT"
-for tool in qemu-system-arm arm-none-eabi-gcc cmake make; do
+need_qemu
+for tool in arm-none-eabi-gcc cmake make; do
     if ! command -v $tool >/dev/null; then
-        fail "$E2E_NAME-prerequisites" "$tool is not installed (make deps; apt-get install cmake)"
+        fail "$E2E_NAME-prerequisites" "$tool is not installed (make deps)"
         finish
     fi
 done
-
-trap '[ -n "$QEMU_PID" ] && kill "$QEMU_PID" 2>/dev/null' EXIT
 
 # The trace of app.c (tree --style=etrace --no-collapse), the same whichever way it is built.
 cat >"$T/expected" <<'EOF'

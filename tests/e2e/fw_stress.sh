@@ -12,12 +12,7 @@ set -u
 BOARDS=${FW_STRESS_BOARDS:-mps2-an385 mps2-an386 mps2-an505 microbit}
 FW=$BUILD/firmware
 need "$CT"
-if ! command -v qemu-system-arm >/dev/null; then
-    fail "$E2E_NAME-prerequisites" "qemu-system-arm is not installed (make deps)"
-    finish
-fi
-
-trap '[ -n "$QEMU_PID" ] && kill "$QEMU_PID" 2>/dev/null' EXIT
+need_qemu
 
 # info_field FILE NAME: the number after "NAME:" in cygtrace info's output, or empty.
 info_field() {

@@ -190,6 +190,16 @@ finish() {
 
 QEMU_PID=
 
+# need_qemu: ends the script (one failure) without qemu-system-arm; else makes sure that the
+# QEMU it starts is killed when the script exits, however it exits.
+need_qemu() {
+    if ! command -v qemu-system-arm >/dev/null; then
+        fail "$E2E_NAME-prerequisites" "qemu-system-arm is not installed (make deps)"
+        finish
+    fi
+    trap '[ -n "$QEMU_PID" ] && kill "$QEMU_PID" 2>/dev/null' EXIT
+}
+
 # qemu_start TAG BOARD ELF [QEMU_ARGS...]: runs the firmware on QEMU's model of BOARD with its
 # UART in $T/TAG.uart and its gdbstub on a free port ($PORT), its process id in $QEMU_PID (a
 # script that starts QEMU kills it in its EXIT trap). A port someone else holds makes QEMU exit

@@ -10,12 +10,7 @@ set -u
 BOARDS=${PULL_QEMU_BOARDS:-mps2-an385 mps2-an386 mps2-an505 microbit}
 FW=$BUILD/firmware
 need "$CT"
-if ! command -v qemu-system-arm >/dev/null; then
-    fail "$E2E_NAME-prerequisites" "qemu-system-arm is not installed (make deps)"
-    finish
-fi
-
-trap '[ -n "$QEMU_PID" ] && kill "$QEMU_PID" 2>/dev/null' EXIT
+need_qemu
 
 # nested FILE NAME...: in the tree FILE (a tree_body), the first call of each NAME ("NAME() {"
 # or "NAME();") after the one before is indented deeper than it: the calls nest as listed.
