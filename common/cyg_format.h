@@ -151,7 +151,8 @@ _Static_assert(sizeof(struct cyg_ctl) == CYG_HDR_BYTES, "control block size");
 #define CYG_SP_CONTEXT 2u  /* a = context handle (task, ISR); data = context id now running */
 #define CYG_SP_MARK 3u     /* a = user value; data = user mark id */
 #define CYG_SP_FAULT 4u    /* a = faulting PC; data = fault kind (CYG_FAULT_*) */
-#define CYG_SP_FAULT_LR 5u /* a = LR at the fault; follows CYG_SP_FAULT */
+#define CYG_SP_FAULT_LR 5u /* a = LR at the fault (a signal: the faulting address); follows
+                              CYG_SP_FAULT */
 #define CYG_SP_START 6u    /* recording (re)started: what came before may be unrelated */
 #define CYG_SP_STOP 7u     /* recording stopped by the API */
 

@@ -370,6 +370,19 @@ static void on_leave(void *arg, const struct tree_frame *f, unsigned depth, uint
     out_chr(r, '\n');
 }
 
+/* The usual name of a fatal signal number (Linux numbering, which every supported port has). */
+static const char *signal_name(unsigned sig)
+{
+    switch (sig) {
+    case 4: return "SIGILL";
+    case 6: return "SIGABRT";
+    case 7: return "SIGBUS";
+    case 8: return "SIGFPE";
+    case 11: return "SIGSEGV";
+    default: return "signal";
+    }
+}
+
 /* Is addr inside the cygtrace runtime (its hooks or API)? */
 static int in_runtime(const struct render *r, uint64_t addr)
 {
@@ -391,8 +404,20 @@ static void fault_line(struct render *r, const struct ev *fault, const struct ev
                                         [CYG_FAULT_SECURE] = "SecureFault"};
 
     render_addr(r->sym, r->bias, fault->addr & ~thumb, pc, sizeof pc);
-    if (kind >= CYG_FAULT_SIGNAL)
-        out_fmt(r, "*** signal %u at %s", kind - CYG_FAULT_SIGNAL, pc);
+    if (kind >= CYG_FAULT_SIGNAL) {
+        /* Linux: the word after the PC is the faulting address, not a return address. */
+        unsigned sig = kind - CYG_FAULT_SIGNAL;
+
+        /* A PC outside the ELF (in a library: abort() in libc) is shown as it was at run
+         * time; the program's load bias means nothing there. */
+        if (!r->sym || !sym_lookup(r->sym, fault->addr - r->bias))
+            snprintf(pc, sizeof pc, "0x%" PRIx64 " (outside the ELF)", fault->addr);
+        out_fmt(r, "*** signal %u (%s) at %s", sig, signal_name(sig), pc);
+        if (lr && (lr->addr || sig == 11 || sig == 7)) /* NULL is the usual bad address */
+            out_fmt(r, ", address 0x%" PRIx64, lr->addr);
+        out_chr(r, '\n');
+        return;
+    }
     else if (kind < sizeof names / sizeof names[0] && names[kind])
         out_fmt(r, "*** %s at %s", names[kind], pc);
     else

@@ -7,7 +7,12 @@
  *
  * Environment: CYGTRACE_OUT (file, default cygtrace.out), CYGTRACE_SIZE (bytes, K/M/G
  * suffixes, default 16M), CYGTRACE_MODE (overwrite|stop), CYGTRACE_CALLSITES (1 records call
- * sites), CYGTRACE_OFF (1 records nothing).
+ * sites), CYGTRACE_OFF (1 records nothing), CYGTRACE_SIGNALS (0: do not record fatal signals).
+ *
+ * A fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) is recorded as a fault record with
+ * the interrupted PC and the faulting address, and freezes the ring, so the trace ends where
+ * the program died; then the signal goes on as it would have (the previous handler, or the
+ * default action and its core dump).
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -15,11 +20,13 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "cygtrace_port.h"
@@ -119,6 +126,58 @@ NOINSTR static int find_image(struct dl_phdr_info *info, size_t size, void *arg)
     return 1;
 }
 
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+static struct sigaction old_actions[sizeof fatal_signals / sizeof fatal_signals[0]];
+
+/* The PC the signal interrupted, from the machine context; 0 where this port does not know it. */
+NOINSTR static uintptr_t signal_pc(const void *context)
+{
+    const ucontext_t *uc = context;
+
+#if defined(__x86_64__)
+    return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (uintptr_t)uc->uc_mcontext.pc;
+#elif defined(__i386__)
+    return (uintptr_t)uc->uc_mcontext.gregs[REG_EIP];
+#else
+    (void)uc;
+    return 0;
+#endif
+}
+
+/* Records the fault and freezes the ring, puts the previous action back and lets the signal
+ * go on: a fault the instruction raised comes again when we return, one sent (kill, abort's
+ * raise) is raised again. Async-signal-safe: only the runtime's own lock-free stores. */
+NOINSTR static void on_fatal_signal(int sig, siginfo_t *si, void *context)
+{
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+        if (fatal_signals[i] == sig)
+            sigaction(sig, &old_actions[i], NULL);
+    /* si_addr means the faulting address only for faults the CPU raised (si_code > 0); for a
+     * signal sent by kill or raise the same bytes are the sender's pid. */
+    cygtrace_fault(CYG_FAULT_SIGNAL + (unsigned)sig, signal_pc(context),
+                   si->si_code > 0 ? (uintptr_t)si->si_addr : 0);
+    if (si->si_code <= 0)
+        raise(sig);
+}
+
+/* Installs on_fatal_signal where the program has not installed a handler of its own. */
+NOINSTR static void catch_fatal_signals(void)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fatal_signal;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
+        if (sigaction(fatal_signals[i], NULL, &old_actions[i]) == 0 &&
+            old_actions[i].sa_handler == SIG_DFL)
+            sigaction(fatal_signals[i], &sa, NULL);
+    }
+}
+
 NOINSTR static void child_after_fork(void)
 {
     /* The child shares the parent's mapping: writing to it would interleave two processes'
@@ -189,6 +248,8 @@ NOINSTR static void setup(void)
         ;
     cyg_core_set_image(im.bias, (uint32_t)getpid(), clock_hz());
     pthread_atfork(NULL, NULL, child_after_fork);
+    if (!(env = getenv("CYGTRACE_SIGNALS")) || strcmp(env, "0"))
+        catch_fatal_signals();
     if (!CYGTRACE_AUTOSTART)
         return;
     cygtrace_start();

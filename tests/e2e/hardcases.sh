@@ -164,10 +164,31 @@ for s in segv:139 abort:134 kill:137 exit:0; do
     decode "$name"
     check "$name-decodes" "tree exit status $RC: $(head -n 1 "$T/$name-tree.err")" [ "$RC" -eq 0 ]
     check "$name-call-stack" "the tree does not end with the call stack level3..main" \
-        same "$T/stack.expected" <(tail -n 5 "$T/$name.tree")
+        same "$T/stack.expected" <(grep -A4 '^# call stack at the end' "$T/$name.tree")
     check "$name-open-frames" "the tree does not open main..level3" \
-        same "$T/open.expected" <(grep -v '^#' "$T/$name.body")
+        same "$T/open.expected" <(grep -v '^#\|^\*\*\*' "$T/$name.body")
+    # A signal the runtime can catch is a fault record: where it died, and the ring frozen.
+    fault=$(grep '^\*\*\*' "$T/$name.tree")
+    case $name in
+    segv) re='^\*\*\* signal 11 \(SIGSEGV\) at level3\+0x[0-9a-f]+, address 0x0$' ;;
+    abort) re='^\*\*\* signal 6 \(SIGABRT\) at 0x[0-9a-f]+ \(outside the ELF\)$' ;;
+    *) re='^$' ;; # SIGKILL cannot be caught; exit() is no fault
+    esac
+    check "$name-fault-line" "fault line '$fault'" eval '[[ "$fault" =~ $re ]]'
+    if [ "$name" = segv ] || [ "$name" = abort ]; then
+        check "$name-frozen" "no note that the ring was frozen" \
+            grep -q '^# the trace was frozen' "$T/$name.tree"
+    fi
 done
+
+# CYGTRACE_SIGNALS=0 leaves the program's signals alone: no fault record, same call stack.
+run nosig env CYGTRACE_OUT="$T/nosig.trace" CYGTRACE_SIGNALS=0 "$H" segv
+check nosig-status "exit status $RC, expected 139" [ "$RC" -eq 139 ]
+run nosig-tree "$CT" tree "$H" "$T/nosig.trace"
+check nosig-no-fault "a fault line: $(grep -m1 '^\*\*\*' "$T/nosig-tree.out")" \
+    eval '! grep -q "^\*\*\*" "$T/nosig-tree.out"'
+check nosig-call-stack "the tree does not end with the call stack level3..main" \
+    same "$T/stack.expected" <(tail -n 5 "$T/nosig-tree.out")
 
 # record reports a crash and returns the program's status
 run record-segv "$CT" record -o "$T/record-segv.trace" -- "$H" segv
@@ -176,7 +197,7 @@ check record-segv-says-signal "stderr: $(head -n 1 "$T/record-segv.err")" \
     grep -q '^cygtrace: .*killed by signal 11' "$T/record-segv.err"
 run record-segv-tree "$CT" tree "$H" "$T/record-segv.trace"
 check record-segv-call-stack "the tree does not end with the call stack level3..main" \
-    same "$T/stack.expected" <(tail -n 5 "$T/record-segv-tree.out")
+    same "$T/stack.expected" <(grep -A4 '^# call stack at the end' "$T/record-segv-tree.out")
 
 # --- wrap: 1.6 million events through a 256-record ring --------------------------------------
 scenario wrap CYGTRACE_SIZE=4K

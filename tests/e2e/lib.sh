@@ -98,10 +98,11 @@ expect_error() {
 }
 
 # tree_body FILE: the tree style without its duration column and DURATION headers, so that
-# indentation can be compared (2 spaces per level); "#" lines stay as they are.
+# indentation can be compared (2 spaces per level); "#" notes and "***" fault lines, which have
+# no duration column, stay as they are.
 tree_body() {
     awk '/^ *DURATION  FUNCTION$/ { timed = 1; next }
-         /^#/ || !timed { print; next }
+         /^#/ || /^\*\*\*/ || !timed { print; next }
          { print substr($0, 15) }' "$1"
 }
 
