@@ -117,10 +117,10 @@ int dec_locate(struct src *s, struct dec_ring *r, const char **why)
 {
     uint8_t *buf;
     const size_t chunk = 1u << 16;
-    const char *first_why, *why0;
+    const char *reason;
     uint64_t off = 0, size = src_size(s);
     long n = 0;
-    int found = -1;
+    int found = -1, lookalikes = 0;
 
     buf = malloc(chunk + CYG_HDR_BYTES);
     if (!buf) {
@@ -136,11 +136,11 @@ int dec_locate(struct src *s, struct dec_ring *r, const char **why)
         found = 0;
         goto out;
     }
-    why0 = *why;
     /* Not a dump: maybe a RAM image with the block somewhere. Scan for the magic, 4-byte
-     * aligned, keeping the first block that validates; otherwise report the first reason.
-     * Each read overlaps the next chunk by a control block, so a block is never split. */
-    first_why = NULL;
+     * aligned, keeping the first block that validates; otherwise report why the first
+     * lookalike block failed, which says more than "no magic". Each read overlaps the next
+     * chunk by a control block, so a block is never split. */
+    reason = *why;
     for (off = 0; off < size && found < 0; off += chunk) {
         n = src_read(s, off, buf, chunk + CYG_HDR_BYTES);
         if (n < 0) {
@@ -155,11 +155,12 @@ int dec_locate(struct src *s, struct dec_ring *r, const char **why)
                 found = 0;
                 break;
             }
-            if (!first_why) /* a lookalike block: its flaw says more than "no magic" */
-                first_why = *why;
+            if (!lookalikes++)
+                reason = *why;
         }
     }
-    *why = found < 0 && first_why ? first_why : why0;
+    if (found < 0)
+        *why = reason;
 out:
     free(buf);
     return found;

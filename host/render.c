@@ -322,11 +322,37 @@ static const char *how_note(enum tree_exit_how how)
     }
 }
 
+/* A call that returned with nothing shown inside it: folded into the run of identical leaf
+ * calls when it can be; one that never returned (tree style) gets a line of its own with the
+ * reason; any other starts a new run, shown at once unless runs are folded. */
+static void on_leaf(struct render *r, const struct tree_frame *f, unsigned depth, uint64_t ticks,
+                    enum tree_exit_how how)
+{
+    if (how == TREE_RETURNED && r->o.collapse && r->run.active && r->run.depth == depth &&
+        r->run.addr == f->addr) {
+        r->run.count++;
+        r->run.ticks += ticks;
+        return;
+    }
+    flush_run(r);
+    if (how != TREE_RETURNED && r->o.style == RENDER_TREE) {
+        time_col(r, 0, 0);
+        indent(r, depth);
+        put_name(r, f->addr);
+        out_str(r, "();");
+        out_str(r, how_note(how));
+        out_chr(r, '\n');
+        return;
+    }
+    r->run = (struct leaf_run){1, f->addr, depth, 1, ticks};
+    if (how != TREE_RETURNED || !r->o.collapse)
+        flush_run(r);
+}
+
 static void on_leave(void *arg, const struct tree_frame *f, unsigned depth, uint64_t t_exit,
                     enum tree_exit_how how)
 {
     struct render *r = arg;
-    char nb[256];
     int timed = r->o.has_time && f->t_enter && how == TREE_RETURNED;
 
     if (hidden(r, depth))
@@ -338,24 +364,7 @@ static void on_leave(void *arg, const struct tree_frame *f, unsigned depth, uint
     if (r->open.active && r->open.depth == depth) {
         /* The held-back call returns with nothing shown inside: a leaf. */
         r->open.active = 0;
-        if (how == TREE_RETURNED && r->o.collapse && r->run.active && r->run.depth == depth &&
-            r->run.addr == f->addr) {
-            r->run.count++;
-            r->run.ticks += span(f->t_enter, t_exit);
-            return;
-        }
-        flush_run(r);
-        r->run = (struct leaf_run){1, f->addr, depth, 1, timed ? span(f->t_enter, t_exit) : 0};
-        if (how == TREE_RETURNED && r->o.collapse)
-            return;
-        if (how != TREE_RETURNED && r->o.style == RENDER_TREE) {
-            r->run.active = 0;
-            time_col(r, 0, 0);
-            indent(r, depth);
-            out_fmt(r, "%s();%s\n", name_of(r, f->addr, nb, sizeof nb), how_note(how));
-            return;
-        }
-        flush_run(r);
+        on_leaf(r, f, depth, timed ? span(f->t_enter, t_exit) : 0, how);
         return;
     }
     flush_all(r);

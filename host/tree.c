@@ -12,7 +12,6 @@ struct tree {
     unsigned n, cap;
     unsigned unknown;  /* frames at the bottom still waiting for the exit that names them */
     uint64_t unmatched;
-    uint64_t last_time;
 };
 
 struct tree *tree_new(const struct tree_sink *sink, unsigned start_depth, tree_func_of func_of,
@@ -128,8 +127,6 @@ static void on_leave(struct tree *t, const struct ev *e)
 
 int tree_feed(struct tree *t, const struct ev *e)
 {
-    if (e->time)
-        t->last_time = e->time;
     switch (e->kind) {
     case EV_ENTER:
         return on_call(t, e);
