@@ -38,7 +38,7 @@ include examples/firmware/firmware.mk
 # ---------------------------------------------------------------------------------------------
 # common/ and the target runtime
 
-COMMON_SRC := common/crc32.c
+COMMON_SRC := common/crc32.c common/cobs.c
 RT_SRC := target/core/cygtrace.c target/linux/cygtrace_linux.c $(COMMON_SRC)
 RT_INC := -Icommon -Itarget/core -Itarget/linux
 RT_CFLAGS := -std=gnu11 $(WARN) -O2 -g -fPIC -fno-instrument-functions -fvisibility=hidden \
@@ -114,7 +114,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 # examples
 
 INSTR := -finstrument-functions -g -O1 -fno-inline -fno-omit-frame-pointer
-EXAMPLES := crumble hardcases
+EXAMPLES := crumble hardcases ticker
 examples: $(foreach e,$(EXAMPLES),$(O)/examples/$(e))
 
 $(O)/examples/%: examples/%/*.c $(O)/linux/libcygtrace.a
