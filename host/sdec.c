@@ -1,0 +1,441 @@
+/* sdec.c - stream decoding: description frames, events frames, sequence continuity.
+ *
+ * An events frame is parsed whole against a copy of the decoder's state (expected sequence
+ * number, running context, clock) into a frame-sized event buffer; only when it parsed to its
+ * last byte are the events delivered and the copy kept. So a malformed frame changes nothing.
+ *
+ * Frames that start before the expected sequence number: a restarted target always says so
+ * with a description first (it sends one at start), so only a description can restart the
+ * expectation: one whose next_seq is lower than expected, whose lost counter went down, or
+ * that names another program (word size, machine, pid, build-id). An events frame that starts
+ * too early is a duplicate: dropped when all its records were seen, its new tail delivered
+ * when it overlaps. The price: events of a restarted target whose description was lost on
+ * the link are dropped as duplicates until its next description. */
+#include "sdec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cyg_format.h"
+#include "cyg_stream.h"
+
+/* A payload of at most CYG_FRAME_PAYLOAD_MAX bytes has a 4-byte header at least and one byte
+ * per token: fewer events than this, plus the link loss in front. */
+#define EV_MAX (CYG_FRAME_PAYLOAD_MAX + 1u)
+
+#define KNOWN_EF (CYG_EF_TIMESTAMPS | CYG_EF_CALLSITES | CYG_EF_THREADS)
+
+/* What carries over from one events frame to the next. */
+struct sdec_state {
+    uint64_t expect;    /* the sequence number the next events frame should start at */
+    uint32_t ctx;       /* 32-bit streams: the context id of the last CONTEXT special */
+    int have_time;
+    uint64_t last_raw;  /* the last normal event's timestamp, masked to ts_bits */
+    uint64_t last_time; /* ... unwrapped */
+};
+
+struct sdec {
+    sdec_fn fn;
+    void *arg;
+    int have_desc;
+    struct sdec_desc desc;
+    struct sdec_state s;
+    struct sdec_stats st;
+    struct ev ev[EV_MAX];
+};
+
+/* A cursor over a payload. */
+struct rd {
+    const uint8_t *p, *end;
+};
+
+static int rd_u8(struct rd *r, unsigned *v)
+{
+    if (r->p >= r->end)
+        return -1;
+    *v = *r->p++;
+    return 0;
+}
+
+/* Unsigned LEB128, at most 10 bytes, no bits past 64. */
+static int rd_varint(struct rd *r, uint64_t *v)
+{
+    uint64_t x = 0;
+
+    for (unsigned shift = 0; shift < 70; shift += 7) {
+        uint8_t b;
+
+        if (r->p >= r->end)
+            return -1;
+        b = *r->p++;
+        if (shift == 63 && b > 1)
+            return -1;
+        x |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *v = x;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* A zigzag value as the two's complement difference to add. */
+static int rd_zigzag(struct rd *r, uint64_t *v)
+{
+    uint64_t z;
+
+    if (rd_varint(r, &z) < 0)
+        return -1;
+    *v = (z >> 1) ^ (0 - (z & 1));
+    return 0;
+}
+
+static uint64_t ts_mask(unsigned bits)
+{
+    return bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
+}
+
+/* The same rule as dec.c's unwrap (docs/FORMAT.md, "Unwrapping"), across frames. */
+static uint64_t unwrap(struct sdec_state *s, uint64_t raw, uint64_t mask)
+{
+    uint64_t delta;
+
+    if (!s->have_time) {
+        s->have_time = 1;
+        s->last_raw = raw;
+        s->last_time = raw;
+        return raw;
+    }
+    delta = (raw - s->last_raw) & mask;
+    if (delta & ((mask >> 1) + 1))
+        delta |= ~mask;
+    s->last_raw = raw;
+    s->last_time += delta;
+    return s->last_time;
+}
+
+struct sdec *sdec_new(sdec_fn fn, void *arg)
+{
+    struct sdec *d = calloc(1, sizeof *d);
+
+    if (!d)
+        return NULL;
+    d->fn = fn;
+    d->arg = arg;
+    return d;
+}
+
+/* Parses a description payload into *o; -1 when it is malformed or of another version. The
+ * checks are dec_parse's: a description is the ring's control block in other words. */
+static int parse_desc(const uint8_t *p, size_t len, struct sdec_desc *o)
+{
+    struct rd r = {p + 1, p + len};
+    unsigned v[10];
+    uint64_t pid;
+
+    memset(o, 0, sizeof *o);
+    for (unsigned i = 0; i < 10; i++)
+        if (rd_u8(&r, &v[i]) < 0)
+            return -1;
+    o->version = v[0];
+    o->word_bytes = v[1];
+    o->flags = v[2];
+    o->machine = v[3] | v[4] << 8;
+    o->ts_bits = v[5];
+    o->state = v[6];
+    o->resets = v[7];
+    o->cap_log2 = v[8];
+    o->build_id_len = v[9];
+    if (o->version != CYG_STREAM_VERSION || (o->word_bytes != 4 && o->word_bytes != 8) ||
+        o->ts_bits < 1 || o->ts_bits > (o->word_bytes == 4 ? CYG32_TS_BITS : CYG64_TS_BITS) ||
+        o->cap_log2 < 1 || o->cap_log2 > (o->word_bytes == 4 ? 28u : 40u) ||
+        o->state > CYG_S_FULL || o->build_id_len > CYG_BUILD_ID_MAX ||
+        (size_t)(r.end - r.p) < o->build_id_len)
+        return -1;
+    memcpy(o->build_id, r.p, o->build_id_len);
+    r.p += o->build_id_len;
+    if (rd_varint(&r, &o->ts_hz) < 0 || rd_varint(&r, &o->load_bias) < 0 ||
+        rd_varint(&r, &pid) < 0 || pid > UINT32_MAX || rd_varint(&r, &o->next_seq) < 0 ||
+        rd_varint(&r, &o->lost) < 0)
+        return -1;
+    o->pid = (uint32_t)pid;
+    /* bytes after lost: fields of a later version, ignored */
+    return 0;
+}
+
+/* Whether description n says the target started over since the last one. */
+static int restarted(const struct sdec *d, const struct sdec_desc *n)
+{
+    const struct sdec_desc *o = &d->desc;
+
+    return n->next_seq < d->s.expect || n->lost < o->lost || n->word_bytes != o->word_bytes ||
+           n->machine != o->machine || n->pid != o->pid ||
+           n->build_id_len != o->build_id_len ||
+           memcmp(n->build_id, o->build_id, n->build_id_len) != 0;
+}
+
+static int on_desc(struct sdec *d, const uint8_t *p, size_t len)
+{
+    struct sdec_desc n;
+
+    if (parse_desc(p, len, &n) < 0)
+        return -1;
+    d->st.desc++;
+    if (!d->have_desc || restarted(d, &n)) {
+        if (d->have_desc)
+            d->st.restarts++;
+        memset(&d->s, 0, sizeof d->s);
+        d->s.expect = n.next_seq;
+    }
+    /* Otherwise the expectation stays: a next_seq above it means events frames were lost
+     * before this description, and the next events frame reports the gap where it starts. */
+    d->desc = n;
+    d->have_desc = 1;
+    return 0;
+}
+
+/* The frame being parsed: its own decoding state (cyg_stream.h) and the events so far. */
+struct frame {
+    struct rd r;
+    unsigned ef;
+    uint64_t seq;               /* the next record's sequence number */
+    uint64_t raw;               /* the running timestamp, masked */
+    uint64_t cache[CYG_CACHE_SLOTS];
+    uint64_t cached;            /* bit i: cache[i] holds an address */
+    uint64_t lit;
+    uint32_t thread;
+    unsigned n;
+};
+
+/* Reads the rest of an ENTER or EXIT of function addr into e. */
+static int parse_call(struct sdec *d, struct frame *f, struct sdec_state *s, struct ev *e,
+                      uint64_t addr)
+{
+    const int w8 = d->desc.word_bytes == 8;
+    uint64_t v;
+
+    e->addr = addr;
+    e->ctx = w8 ? f->thread : s->ctx;
+    if (f->ef & CYG_EF_CALLSITES) {
+        if (rd_zigzag(&f->r, &v) < 0)
+            return -1;
+        e->site = addr + v;
+        if (!w8 && e->site > UINT32_MAX)
+            return -1;
+    }
+    if (f->ef & CYG_EF_TIMESTAMPS) {
+        uint64_t mask = ts_mask(d->desc.ts_bits);
+
+        if (rd_varint(&f->r, &v) < 0)
+            return -1;
+        f->raw = (f->raw + v) & mask;
+        e->time = unwrap(s, f->raw, mask);
+    }
+    return 0;
+}
+
+static int parse_special(struct sdec *d, struct frame *f, struct sdec_state *s, struct ev *e)
+{
+    const int w8 = d->desc.word_bytes == 8;
+    unsigned type;
+    uint64_t data, payload;
+
+    if (rd_u8(&f->r, &type) < 0 || rd_varint(&f->r, &data) < 0 ||
+        rd_varint(&f->r, &payload) < 0)
+        return -1;
+    /* the widths of the ring's fields: 6-bit type, 24 or 40-bit data, a word of payload */
+    if (type > 0x3f || data > (w8 ? CYG64_DATA_MASK : CYG32_DATA_MASK) ||
+        (!w8 && payload > UINT32_MAX))
+        return -1;
+    e->addr = payload;
+    e->data = (uint32_t)data;
+    e->time = s->last_time;
+    if (!w8 && type == CYG_SP_CONTEXT)
+        s->ctx = (uint32_t)data;
+    e->ctx = w8 ? f->thread : s->ctx;
+    switch (type) {
+    case CYG_SP_THREAD: e->kind = EV_THREAD; break;
+    case CYG_SP_CONTEXT: e->kind = EV_CONTEXT; break;
+    case CYG_SP_MARK: e->kind = EV_MARK; break;
+    case CYG_SP_FAULT: e->kind = EV_FAULT; break;
+    case CYG_SP_FAULT_LR: e->kind = EV_FAULT_LR; break;
+    case CYG_SP_START: e->kind = EV_START; break;
+    case CYG_SP_STOP: e->kind = EV_STOP; break;
+    default:
+        e->kind = EV_UNKNOWN;
+        e->data = type;
+    }
+    return 0;
+}
+
+/* Parses one token. Returns 1 when it made an event in f's buffer, 0 when it only changed
+ * the frame's state (THREAD), -1 when it is malformed. */
+static int parse_token(struct sdec *d, struct frame *f, struct sdec_state *s)
+{
+    const int w8 = d->desc.word_bytes == 8;
+    struct ev *e = &d->ev[f->n];
+    unsigned tok;
+    uint64_t v, addr;
+
+    if (f->n >= EV_MAX || rd_u8(&f->r, &tok) < 0 || f->seq == UINT64_MAX)
+        return -1;
+    memset(e, 0, sizeof *e);
+    e->seq = f->seq;
+    if (tok <= CYG_TK_CACHED_MAX) {
+        unsigned slot = tok & (CYG_CACHE_SLOTS - 1u);
+
+        if (!(f->cached >> slot & 1))
+            return -1;
+        e->kind = (tok & CYG_TK_EXIT_BIT) ? EV_EXIT : EV_ENTER;
+        if (parse_call(d, f, s, e, f->cache[slot]) < 0)
+            return -1;
+    } else if (tok == CYG_TK_ENTER_LIT || tok == CYG_TK_EXIT_LIT) {
+        if (rd_zigzag(&f->r, &v) < 0)
+            return -1;
+        addr = f->lit + v;
+        if (addr > (w8 ? CYG64_ADDR_MASK : UINT32_MAX))
+            return -1;
+        f->lit = addr;
+        f->cache[cyg_cache_slot((uint32_t)addr)] = addr;
+        f->cached |= (uint64_t)1 << cyg_cache_slot((uint32_t)addr);
+        e->kind = tok == CYG_TK_EXIT_LIT ? EV_EXIT : EV_ENTER;
+        if (parse_call(d, f, s, e, addr) < 0)
+            return -1;
+    } else if (tok == CYG_TK_SPECIAL) {
+        if (parse_special(d, f, s, e) < 0)
+            return -1;
+    } else if (tok == CYG_TK_SKIP) {
+        if (rd_varint(&f->r, &v) < 0 || v == 0 || v > UINT64_MAX - f->seq)
+            return -1;
+        e->kind = EV_LOST;
+        e->data = EV_LOST_TARGET;
+        e->addr = v;
+        e->time = s->last_time;
+        e->ctx = w8 ? f->thread : s->ctx;
+        f->seq += v;
+        f->n++;
+        return 1;
+    } else if (tok == CYG_TK_THREAD && w8) {
+        if (rd_varint(&f->r, &v) < 0 || v > UINT32_MAX)
+            return -1;
+        f->thread = (uint32_t)v;
+        return 0;
+    } else {
+        return -1;
+    }
+    f->seq++;
+    f->n++;
+    return 1;
+}
+
+/* Delivers e, the part of it from sequence number from on (a SKIP run may straddle it). */
+static void deliver(struct sdec *d, struct ev *e, uint64_t from)
+{
+    if (e->kind == EV_LOST) {
+        uint64_t end = e->seq + e->addr;
+
+        if (end <= from)
+            return;
+        if (e->seq < from) {
+            e->addr = end - from;
+            e->seq = from;
+        }
+        if (e->data == EV_LOST_TARGET)
+            d->st.lost_target += e->addr;
+        else
+            d->st.lost_link += e->addr;
+    } else if (e->seq < from) {
+        return;
+    } else {
+        d->st.events++;
+    }
+    d->fn(d->arg, e);
+}
+
+static int on_events(struct sdec *d, const uint8_t *p, size_t len)
+{
+    struct sdec_state s = d->s;
+    struct frame f;
+    uint64_t start, t0;
+
+    memset(&f, 0, sizeof f);
+    f.r.p = p + 1;
+    f.r.end = p + len;
+    if (rd_u8(&f.r, &f.ef) < 0 || (f.ef & ~KNOWN_EF) ||
+        ((f.ef & CYG_EF_THREADS) && d->desc.word_bytes != 8) ||
+        rd_varint(&f.r, &start) < 0 || rd_varint(&f.r, &t0) < 0 ||
+        t0 > ts_mask(d->desc.ts_bits))
+        return -1;
+    f.seq = start;
+    f.raw = t0;
+    /* t0 is the time of the event before the frame: after frames lost on the link, the
+     * specials that open this one take it, not the time of the last event seen. Not for the
+     * first time base: a drain that has sent no event yet says 0. */
+    if ((f.ef & CYG_EF_TIMESTAMPS) && s.have_time)
+        unwrap(&s, t0, ts_mask(d->desc.ts_bits));
+    /* Slot 0 of the buffer is kept for the link loss in front of the frame. */
+    f.n = 1;
+    while (f.r.p < f.r.end)
+        if (parse_token(d, &f, &s) < 0)
+            return -1;
+
+    if (start < d->s.expect && f.seq <= d->s.expect) {
+        d->st.dup++;
+        return 0;
+    }
+    if (start > d->s.expect) {
+        struct ev *e = &d->ev[0];
+
+        memset(e, 0, sizeof *e);
+        e->kind = EV_LOST;
+        e->data = EV_LOST_LINK;
+        e->seq = d->s.expect;
+        e->addr = start - d->s.expect;
+        e->time = d->s.last_time;
+        e->ctx = d->desc.word_bytes == 8 ? 0 : d->s.ctx;
+        deliver(d, e, d->s.expect);
+    }
+    for (unsigned i = 1; i < f.n; i++)
+        deliver(d, &d->ev[i], d->s.expect);
+    s.expect = f.seq;
+    d->s = s;
+    return 0;
+}
+
+int sdec_frame(struct sdec *d, const uint8_t *payload, size_t len)
+{
+    int rc;
+
+    d->st.frames++;
+    if (len < 1 || len > CYG_FRAME_PAYLOAD_MAX) {
+        rc = -1;
+    } else if (payload[0] == CYG_FR_DESC) {
+        rc = on_desc(d, payload, len);
+    } else if (payload[0] == CYG_FR_EVENTS) {
+        if (!d->have_desc) {
+            d->st.early++;
+            return 0;
+        }
+        rc = on_events(d, payload, len);
+    } else {
+        rc = -1;
+    }
+    if (rc < 0)
+        d->st.malformed++;
+    return rc;
+}
+
+const struct sdec_desc *sdec_desc(const struct sdec *d)
+{
+    return d->have_desc ? &d->desc : NULL;
+}
+
+void sdec_get_stats(const struct sdec *d, struct sdec_stats *st)
+{
+    *st = d->st;
+}
+
+void sdec_free(struct sdec *d)
+{
+    free(d);
+}
