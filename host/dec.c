@@ -18,10 +18,7 @@ struct dec {
     unsigned win_want;     /* records the window should have held */
     uint64_t seq;          /* next to decode */
     uint64_t end;
-    uint64_t last_raw;     /* previous record's raw timestamp, for unwrapping */
-    uint64_t last_time;
-    int have_time;
-    uint32_t ctx;          /* running context (32-bit targets) */
+    struct dec_state ds;
     struct dec_stats st;
 };
 
@@ -192,6 +189,7 @@ struct dec *dec_open(struct src *s, const struct dec_ring *r)
     }
     d->src = s;
     d->r = *r;
+    dec_state_init(&d->ds, r);
     if (r->flags & CYG_F_OVERWRITE) {
         d->end = r->head + (counter_wrapped(s, r) ? (uint64_t)1 << 32 : 0);
         d->seq = d->end > r->cap ? d->end - r->cap : 0;
@@ -226,33 +224,42 @@ static int load_window(struct dec *d)
     return 0;
 }
 
+void dec_state_init(struct dec_state *s, const struct dec_ring *r)
+{
+    memset(s, 0, sizeof *s);
+    s->word_bytes = r->word_bytes;
+    s->cap_log2 = r->cap_log2;
+    s->flags = r->flags;
+    s->ts_mask = r->ts_bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << r->ts_bits) - 1;
+}
+
 /* Unwraps a timestamp of ts_bits bits: the step from the previous record is taken as the
  * signed difference, so small steps backwards (an interrupt that recorded between another
  * record's reservation and its clock read) stay small. */
-static uint64_t unwrap(struct dec *d, uint64_t raw)
+static uint64_t unwrap(struct dec_state *s, uint64_t raw)
 {
-    uint64_t mask = d->r.ts_bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << d->r.ts_bits) - 1;
+    uint64_t mask = s->ts_mask;
     uint64_t delta;
 
-    if (!d->have_time) {
-        d->have_time = 1;
-        d->last_raw = raw;
-        d->last_time = raw;
+    if (!s->have_time) {
+        s->have_time = 1;
+        s->last_raw = raw;
+        s->last_time = raw;
         return raw;
     }
-    delta = (raw - d->last_raw) & mask;
+    delta = (raw - s->last_raw) & mask;
     if (delta & ((mask >> 1) + 1))
         delta |= ~mask; /* negative: sign-extend */
-    d->last_raw = raw;
-    d->last_time += delta;
-    return d->last_time;
+    s->last_raw = raw;
+    s->last_time += delta;
+    return s->last_time;
 }
 
-static void decode_special(struct dec *d, struct ev *e, uint64_t a, uint64_t b)
+static void decode_special(struct dec_state *s, struct ev *e, uint64_t a, uint64_t b)
 {
     unsigned type;
 
-    if (d->r.word_bytes == 8) {
+    if (s->word_bytes == 8) {
         type = (unsigned)(b >> CYG64_TYPE_SHIFT) & 0x3fu;
         e->ctx = (uint32_t)(b >> CYG64_STHREAD_SHIFT) & 0xffffu;
         e->data = (uint32_t)(b & CYG64_DATA_MASK);
@@ -260,11 +267,11 @@ static void decode_special(struct dec *d, struct ev *e, uint64_t a, uint64_t b)
         type = (unsigned)(b >> CYG32_TYPE_SHIFT) & 0x3fu;
         e->data = (uint32_t)(b & CYG32_DATA_MASK);
         if (type == CYG_SP_CONTEXT)
-            d->ctx = e->data;
-        e->ctx = d->ctx;
+            s->ctx = e->data;
+        e->ctx = s->ctx;
     }
     e->addr = a;
-    e->time = d->last_time;
+    e->time = s->last_time;
     switch (type) {
     case CYG_SP_THREAD: e->kind = EV_THREAD; break;
     case CYG_SP_CONTEXT: e->kind = EV_CONTEXT; break;
@@ -279,14 +286,51 @@ static void decode_special(struct dec *d, struct ev *e, uint64_t a, uint64_t b)
     }
 }
 
+/* dec_record's body, inlined into dec_next's loop: the bulk decoder is benchmarked, and a
+ * call per record would show there. */
+static inline __attribute__((always_inline)) int record(struct dec_state *s, const uint8_t *p,
+                                                        uint64_t seq, struct ev *e)
+{
+    const unsigned w = s->word_bytes;
+    uint64_t a = get_le(p, w), b = get_le(p + w, w);
+    unsigned lap = (unsigned)(b >> (w * 8 - 1)) & 1u;
+
+    /* An all-zero slot was never written in any lap: in an even lap its lap bit would pass.
+     * No real record is all zero (a thread index or a special bit is always set; a 32-bit
+     * entry of a function at address 0 at time 0 is the one exception). */
+    if (lap != cyg_lap(seq, s->cap_log2) || (a == 0 && b == 0))
+        return 0;
+    memset(e, 0, sizeof *e);
+    e->seq = seq;
+    if (s->flags & CYG_F_CALLSITES)
+        e->site = get_le(p + 2 * w, w);
+    if (w == 8 && (b & CYG64_SPECIAL)) {
+        decode_special(s, e, a, b);
+    } else if (w == 4 && (b & CYG32_SPECIAL)) {
+        decode_special(s, e, a, b);
+    } else if (w == 8) {
+        e->kind = (b & CYG64_EXIT) ? EV_EXIT : EV_ENTER;
+        e->addr = a & CYG64_ADDR_MASK;
+        e->ctx = (uint32_t)(a >> CYG64_THREAD_SHIFT);
+        e->time = (s->flags & CYG_F_TIMESTAMPS) ? unwrap(s, b & CYG64_TS_MASK) : 0;
+    } else {
+        e->kind = (a & CYG32_EXIT) ? EV_EXIT : EV_ENTER;
+        e->addr = a & ~(uint64_t)1;
+        e->ctx = s->ctx;
+        e->time = (s->flags & CYG_F_TIMESTAMPS) ? unwrap(s, b & CYG32_TS_MASK) : 0;
+    }
+    return 1;
+}
+
+int dec_record(struct dec_state *s, const uint8_t *rec, uint64_t seq, struct ev *e)
+{
+    return record(s, rec, seq, e);
+}
+
 int dec_next(struct dec *d, struct ev *e)
 {
-    const unsigned w = d->r.word_bytes;
-
     while (d->seq < d->end) {
-        const uint8_t *p;
-        uint64_t a, b, i;
-        unsigned lap;
+        uint64_t i;
 
         if (d->seq >= d->win_seq + d->win_want && load_window(d) < 0)
             return -1;
@@ -296,36 +340,9 @@ int dec_next(struct dec *d, struct ev *e)
             d->seq++;
             continue;
         }
-        p = d->buf + i * d->r.rec_bytes;
-        a = get_le(p, w);
-        b = get_le(p + w, w);
-        lap = (unsigned)(b >> (w * 8 - 1)) & 1u;
-        /* An all-zero slot was never written in any lap: in an even lap its lap bit would
-         * pass. No real record is all zero (a thread index or a special bit is always set;
-         * a 32-bit entry of a function at address 0 at time 0 is the one exception). */
-        if (lap != cyg_lap(d->seq, d->r.cap_log2) || (a == 0 && b == 0)) {
+        if (!record(&d->ds, d->buf + i * d->r.rec_bytes, d->seq++, e)) {
             d->st.unwritten++;
-            d->seq++;
             continue;
-        }
-        memset(e, 0, sizeof *e);
-        e->seq = d->seq++;
-        if (d->r.flags & CYG_F_CALLSITES)
-            e->site = get_le(p + 2 * w, w);
-        if (w == 8 && (b & CYG64_SPECIAL)) {
-            decode_special(d, e, a, b);
-        } else if (w == 4 && (b & CYG32_SPECIAL)) {
-            decode_special(d, e, a, b);
-        } else if (w == 8) {
-            e->kind = (b & CYG64_EXIT) ? EV_EXIT : EV_ENTER;
-            e->addr = a & CYG64_ADDR_MASK;
-            e->ctx = (uint32_t)(a >> CYG64_THREAD_SHIFT);
-            e->time = (d->r.flags & CYG_F_TIMESTAMPS) ? unwrap(d, b & CYG64_TS_MASK) : 0;
-        } else {
-            e->kind = (a & CYG32_EXIT) ? EV_EXIT : EV_ENTER;
-            e->addr = a & ~(uint64_t)1;
-            e->ctx = d->ctx;
-            e->time = (d->r.flags & CYG_F_TIMESTAMPS) ? unwrap(d, b & CYG32_TS_MASK) : 0;
         }
         d->st.decoded++;
         return 1;

@@ -44,6 +44,13 @@ enum ev_kind {
     EV_START,
     EV_STOP,
     EV_UNKNOWN,  /* a special record of a type this host does not know (data = type) */
+    EV_LOST,     /* live streams: addr = records lost at this point, data = enum ev_lost_why */
+};
+
+enum ev_lost_why {
+    EV_LOST_TARGET = 1, /* the target dropped them: the writer lapped the drain, or a slot was
+                           never written (the stream's SKIP token) */
+    EV_LOST_LINK,       /* frames lost on the link: noise, a gap, bytes dropped */
 };
 
 struct ev {
@@ -72,6 +79,28 @@ int dec_parse(const uint8_t *p, size_t len, struct dec_ring *r, const char **why
 /* Finds the first valid control block in a source (a dump starts with one; a RAM image holds
  * one somewhere, 4-byte aligned). Returns 0 and fills r, or -1 with *why set. */
 int dec_locate(struct src *s, struct dec_ring *r, const char **why);
+
+/* What decoding one record needs to know of its ring, and what carries over from one record
+ * to the next: the timestamp being unwrapped, the running context of a 32-bit target. The
+ * bulk decoder keeps one; follow.c keeps one to decode records as they are written. */
+struct dec_state {
+    unsigned word_bytes;
+    unsigned cap_log2;
+    unsigned flags;        /* CYG_F_* */
+    uint64_t ts_mask;      /* the ring's ts_bits */
+    uint64_t last_raw;     /* previous record's raw timestamp */
+    uint64_t last_time;    /* ... and unwrapped: specials take it */
+    int have_time;
+    uint32_t ctx;          /* running context (32-bit targets) */
+};
+
+/* Sets s up for ring r, before its first record. */
+void dec_state_init(struct dec_state *s, const struct dec_ring *r);
+
+/* Decodes the record with sequence number seq, r->rec_bytes bytes at rec: 1 with *e filled,
+ * or 0 when the slot does not hold that record (reserved but not written, not yet or never,
+ * or written in another lap); then s is unchanged. Records must come in sequence order. */
+int dec_record(struct dec_state *s, const uint8_t *rec, uint64_t seq, struct ev *e);
 
 struct dec;
 

@@ -1,0 +1,522 @@
+/* follow.c - follows a running Linux program's ring through a read-only shared mapping of its
+ * file, while the program writes it.
+ *
+ * Reading against a live writer. Records are copied out of the mapping word b first, with an
+ * acquire load, then the rest: the writer stores b last after a release barrier, so a b that
+ * carries the lap bit of the sequence number we want comes with that record's own a and c.
+ * What b cannot tell is a writer that lapped us while we copied and put a newer record in the
+ * slot after we read b. So the head is read again after the copy: every record older than that
+ * head minus the capacity may have been overwritten under us and is counted lost, not shown.
+ * (This relies on the writer's reservation being ordered before its stores, which x86's locked
+ * add gives; the Linux port's relaxed add on a weakly ordered CPU leaves a window of a few
+ * instructions, in which one torn record could pass.) Decoding is dec.c's, on the copies.
+ *
+ * A new run of the program. The runtime creates the file with O_TRUNC, sizes it, and writes a
+ * new control block (pid 0 at first, its pid a millisecond later). While the file is shorter
+ * than our mapping, reading the mapping raises SIGBUS: every read of it goes through guard(),
+ * which turns a SIGBUS inside the mapping into an error return. A new run shows as: the file
+ * replaced (another inode) or shortened, a different pid (other than the 0 of a run still
+ * setting up), the head going backwards, or a ring of another shape. Each starts the follow
+ * over at the new run's first record (what it already overwrote is one EV_LOST); the poll that
+ * finds it delivers nothing, and follow_restarted() says so once.
+ *
+ * A slot reserved and not written stops the poll until the next one: its writer is between
+ * its reservation and its last store. Unless the head is more than half a ring past it, or the
+ * ring's process is gone (kill -9 in the middle of a record): then it is one record lost.
+ */
+#include "follow.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cyg_format.h"
+
+#define FOLLOW_BATCH 1024u   /* records copied, events delivered, per step */
+#define FOLLOW_GRACE_MS 3000 /* how long the file may hold no ring before that is an error */
+
+struct follow {
+    char *path;
+    int fd;
+    dev_t dev;
+    ino_t ino;
+    const uint8_t *map;
+    size_t map_len;
+    struct dec_ring r; /* the control block as last read; head unwrapped to 64 bits */
+    struct dec_state ds;
+    uint64_t pos;         /* next sequence number to deliver */
+    uint64_t head;        /* the head as last read, unwrapped */
+    int restarted;        /* a new run, not yet reported */
+    int renewed;          /* the file was replaced or shortened: the next ring is new */
+    long long lost_since; /* when the file stopped holding a ring (ms), else 0 */
+    char why[192];        /* ... and why */
+    uint8_t raw[FOLLOW_BATCH * 32];
+    struct ev evs[FOLLOW_BATCH];
+};
+
+/* --- the SIGBUS guard ------------------------------------------------------------------------- */
+
+static __thread sigjmp_buf *guard_jmp;
+static __thread const uint8_t *guard_lo, *guard_hi;
+static struct sigaction guard_old;
+static int guard_installed;
+
+/* A SIGBUS on the mapping being read in this thread returns from guard() with -1; any other is
+ * handed to whoever had SIGBUS before us, or kills the process as it would have. */
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+    const uint8_t *a = si->si_addr;
+
+    if (guard_jmp && a >= guard_lo && a < guard_hi)
+        siglongjmp(*guard_jmp, 1);
+    if ((guard_old.sa_flags & SA_SIGINFO) && guard_old.sa_sigaction) {
+        guard_old.sa_sigaction(sig, si, uc);
+        return;
+    }
+    if (!(guard_old.sa_flags & SA_SIGINFO) && guard_old.sa_handler != SIG_DFL &&
+        guard_old.sa_handler != SIG_IGN) {
+        guard_old.sa_handler(sig);
+        return;
+    }
+    /* The default action: the faulting instruction runs again and faults without us. */
+    signal(SIGBUS, SIG_DFL);
+    if (si->si_code <= 0)
+        raise(sig);
+}
+
+static void guard_install(void)
+{
+    struct sigaction sa;
+
+    if (__atomic_exchange_n(&guard_installed, 1, __ATOMIC_ACQ_REL))
+        return;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, &guard_old);
+}
+
+/* Runs fn(f, arg), which reads f's mapping: 0, or -1 when the file was cut short under it. */
+static int guard(struct follow *f, void (*fn)(struct follow *, void *), void *arg)
+{
+    sigjmp_buf jb;
+
+    if (sigsetjmp(jb, 1)) {
+        guard_jmp = NULL;
+        return -1;
+    }
+    guard_lo = f->map;
+    guard_hi = f->map + f->map_len;
+    guard_jmp = &jb;
+    fn(f, arg);
+    guard_jmp = NULL;
+    return 0;
+}
+
+/* --- reading the mapping (only under guard()) ------------------------------------------------- */
+
+/* The head as the writer left it; a 32-bit target moves only the low word. */
+static uint64_t load_head(const struct follow *f)
+{
+    if (f->r.word_bytes == 8)
+        return __atomic_load_n((const uint64_t *)(const void *)(f->map + CYG_OFF_HEAD),
+                               __ATOMIC_ACQUIRE);
+    return __atomic_load_n((const uint32_t *)(const void *)(f->map + CYG_OFF_HEAD),
+                           __ATOMIC_ACQUIRE);
+}
+
+/* The head read, unwrapped against the last one (a 32-bit counter wraps); *back is set when it
+ * went backwards, which only a new run does. */
+static uint64_t unwrap_head(const struct follow *f, uint64_t h, int *back)
+{
+    uint32_t d;
+
+    if (f->r.word_bytes == 8) {
+        *back = h < f->head;
+        return h;
+    }
+    d = (uint32_t)h - (uint32_t)f->head;
+    *back = d >= 0x80000000u;
+    return f->head + d;
+}
+
+struct hdr_io {
+    uint8_t hdr[CYG_HDR_BYTES];
+    uint64_t head;
+};
+
+static void read_hdr(struct follow *f, void *arg)
+{
+    struct hdr_io *io = arg;
+
+    memcpy(io->hdr, f->map, CYG_HDR_BYTES);
+    io->head = load_head(f);
+}
+
+/* Copies one record, word b first (see the top of the file). */
+static void copy_rec(uint8_t *dst, const uint8_t *src, unsigned w, unsigned words)
+{
+    if (w == 8) {
+        const uint64_t *s = (const void *)src;
+        uint64_t v[4];
+
+        v[1] = __atomic_load_n(&s[1], __ATOMIC_ACQUIRE);
+        v[0] = __atomic_load_n(&s[0], __ATOMIC_RELAXED);
+        for (unsigned i = 2; i < words; i++)
+            v[i] = __atomic_load_n(&s[i], __ATOMIC_RELAXED);
+        memcpy(dst, v, (size_t)words * 8);
+    } else {
+        const uint32_t *s = (const void *)src;
+        uint32_t v[4];
+
+        v[1] = __atomic_load_n(&s[1], __ATOMIC_ACQUIRE);
+        v[0] = __atomic_load_n(&s[0], __ATOMIC_RELAXED);
+        for (unsigned i = 2; i < words; i++)
+            v[i] = __atomic_load_n(&s[i], __ATOMIC_RELAXED);
+        memcpy(dst, v, (size_t)words * 4);
+    }
+}
+
+struct copy_io {
+    uint64_t from;
+    unsigned n;    /* records to copy into f->raw */
+    uint64_t head; /* read after the copy, raw */
+};
+
+static void copy_recs(struct follow *f, void *arg)
+{
+    struct copy_io *io = arg;
+    const unsigned rb = f->r.rec_bytes, words = rb / f->r.word_bytes;
+    const uint64_t mask = f->r.cap - 1;
+
+    for (unsigned i = 0; i < io->n; i++)
+        copy_rec(f->raw + (size_t)i * rb, f->map + CYG_HDR_BYTES + ((io->from + i) & mask) * rb,
+                 f->r.word_bytes, words);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE); /* the copies before the head that vouches for them */
+    io->head = load_head(f);
+}
+
+/* --- attaching to the file's ring ------------------------------------------------------------- */
+
+static long long now_ms(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static void unmap(struct follow *f)
+{
+    if (f->map)
+        munmap((void *)f->map, f->map_len);
+    f->map = NULL;
+    f->map_len = 0;
+}
+
+/* Opens path and maps the ring it holds in place of the one f had. from_start: deliver from
+ * the oldest record it holds, else from its head. 0, or -1 with a reason in why. */
+static int attach(struct follow *f, int from_start, char *why, size_t whylen)
+{
+    uint8_t hdr[CYG_HDR_BYTES];
+    struct dec_ring r;
+    struct hdr_io io;
+    struct stat st;
+    const char *reason;
+    size_t len;
+    ssize_t n;
+    void *map;
+    int fd;
+
+    fd = open(f->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO would wait for a writer */
+    if (fd < 0) {
+        snprintf(why, whylen, "%s", errno == ENOENT ? "no such file" : strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) < 0) {
+        snprintf(why, whylen, "%s", strerror(errno));
+        goto fail;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, whylen, "%s", S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
+        goto fail;
+    }
+    /* pread, not the mapping: a file being cut short gives a short read, not a signal. */
+    n = pread(fd, hdr, sizeof hdr, 0);
+    if (dec_parse(hdr, n < 0 ? 0 : (size_t)n, &r, &reason) < 0) {
+        snprintf(why, whylen, "%s", n < 0 ? strerror(errno) : reason);
+        goto fail;
+    }
+    len = CYG_HDR_BYTES + (size_t)r.cap * r.rec_bytes;
+    if ((uint64_t)st.st_size < len) {
+        snprintf(why, whylen, "shorter (%llu bytes) than the ring it describes (%zu)",
+                 (unsigned long long)st.st_size, len);
+        goto fail;
+    }
+    map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) {
+        snprintf(why, whylen, "cannot map it: %s", strerror(errno));
+        goto fail;
+    }
+    unmap(f);
+    if (f->fd >= 0)
+        close(f->fd);
+    f->fd = fd;
+    f->dev = st.st_dev;
+    f->ino = st.st_ino;
+    f->map = map;
+    f->map_len = len;
+    f->r = r;
+    f->head = 0;
+    if (guard(f, read_hdr, &io) < 0) {
+        snprintf(why, whylen, "the file was cut short while being opened");
+        return -1; /* mapped and kept: the next poll looks again */
+    }
+    f->head = r.word_bytes == 8 ? io.head : (uint32_t)io.head;
+    f->r.head = f->head;
+    dec_state_init(&f->ds, &f->r);
+    if (!from_start)
+        f->pos = (r.flags & CYG_F_OVERWRITE) || f->head < r.cap ? f->head : r.cap;
+    else
+        f->pos = (r.flags & CYG_F_OVERWRITE) && f->head > r.cap ? f->head - r.cap : 0;
+    f->renewed = 0;
+    f->lost_since = 0;
+    return 0;
+fail:
+    close(fd);
+    return -1;
+}
+
+struct follow *follow_open(const char *path, int from_start, char *err, size_t errlen)
+{
+    struct follow *f = calloc(1, sizeof *f);
+
+    if (!f || !(f->path = strdup(path))) {
+        free(f);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    f->fd = -1;
+    guard_install();
+    if (attach(f, from_start, err, errlen) < 0) {
+        follow_close(f);
+        return NULL;
+    }
+    return f;
+}
+
+/* The file holds no ring just now (a new run setting it up, a file being replaced): 1 for a
+ * while, then -1 with the reason (what, then why when not NULL). */
+static int no_ring(struct follow *f, const char *what, const char *why, char *err, size_t errlen)
+{
+    long long now = now_ms();
+
+    if (!f->lost_since) {
+        f->lost_since = now;
+        snprintf(f->why, sizeof f->why, "%s%s%s", what, why ? ": " : "", why ? why : "");
+    }
+    if (now - f->lost_since < FOLLOW_GRACE_MS)
+        return 1;
+    snprintf(err, errlen, "%s", f->why);
+    return -1;
+}
+
+/* Starts over with the ring the file holds now: 2, or what no_ring() says; until it works,
+ * every poll tries again. */
+static int restart(struct follow *f, char *err, size_t errlen)
+{
+    char why[128];
+
+    f->renewed = 1;
+    if (attach(f, 1, why, sizeof why) < 0)
+        return no_ring(f, "no longer holds a ring", why, err, errlen);
+    /* From the new run's first record: what it wrote before we looked is counted lost. */
+    f->pos = 0;
+    f->restarted = 1;
+    return 2;
+}
+
+/* Looks at the file and its control block: 0 to read on, 1 when there is no ring to read
+ * now, 2 when it started over with a new run's, -1 on an error. */
+static int check(struct follow *f, char *err, size_t errlen)
+{
+    struct hdr_io io;
+    struct dec_ring r;
+    struct stat st;
+    const char *why;
+    uint64_t head;
+    int back;
+
+    if (stat(f->path, &st) < 0)
+        return no_ring(f, errno == ENOENT ? "the file went away" : strerror(errno), NULL, err,
+                       errlen);
+    /* Replaced (whatever is there now is a new run's), or cut short (the runtime's O_TRUNC),
+     * now or at an earlier poll that found no ring yet. */
+    if (f->renewed || st.st_dev != f->dev || st.st_ino != f->ino || fstat(f->fd, &st) < 0 ||
+        (uint64_t)st.st_size < f->map_len || guard(f, read_hdr, &io) < 0)
+        return restart(f, err, errlen);
+    if (dec_parse(io.hdr, sizeof io.hdr, &r, &why) < 0)
+        return no_ring(f, "no longer holds a ring", why, err, errlen); /* a reseal, a new run */
+    head = unwrap_head(f, r.word_bytes == 8 ? io.head : (uint32_t)io.head, &back);
+    if (r.word_bytes != f->r.word_bytes || r.rec_bytes != f->r.rec_bytes ||
+        r.cap_log2 != f->r.cap_log2 || back || (r.pid != f->r.pid && f->r.pid != 0))
+        return restart(f, err, errlen);
+    f->r = r;
+    f->r.head = head;
+    f->lost_since = 0;
+    return 0;
+}
+
+/* --- delivering ------------------------------------------------------------------------------- */
+
+/* The writer will not come back to an unwritten slot: its process is gone. */
+static int writer_gone(const struct follow *f)
+{
+    return f->r.pid && kill((pid_t)f->r.pid, 0) < 0 && errno == ESRCH;
+}
+
+/* An EV_LOST for n records from seq, at the time and context decoding had reached. */
+static void lost_ev(struct ev *e, const struct dec_state *ds, uint64_t seq, uint64_t n)
+{
+    memset(e, 0, sizeof *e);
+    e->kind = EV_LOST;
+    e->data = EV_LOST_TARGET;
+    e->seq = seq;
+    e->addr = n;
+    e->time = ds->last_time;
+    e->ctx = ds->word_bytes == 4 ? ds->ctx : 0;
+}
+
+static void read_head(struct follow *f, void *arg)
+{
+    *(uint64_t *)arg = load_head(f);
+}
+
+/* Decodes up to room (>= 1) events from f->pos into f->evs. Returns the count, with *more 0
+ * when caught up with the writer or stopped at a slot still being written; -1 when the ring
+ * changed under us (check() sees to it on the next poll).
+ *
+ * Losses are said where they happened, as one EV_LOST per run of lost records: the run is
+ * [lost_seq, lost_seq + lost) and always ends where decoding is. */
+static long step(struct follow *f, unsigned room, int *more)
+{
+    const uint64_t cap = f->r.cap;
+    const int overwrite = (f->r.flags & CYG_F_OVERWRITE) != 0;
+    struct copy_io io;
+    uint64_t head, end, lost = 0, lost_seq = f->pos, s;
+    unsigned k = 0;
+    int back;
+
+    *more = 0;
+    if (guard(f, read_head, &head) < 0)
+        return -1;
+    head = unwrap_head(f, head, &back);
+    if (back)
+        return -1;
+    f->head = f->r.head = head;
+    end = overwrite || head < cap ? head : cap;
+    if (f->pos >= end)
+        return 0;
+    if (overwrite && end - f->pos > cap) { /* lapped: the ring holds [end - cap, end) */
+        lost = end - cap - f->pos;
+        f->pos = end - cap;
+    }
+    io.from = f->pos;
+    io.n = end - f->pos < room ? (unsigned)(end - f->pos) : room;
+    if (guard(f, copy_recs, &io) < 0)
+        return -1;
+    head = unwrap_head(f, io.head, &back);
+    if (back)
+        return -1;
+    f->head = f->r.head = head;
+    /* Records older than head - cap may have been overwritten while we copied them. */
+    if (overwrite && head > cap && head - cap > f->pos) {
+        lost += head - cap - f->pos;
+        f->pos = head - cap;
+    }
+    *more = 1;
+    for (s = f->pos; s < io.from + io.n; s++) {
+        const uint8_t *rec = f->raw + (size_t)(s - io.from) * f->r.rec_bytes;
+
+        if (k + (lost ? 2u : 1u) > room)
+            break;
+        if (lost) /* said only if the record after it is there */
+            lost_ev(&f->evs[k], &f->ds, lost_seq, lost);
+        if (dec_record(&f->ds, rec, s, &f->evs[k + (lost ? 1 : 0)])) {
+            k += lost ? 2 : 1;
+            lost = 0;
+            lost_seq = s + 1;
+            continue;
+        }
+        /* Reserved, not written yet: wait for it, unless the writer is half a ring on (it
+         * died in the middle of the record and will lap it before long) or gone. */
+        if (head - s > cap / 2 || writer_gone(f)) {
+            lost++;
+            continue;
+        }
+        *more = 0;
+        break;
+    }
+    if (lost && k < room) {
+        lost_ev(&f->evs[k++], &f->ds, lost_seq, lost);
+        lost = 0;
+    }
+    /* A loss there was no room to say is looked at again by the next step. */
+    f->pos = lost ? lost_seq : s;
+    if (f->pos >= end)
+        *more = 0;
+    return k;
+}
+
+long follow_poll(struct follow *f, follow_fn fn, void *arg, size_t max, char *err, size_t errlen)
+{
+    long done = 0;
+    int rc = check(f, err, errlen), more = 1;
+
+    if (rc)
+        return rc < 0 ? -1 : 0;
+    while ((size_t)done < max && more) {
+        size_t left = max - (size_t)done;
+        long k = step(f, left < FOLLOW_BATCH ? (unsigned)left : FOLLOW_BATCH, &more);
+
+        if (k < 0)
+            break; /* the ring changed: the next poll starts over */
+        for (long i = 0; i < k; i++)
+            fn(arg, &f->evs[i]);
+        done += k;
+    }
+    return done;
+}
+
+const struct dec_ring *follow_ring(const struct follow *f)
+{
+    return &f->r;
+}
+
+int follow_restarted(struct follow *f)
+{
+    int r = f->restarted;
+
+    f->restarted = 0;
+    return r;
+}
+
+void follow_close(struct follow *f)
+{
+    if (!f)
+        return;
+    unmap(f);
+    if (f->fd >= 0)
+        close(f->fd);
+    free(f->path);
+    free(f);
+}
