@@ -4,6 +4,9 @@
 #
 # Every workload is one instrumented object (fib.o, fib_mt.o) linked with each hook variant in
 # turn, so the variants differ in their hooks and nothing else.
+#
+# drain_rate: the events per second the stream drain sustains without loss at 115200 and
+# 921600 baud (a Linux harness with a sink throttled to baud/10 bytes/s; about a minute).
 
 O ?= build
 CC ?= gcc
@@ -31,16 +34,17 @@ BINS := $(addprefix $(B)/,fib_empty fib_plain fib_cygtrace fib_nots fib_etrace \
 all: runtimes
 	$(Q)$(MAKE) --no-print-directory -f bench/bench.mk O=$(O) bins
 	$(Q)bench/run.sh $(O)
+	$(Q)$(B)/drain_rate 115200 921600
 
 # The runtime as `make` builds it, and a second copy from the same sources and the same flags
 # with timestamps off: CC carries the -D so that the top Makefile's flags stay the only ones.
 # run.sh checks the flags byte of each trace, so a copy that missed the -D cannot pass for one.
 runtimes:
-	$(Q)$(MAKE) --no-print-directory -f Makefile O=$(O) runtime
+	$(Q)$(MAKE) --no-print-directory -f Makefile O=$(O) runtime $(O)/host/libcyghost.a
 	$(Q)$(MAKE) --no-print-directory -f Makefile O=$(B)/nots CC='$(CC) -DCYGTRACE_TIMESTAMPS=0' \
 	    runtime
 
-bins: $(BINS)
+bins: $(BINS) $(B)/drain_rate
 
 $(B)/obj/%.o: bench/%.c
 	@mkdir -p $(dir $@)
@@ -58,4 +62,11 @@ $(B)/fib_mt_nots: $(B)/obj/fib_mt.o $(RT_NOTS)
 $(B)/prims: $(B)/obj/prims.o
 
 $(BINS):
+	$(call say,LD,$@)$(CC) -o $@ $^ -lpthread
+
+# The stream drain against the host's decoder: the runtime, and the host library it decodes with.
+$(B)/obj/drain_rate.o: bench/drain_rate.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)$(CC) $(BENCH_CFLAGS) -Icommon -Ihost -Itarget/core -c $< -o $@
+$(B)/drain_rate: $(B)/obj/drain_rate.o $(O)/host/libcyghost.a $(RT)
 	$(call say,LD,$@)$(CC) -o $@ $^ -lpthread

@@ -50,7 +50,10 @@ CYGTRACE_CFLAGS = $(CYGTRACE_INCLUDES) $(CYGTRACE_DEFINES) \
 CYGTRACE_LDFLAGS := -Wl,--build-id
 CYGTRACE_LIB := $(CYGTRACE_BUILD)/libcygtrace.a
 
+# The stream drain and COBS too: a firmware that never calls cygtrace_drain() links none of it
+# (--gc-sections).
 cygtrace_src := $(CYGTRACE_DIR)/target/core/cygtrace.c $(CYGTRACE_DIR)/common/crc32.c \
+    $(CYGTRACE_DIR)/target/core/cygtrace_drain.c $(CYGTRACE_DIR)/common/cobs.c \
     $(if $(filter cortex-m,$(CYGTRACE_PORT)),$(CYGTRACE_DIR)/target/cortex-m/cygtrace_cm.c, \
          $(CYGTRACE_DIR)/target/$(CYGTRACE_PORT)/cygtrace_$(CYGTRACE_PORT).c)
 cygtrace_obj := $(addprefix $(CYGTRACE_BUILD)/,$(notdir $(cygtrace_src:.c=.o)))

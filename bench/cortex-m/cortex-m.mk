@@ -8,6 +8,13 @@
 #               but the instructions are the same)
 #   fib_timer   the runtime, the board timer through cygtrace_user_clock() (the examples)
 #   fib_nots    the runtime without timestamps (CYGTRACE_TIMESTAMPS=0)
+#
+# The stream drain (fibloop.c: fib(10) 100 times, the board timer as clock):
+#   loop_empty  empty hooks
+#   loop_timer  the runtime, no drain
+#   loop_null   the runtime, cygtrace_drain() after each fib(10) into a sink that takes all
+#   loop_uart   the same into the UART (QEMU's takes every byte at once)
+# Every runtime variant links the drain: a firmware that never calls it gets the same hooks.
 
 O ?= build
 ARM_CC ?= arm-none-eabi-gcc
@@ -25,17 +32,19 @@ CFLAGS := -std=gnu11 -Wall -Wextra -Werror -g $(CPU) -ffreestanding -ffunction-s
           -fdata-sections -Icommon -Itarget/core -Itarget/cortex-m -I$(EX)
 # The runtime as the Cortex-M cores build it (-Os, see the top Makefile).
 RT_CFLAGS := $(CFLAGS) -Os -fno-instrument-functions
-RT_SRC := target/core/cygtrace.c target/cortex-m/cygtrace_cm.c common/crc32.c
+RT_SRC := target/core/cygtrace.c target/core/cygtrace_drain.c target/cortex-m/cygtrace_cm.c \
+          common/crc32.c common/cobs.c
 SUPPORT_SRC := $(EX)/startup.c $(EX)/board_common.c $(EX)/boards/cmsdk.c
 LDFLAGS := $(CPU) -nostartfiles --specs=nano.specs -Wl,--gc-sections -Wl,--build-id -L$(EX) \
            -T $(EX)/boards/mps2-an385.ld
 VARIANTS := plain empty dwt timer nots
+LOOP_VARIANTS := empty timer null uart
 rt_def_dwt := -DCYGTRACE_CM_CLOCK=1
 rt_def_timer := -DCYGTRACE_CM_CLOCK=3
 rt_def_nots := -DCYGTRACE_TIMESTAMPS=0
 
 .PHONY: all
-all: $(VARIANTS:%=$(B)/fib_%.elf)
+all: $(VARIANTS:%=$(B)/fib_%.elf) $(LOOP_VARIANTS:%=$(B)/loop_%.elf)
 
 $(B)/obj/fib_instr.o: bench/cortex-m/fib.c $(EX)/board.h
 	@mkdir -p $(dir $@)
@@ -43,6 +52,14 @@ $(B)/obj/fib_instr.o: bench/cortex-m/fib.c $(EX)/board.h
 $(B)/obj/fib_plain.o: bench/cortex-m/fib.c $(EX)/board.h
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)$(ARM_CC) $(CFLAGS) -O1 -fno-inline -c $< -o $@
+loop_def_empty := -DBENCH_SINK=0 -DBENCH_EMPTY
+loop_def_timer := -DBENCH_SINK=0
+loop_def_null := -DBENCH_SINK=1
+loop_def_uart := -DBENCH_SINK=2
+$(LOOP_VARIANTS:%=$(B)/obj/fibloop_%.o): $(B)/obj/fibloop_%.o: bench/cortex-m/fibloop.c $(EX)/board.h
+	@mkdir -p $(dir $@)
+	$(call say,CC,$< [$*])$(ARM_CC) $(CFLAGS) -O1 -fno-inline -finstrument-functions \
+	    $(loop_def_$*) -c $< -o $@
 $(B)/obj/support/%.o: $(EX)/%.c $(wildcard $(EX)/*.h target/cortex-m/*.h)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)$(ARM_CC) $(RT_CFLAGS) -DCYGTRACE_CM_CLOCK=3 -c $< -o $@
@@ -65,5 +82,10 @@ $(B)/fib_empty.elf: $(B)/obj/fib_instr.o $(B)/obj/hooks_empty.o $(SUPPORT_OBJ)
 $(B)/fib_dwt.elf: $(B)/obj/fib_instr.o $(RT_OBJ_dwt) $(SUPPORT_OBJ)
 $(B)/fib_timer.elf: $(B)/obj/fib_instr.o $(RT_OBJ_timer) $(SUPPORT_OBJ)
 $(B)/fib_nots.elf: $(B)/obj/fib_instr.o $(RT_OBJ_nots) $(SUPPORT_OBJ)
-$(VARIANTS:%=$(B)/fib_%.elf): $(EX)/boards/mps2-an385.ld $(EX)/sections.ld
+$(B)/loop_empty.elf: $(B)/obj/fibloop_empty.o $(B)/obj/hooks_empty.o $(SUPPORT_OBJ)
+$(B)/loop_timer.elf: $(B)/obj/fibloop_timer.o $(RT_OBJ_timer) $(SUPPORT_OBJ)
+$(B)/loop_null.elf: $(B)/obj/fibloop_null.o $(RT_OBJ_timer) $(SUPPORT_OBJ)
+$(B)/loop_uart.elf: $(B)/obj/fibloop_uart.o $(RT_OBJ_timer) $(SUPPORT_OBJ)
+$(VARIANTS:%=$(B)/fib_%.elf) $(LOOP_VARIANTS:%=$(B)/loop_%.elf): $(EX)/boards/mps2-an385.ld \
+    $(EX)/sections.ld
 	$(call say,LD,$@)$(ARM_CC) $(LDFLAGS) -o $@ $(filter %.o,$^)

@@ -7,31 +7,72 @@
 # instructions. fib.c reads the timer around fib(20) (21891 calls, 43782 events), so the
 # resolution is 40 instructions in about a million, and the result is the same on every run.
 # The same count by hand from `arm-none-eabi-objdump -d` of the hook agrees to the instruction.
+#
+# The stream drain: fibloop.c runs fib(10) 100 times (35400 events), with cygtrace_drain()
+# after each into a sink that takes everything or into the UART; its cost per event is the
+# difference to the same loop without the drain. The hooks' own cost is measured again in that
+# loop, and their code is compared with and without the drain called (same instructions).
 set -eu
 O=${1:-build}
 B="$O/bench/cortex-m"
 make --no-print-directory -f bench/cortex-m/cortex-m.mk O="$O"
 
-declare -A ticks
-for v in plain empty dwt timer nots; do
+# run ELF: runs it until it prints its ticks= line; sets $line.
+run() {
+    local log pid
     log=$(mktemp)
     timeout 20 qemu-system-arm -M mps2-an385 -icount shift=0 -display none -monitor none \
-        -serial "file:$log" -kernel "$B/fib_$v.elf" 2>/dev/null &
+        -serial "file:$log" -kernel "$1" 2>/dev/null &
     pid=$!
-    for _ in $(seq 100); do grep -q ticks= "$log" && break; sleep 0.1; done
+    for _ in $(seq 100); do grep -aq 'ticks=[0-9]*$' "$log" && break; sleep 0.1; done
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
-    line=$(grep ticks= "$log" || true)
+    line=$(grep -a 'ticks=[0-9]*$' "$log" | tail -n 1 || true)
     rm -f "$log"
-    [ -n "$line" ] || { echo "run.sh: fib_$v printed nothing" >&2; exit 1; }
-    ticks[$v]=${line##*ticks=}
-    events=$(sed 's/.*events=\([0-9]*\).*/\1/' <<<"$line")
+    [ -n "$line" ] || { echo "run.sh: $1 printed nothing" >&2; exit 1; }
+}
+field() { sed "s/.*[ \n]$1=\([0-9]*\).*/\1/" <<<"$line"; }
+
+declare -A ticks bytes
+for v in plain empty dwt timer nots; do
+    run "$B/fib_$v.elf"
+    ticks[$v]=$(field ticks)
+    events=$(field events)
+done
+for v in empty timer null uart; do
+    run "$B/loop_$v.elf"
+    ticks[loop_$v]=$(field ticks)
+    bytes[$v]=$(field bytes)
+    loop_events=$(field events)
 done
 
-per() { awk -v a="$1" -v b="$2" -v e="$events" 'BEGIN { printf "%.1f", (a - b) * 40 / e }'; }
+# The hook's instructions, without addresses (the layouts differ).
+hook_code() {
+    arm-none-eabi-objdump -d --no-show-raw-insn "$1" |
+        awk '/<__cyg_profile_func_enter>:/,/^$/' |
+        sed -e 's/^ *[0-9a-f]*:[[:space:]]*//' -e 's/[0-9a-f]* <\([^>+]*\)[^>]*>/<\1>/g' \
+            -e 's/@.*//' -e 's/\.word.*/.word/' | tail -n +2
+}
+if [ "$(hook_code "$B/fib_timer.elf")" = "$(hook_code "$B/loop_null.elf")" ]; then
+    same_hook=yes
+else
+    same_hook=NO
+fi
+
+per() { awk -v a="$1" -v b="$2" -v e="${3:-$events}" 'BEGIN { printf "%.1f", (a - b) * 40 / e }'; }
 echo "Cortex-M3 (QEMU mps2-an385, -icount shift=0), fib(20): $events events"
 printf '  %-34s %8s instructions per event\n' \
     "empty hooks - no hooks (the calls)" "$(per "${ticks[empty]}" "${ticks[plain]}")" \
     "runtime, DWT clock - empty hooks" "$(per "${ticks[dwt]}" "${ticks[empty]}")" \
     "runtime, board timer - empty hooks" "$(per "${ticks[timer]}" "${ticks[empty]}")" \
     "runtime, no timestamps - empty" "$(per "${ticks[nots]}" "${ticks[empty]}")"
+echo "Stream drain, fib(10) x 100 between drains: $loop_events events"
+printf '  %-34s %8s instructions per event\n' \
+    "runtime - empty hooks (as above)" \
+    "$(per "${ticks[loop_timer]}" "${ticks[loop_empty]}" "$loop_events")" \
+    "drain to a sink taking all" \
+    "$(per "${ticks[loop_null]}" "${ticks[loop_timer]}" "$loop_events")" \
+    "drain to the UART" "$(per "${ticks[loop_uart]}" "${ticks[loop_timer]}" "$loop_events")"
+awk -v b="${bytes[null]}" -v e="$loop_events" \
+    'BEGIN { printf "  %-34s %8.2f bytes per event (%d bytes)\n", "stream", b / e, b }'
+echo "  hook code the same with the drain called: $same_hook"

@@ -7,7 +7,7 @@
 # QEMU the DWT cycle counter reads 0.
 
 FWEX_DIR := examples/firmware
-FWEX_PROGRAMS := demo crash reset stress
+FWEX_PROGRAMS := demo crash reset stress stream stream_crash
 FWEX_BOARDS := mps2-an385 mps2-an386 mps2-an505 microbit
 
 # Per board: CPU flags, board source, defines for the board source.
@@ -32,7 +32,9 @@ fwex_stress_ring_mps2-an386 := 262272
 fwex_stress_ring_mps2-an505 := 262272
 fwex_stress_ring_microbit := 8320
 
-FWEX_RT_SRC := target/core/cygtrace.c target/cortex-m/cygtrace_cm.c common/crc32.c
+# The drain and COBS are linked into every program; --gc-sections drops them where unused.
+FWEX_RT_SRC := target/core/cygtrace.c target/core/cygtrace_drain.c target/cortex-m/cygtrace_cm.c \
+               common/crc32.c common/cobs.c
 FWEX_CFLAGS := -std=gnu11 $(WARN) -g -mthumb -ffreestanding -ffunction-sections \
                -fdata-sections -DCYGTRACE_CM_CLOCK=3 -Icommon -Itarget/core -Itarget/cortex-m \
                -I$(FWEX_DIR)
@@ -71,6 +73,9 @@ $(O)/firmware/$(1)/obj/%.o: %.c $(FWEX_DEPS)
 	    $$(FWEX_RING) \
 	    $$(if $$(filter $(FWEX_PROGRAMS:%=$(FWEX_DIR)/%.c),$$<),$(FWEX_INSTR),$(FWEX_PLAIN)) \
 	    -c $$< -o $$@
+
+# stream_crash is stream.c built with STREAM_CRASH.
+$(O)/firmware/$(1)/obj/$(FWEX_DIR)/stream_crash.o: $(FWEX_DIR)/stream.c
 
 # stress: FWEX_SUPPORT_BOARD_stress, with the ring of fwex_stress_ring_BOARD.
 fwex_stress_cm := $(O)/firmware/$(1)/obj/stress/cygtrace_cm.o

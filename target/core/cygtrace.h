@@ -53,6 +53,27 @@ CYGTRACE_API void cygtrace_set_build_id(const void *id, size_t len);
 /* Returns the control block, or NULL before cygtrace_init(). */
 CYGTRACE_API void *cygtrace_control_block(void);
 
+/* The live stream (common/cyg_stream.h): the drain turns the records of the ring into framed
+ * bytes for a link of yours (a UART, a socket, a file). One ring, one drain; the ring buffers
+ * what the link cannot take yet, and a writer that laps the drain costs records, counted in
+ * the stream, never a torn one. */
+
+/* A byte sink: takes up to len bytes of buf without blocking; returns how many it took (0 when
+ * it is full). Build it without -finstrument-functions. */
+typedef size_t (*cygtrace_sink_t)(void *arg, const void *buf, size_t len);
+
+/* Starts streaming to sink(arg, ...) with the oldest record the ring still holds. */
+CYGTRACE_API void cygtrace_drain_init(cygtrace_sink_t sink, void *arg);
+
+/* Hands the records written since the last call to the sink, as far as it takes them; returns
+ * the bytes it took. Never blocks. Call it from the idle loop or from one timer interrupt,
+ * not both. Does nothing before cygtrace_init() and cygtrace_drain_init(). */
+CYGTRACE_API size_t cygtrace_drain(void);
+
+/* Drains until everything recorded so far is sent, spinning while the sink is full: for a
+ * fault hook (the records of the fault included) or the end of a program. */
+CYGTRACE_API void cygtrace_drain_flush(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -30,6 +30,13 @@
 #define CYGTRACE_OVERWRITE 1
 #endif
 
+/* The stream drain (cygtrace_drain()) repeats its description frame after this many bytes of
+ * stream, so that a host that joins late, or lost the first one to noise, can start decoding
+ * within that many bytes. Default: 2048 (about 4% of the stream). */
+#ifndef CYGTRACE_DRAIN_DESC_BYTES
+#define CYGTRACE_DRAIN_DESC_BYTES 2048
+#endif
+
 #if CYGTRACE_CALLSITES < 0 || CYGTRACE_CALLSITES > 2
 #error "CYGTRACE_CALLSITES must be 0, 1 or 2"
 #endif
@@ -38,6 +45,9 @@
 #endif
 #if CYGTRACE_OVERWRITE != 0 && CYGTRACE_OVERWRITE != 1
 #error "CYGTRACE_OVERWRITE must be 0 or 1"
+#endif
+#if CYGTRACE_DRAIN_DESC_BYTES < 256
+#error "CYGTRACE_DRAIN_DESC_BYTES must be 256 (one frame) or more"
 #endif
 
 #endif

@@ -9,6 +9,9 @@
  *   uintptr_t cyg_port_thread(void)  bits to OR into word a: thread index << 48 on 64-bit
  *                                    targets that trace threads, else 0
  *   void cyg_port_release(void)      order the record's earlier stores before its last one
+ *   void cyg_port_acquire(void)      order the reader's earlier loads before its later ones
+ *                                    (the drain: a record's word b, then its other words,
+ *                                    then head again)
  *   int cyg_port_wake(void)          called by a hook that finds the ring not running;
  *                                    returns 1 when it may record now (lazy set-up), else 0
  * and may define CYG_PORT_TS_BITS, the width of its clock when narrower than the record's field

@@ -145,6 +145,12 @@ CYG_CM_INLINE void cyg_port_release(void)
     __asm__ volatile("" ::: "memory");
 }
 
+CYG_CM_INLINE void cyg_port_acquire(void)
+{
+    /* One core: the drain reads what this core wrote, in program order. */
+    __asm__ volatile("" ::: "memory");
+}
+
 CYG_CM_INLINE int cyg_port_wake(void)
 {
     return 0; /* the firmware sets the ring up at boot: cygtrace_cm_init() */

@@ -76,6 +76,16 @@ __attribute__((no_instrument_function, always_inline)) static inline void cyg_po
 #endif
 }
 
+__attribute__((no_instrument_function, always_inline)) static inline void cyg_port_acquire(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    /* x86 keeps loads in order too. */
+    __atomic_signal_fence(__ATOMIC_ACQUIRE);
+#else
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+#endif
+}
+
 __attribute__((no_instrument_function, always_inline)) static inline int cyg_port_wake(void)
 {
     return cyg_linux_wake();

@@ -49,3 +49,13 @@ BOARD_NOINSTR void board_putc(char c)
         ;
     UART_DATA = (uint8_t)c;
 }
+
+BOARD_NOINSTR size_t board_uart_try_write(const void *buf, size_t len)
+{
+    const uint8_t *p = buf;
+    size_t n = 0;
+
+    while (n < len && !(UART_STATE & 1u))
+        UART_DATA = p[n++];
+    return n;
+}

@@ -46,3 +46,20 @@ BOARD_NOINSTR void board_putc(char c)
     while (!UART_TXDRDY)
         ;
 }
+
+/* A byte went to TXD and TXDRDY has not said yet that it is out (board_putc waits for it, and
+ * leaves TXDRDY set). */
+static uint8_t tx_busy;
+
+BOARD_NOINSTR size_t board_uart_try_write(const void *buf, size_t len)
+{
+    const uint8_t *p = buf;
+    size_t n = 0;
+
+    while (n < len && (!tx_busy || UART_TXDRDY)) {
+        UART_TXDRDY = 0;
+        UART_TXD = p[n++];
+        tx_busy = 1;
+    }
+    return n;
+}

@@ -1,0 +1,353 @@
+/* cygtrace_drain.c - the stream drain: the ring's records out as the frames of cyg_stream.h, to
+ * a byte sink of the user's (a UART, a socket, a file).
+ *
+ * The drain reads the ring while the hooks fill it, without a lock. Of each record it copies
+ * word b (the lap bit) first, then the other words, then reads head again: the lap bit says the
+ * slot holds the record wanted and not an older one, and head says that no writer has reserved
+ * the slot again since, so the words copied are that record's. A record that fails either is
+ * never sent: the stream says SKIP where records were lost, or the frame ends there and the
+ * next call tries again.
+ *
+ * One frame at a time is built into a static buffer and handed to the sink as far as it takes
+ * it; the next is built only once the sink has taken the whole of it. So what the link cannot
+ * take yet waits in the ring, not in the drain: a slow link gets full frames, a fast one small
+ * and prompt ones.
+ *
+ * Portable like the core: no #ifdef on the architecture, the word size is a constant the
+ * compiler folds. Built with -fno-instrument-functions; every function is also marked. Nothing
+ * from the C library but memcpy and memset. State is static: one ring, one drain.
+ */
+#include <string.h>
+
+/* The port first, as in the core: it may set defaults before cygtrace_config.h. */
+#include "cygtrace_port.h"
+
+#include "cobs.h"
+#include "crc32.h"
+#include "cyg_stream.h"
+#include "cygtrace_internal.h"
+
+#define NOINSTR __attribute__((no_instrument_function))
+
+/* The most bytes a varint of a word takes (5 or 10). Also a zigzag of the difference of two
+ * 32-bit words: 33 bits, 5 bytes. */
+#define DRAIN_VW ((CYG_WORD_BITS + 6u) / 7u)
+#define DRAIN_SPECIAL (CYG_WORD_BITS == 64 ? (uintptr_t)CYG64_SPECIAL : (uintptr_t)CYG32_SPECIAL)
+/* The ring's flags as cygtrace_init() of this very build sets them: constants but for the mode
+ * and call sites chosen at run time, so that the tests of the others fold away. */
+#define DRAIN_FLAGS(f)                                                                             \
+    (((f) & (CYG_F_OVERWRITE | (CYGTRACE_CALLSITES == 2 ? CYG_F_CALLSITES : 0u))) |                \
+     (CYGTRACE_CALLSITES == 1 ? CYG_F_CALLSITES : 0u) |                                            \
+     (CYGTRACE_TIMESTAMPS ? CYG_F_TIMESTAMPS : 0u) | (CYG_WORD_BITS == 64 ? CYG_F_THREADS : 0u))
+/* log2 of words per record, as the hooks have it. */
+#define DRAIN_SHIFT(flags) ((flags)&CYG_F_CALLSITES ? 2u : 1u)
+/* ts_bits as cygtrace_init() sets it: the record's field, or the port's narrower clock. */
+#define DRAIN_WORD_TS_BITS (CYG_WORD_BITS == 64 ? CYG64_TS_BITS : CYG32_TS_BITS)
+#ifdef CYG_PORT_TS_BITS
+#define DRAIN_TS_BITS                                                                              \
+    (CYG_PORT_TS_BITS < DRAIN_WORD_TS_BITS ? CYG_PORT_TS_BITS : DRAIN_WORD_TS_BITS)
+#else
+#define DRAIN_TS_BITS DRAIN_WORD_TS_BITS
+#endif
+#define DRAIN_TS_MASK (((uintptr_t)2 << (DRAIN_TS_BITS - 1u)) - 1u)
+
+_Static_assert(CYG_EF_CALLSITES == CYG_F_CALLSITES, "the call sites flag is passed through");
+
+static struct {
+    cygtrace_sink_t sink;
+    void *arg;
+    const struct cyg_ctl *ctl; /* the ring streamed; another one restarts the stream */
+    uintptr_t seq;             /* the next record to send */
+    uint32_t wraps;            /* 32-bit targets: times seq wrapped; the stream's are 64-bit */
+    uintptr_t ts;              /* the last event sent's timestamp, masked to ts_bits */
+    uint32_t since_desc;       /* bytes of stream since the last description */
+    uint16_t len;              /* the frame in buf, delimiter included; 0: none */
+    uint16_t sent;             /* how much of it the sink took */
+    uintptr_t cache[CYG_CACHE_SLOTS]; /* the frame's function addresses (cyg_stream.h) */
+    uint8_t buf[CYG_FRAME_WIRE_MAX];  /* the COBS code byte, the payload, its CRC, the 0x00 */
+} d;
+
+NOINSTR static uint8_t *put_w(uint8_t *p, uintptr_t v)
+{
+    for (; v > 0x7fu; v >>= 7)
+        *p++ = (uint8_t)(v | 0x80u);
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+/* put_w for a value that is mostly below 128 (dt): that byte without a call. */
+#define PUT_SMALL(p, v) ((v) < 0x80u ? (*(p) = (uint8_t)(v), (p) + 1) : put_w((p), (v)))
+
+/* A 64-bit varint: on a 32-bit target a byte at a time while the rest is wider than a word. */
+NOINSTR static uint8_t *put_64(uint8_t *p, uint64_t v)
+{
+    while (sizeof(uintptr_t) < sizeof v && (v >> 32) != 0) {
+        *p++ = (uint8_t)(v | 0x80u);
+        v >>= 7;
+    }
+    return put_w(p, (uintptr_t)v);
+}
+
+/* zigzag(x - y): exact for any two words (the difference of two 32-bit words has 33 bits). */
+NOINSTR static uint8_t *put_diff(uint8_t *p, uintptr_t x, uintptr_t y)
+{
+    int64_t s = (int64_t)((uint64_t)x - (uint64_t)y);
+
+    return put_64(p, (uint64_t)s << 1 ^ (uint64_t)(s >> 63));
+}
+
+/* The stream's sequence number of record seq: on a 32-bit target head wraps at 2^32 (about
+ * 72 minutes at a million events a second), the stream's never does. */
+NOINSTR static uint8_t *put_seq(uint8_t *p, uintptr_t seq)
+{
+    return put_64(p, sizeof seq < 8 ? (uint64_t)d.wraps << 32 | seq : (uint64_t)seq);
+}
+
+/* Where the description's bytes 2..10 are in the control block (machine: both bytes, little
+ * endian as every field there). */
+static const uint8_t drain_desc_off[9] = {
+    CYG_OFF_WORD,  CYG_OFF_FLAGS,  CYG_OFF_MACHINE,  CYG_OFF_MACHINE + 1,  CYG_OFF_TS_BITS,
+    CYG_OFF_STATE, CYG_OFF_RESETS, CYG_OFF_CAP_LOG2, CYG_OFF_BUILD_ID_LEN,
+};
+
+/* The description frame's payload, at buf + 1; returns its length. */
+NOINSTR static size_t drain_desc(const struct cyg_ctl *ctl)
+{
+    uint8_t *p = d.buf + 1;
+    unsigned n = ctl->build_id_len < CYG_BUILD_ID_MAX ? ctl->build_id_len : CYG_BUILD_ID_MAX;
+
+    p[0] = CYG_FR_DESC;
+    p[1] = CYG_STREAM_VERSION;
+    for (unsigned i = 0; i < sizeof drain_desc_off; i++)
+        p[2 + i] = ((const volatile uint8_t *)ctl)[drain_desc_off[i]];
+    p[10] = (uint8_t)n;
+    memcpy(p + 11, ctl->build_id, n);
+    p = put_64(p + 11 + n, ctl->ts_hz);
+    p = put_64(p, ctl->load_bias);
+    p = put_w(p, ctl->pid);
+    p = put_seq(p, d.seq);
+    p = put_w(p, ctl->lost.v);
+    return (size_t)(p - (d.buf + 1));
+}
+
+/* The events frame from record d.seq on, at buf + 1, up to record end, the first record that
+ * cannot be sent yet, or the first token that might not fit; returns its payload length, 0 when
+ * it would carry nothing. force: a slot reserved but not written is skipped at once (nobody is
+ * going to write it: the ring is not running, or the program ends). */
+NOINSTR static size_t drain_events(const struct cyg_ctl *ctl, uintptr_t end, int force)
+{
+    const unsigned flags = DRAIN_FLAGS(ctl->flags), shift = DRAIN_SHIFT(flags);
+    const uintptr_t mask = cyg_rt.mask;
+    /* How far head may run ahead of a record before its slot is reserved again; in stop mode
+     * never (head counts the refused reservations too). */
+    const uintptr_t window = (flags & CYG_F_OVERWRITE) ? mask + 1u : ~(uintptr_t)0;
+    /* The largest token: THREAD, then SPECIAL or a literal ENTER/EXIT with call site and dt. */
+    const size_t worst = (CYG_WORD_BITS == 64 ? 4u : 0u) + 2u + 2u * DRAIN_VW +
+                         ((flags & CYG_F_CALLSITES) ? DRAIN_VW : 0u);
+    const volatile uintptr_t *recs = cyg_rt.recs, *head = &ctl->head.v;
+    uintptr_t *cache = d.cache;
+    uintptr_t seq = d.seq, ts = d.ts, lit = 0, thread = 0, h;
+    uint8_t *const start = d.buf + 1, *const lim = start + CYG_FRAME_PAYLOAD_MAX, *p, *tokens;
+
+    if (window != mask + 1u && end > mask + 1u)
+        end = mask + 1u; /* stop mode: the records past the capacity were refused */
+    start[0] = CYG_FR_EVENTS;
+    start[1] =
+        (uint8_t)(((flags & CYG_F_TIMESTAMPS) ? CYG_EF_TIMESTAMPS : 0u) |
+                  (flags & CYG_F_CALLSITES) | ((flags & CYG_F_THREADS) ? CYG_EF_THREADS : 0u));
+    tokens = p = put_w(put_seq(start + 2, seq), ts);
+    memset(cache, 0, sizeof d.cache);
+    h = *head;
+    cyg_port_acquire();
+    for (;;) {
+        const volatile uintptr_t *r;
+        uintptr_t a, b, c;
+
+        if (h - seq > window) {
+            /* The writer lapped the drain: what it wrote over is lost. */
+            if ((size_t)(lim - p) < 1u + DRAIN_VW)
+                break;
+            *p++ = CYG_TK_SKIP;
+            p = put_w(p, h - window - seq);
+            seq = h - window;
+        }
+        if ((intptr_t)(end - seq) <= 0 || (size_t)(lim - p) < worst)
+            break;
+        r = recs + ((seq & mask) << shift);
+        b = r[1];
+        cyg_port_acquire(); /* b, which the writer stores last, before the other words */
+        a = r[0];
+        c = (flags & CYG_F_CALLSITES) ? r[2] : 0;
+        cyg_port_acquire(); /* the copy before head */
+        h = *head;
+        if (h - seq > window)
+            continue; /* reserved again while we copied it: the copy may be torn */
+        if (!(b >> (CYG_WORD_BITS - 1u)) == !(seq & (mask + 1u))) { /* cyg_lap() */
+            /* Reserved but not written (yet): a writer that an interrupt preempted, or one
+             * that died. Wait for it, unless the writers have gone half a ring further. */
+            if (!force && h - seq <= (mask >> 1) + 1u)
+                break;
+            *p++ = CYG_TK_SKIP;
+            *p++ = 1;
+            seq++;
+            continue;
+        }
+        if (CYG_WORD_BITS == 64 && (flags & CYG_F_THREADS)) {
+            uintptr_t t = (uintptr_t)((b & DRAIN_SPECIAL) ? (uint64_t)b >> CYG64_STHREAD_SHIFT
+                                                          : (uint64_t)a >> CYG64_THREAD_SHIFT);
+
+            t &= 0xffffu;
+            if (t != thread) {
+                *p++ = CYG_TK_THREAD;
+                p = put_w(p, t);
+                thread = t;
+            }
+        }
+        if (b & DRAIN_SPECIAL) {
+            /* Its time is the event's before it: no dt. */
+            p[0] = CYG_TK_SPECIAL;
+            if (CYG_WORD_BITS == 64) {
+                p[1] = (uint8_t)((uint64_t)b >> CYG64_TYPE_SHIFT & 0x3fu);
+                p = put_w(p + 2, (uintptr_t)((uint64_t)b & CYG64_DATA_MASK));
+            } else {
+                p[1] = (uint8_t)(b >> CYG32_TYPE_SHIFT & 0x3fu);
+                p = put_w(p + 2, b & CYG32_DATA_MASK);
+            }
+            p = put_w(p, a);
+        } else {
+            uintptr_t addr, ex;
+            unsigned slot;
+
+            if (CYG_WORD_BITS == 64) {
+                addr = (uintptr_t)((uint64_t)a & CYG64_ADDR_MASK);
+                ex = (b & (uintptr_t)CYG64_EXIT) ? 1u : 0u;
+            } else {
+                addr = a & ~(uintptr_t)CYG32_EXIT;
+                ex = a & CYG32_EXIT;
+            }
+            slot = cyg_cache_slot((uint32_t)addr);
+            if (cache[slot] == addr && addr != 0) {
+                *p++ = (uint8_t)(slot | (ex ? CYG_TK_EXIT_BIT : 0u));
+            } else {
+                *p++ = (uint8_t)(CYG_TK_ENTER_LIT | ex);
+                p = put_diff(p, addr, lit);
+                lit = cache[slot] = addr;
+            }
+            if (flags & CYG_F_CALLSITES)
+                p = put_diff(p, c, addr);
+            if (flags & CYG_F_TIMESTAMPS) {
+                /* ts_bits never covers the flag bits above the timestamp field. */
+                uintptr_t dt = (b - ts) & DRAIN_TS_MASK;
+
+                p = PUT_SMALL(p, dt);
+                ts = b & DRAIN_TS_MASK;
+            }
+        }
+        seq++;
+    }
+    if (p == tokens)
+        return 0;
+    if (seq < d.seq)
+        d.wraps++;
+    d.seq = seq;
+    d.ts = ts;
+    return (size_t)(p - start);
+}
+
+/* Frames the n payload bytes at buf + 1: CRC, COBS in place, delimiter. */
+NOINSTR static void drain_seal(size_t n)
+{
+    uint8_t *p = d.buf + 1 + n;
+    uint32_t crc = crc32_update(0, d.buf + 1, n);
+
+    p[0] = (uint8_t)crc;
+    p[1] = (uint8_t)(crc >> 8);
+    p[2] = (uint8_t)(crc >> 16);
+    p[3] = (uint8_t)(crc >> 24);
+    n = cobs_encode_short(d.buf, n + CYG_FRAME_CRC_BYTES);
+    d.buf[n] = 0;
+    d.len = (uint16_t)(n + 1u);
+    d.sent = 0;
+    d.since_desc += d.len;
+}
+
+/* The ring to stream, or NULL (no ring, no sink). A ring the drain has not streamed yet, or
+ * one made anew in the same place (head went back), starts over: a delimiter, the description,
+ * then the oldest record it holds. */
+NOINSTR static const struct cyg_ctl *drain_ring(void)
+{
+    const struct cyg_ctl *ctl = cygtrace_control_block();
+    uintptr_t h, cap = cyg_rt.mask + 1u;
+
+    if (ctl == NULL || d.sink == NULL)
+        return NULL;
+    h = ctl->head.v;
+    if (ctl != d.ctl || (intptr_t)(h - d.seq) < 0) {
+        d.ctl = ctl;
+        d.seq = (ctl->flags & CYG_F_OVERWRITE) && h > cap ? h - cap : 0;
+        d.wraps = 0;
+        d.ts = 0;
+        d.since_desc = CYGTRACE_DRAIN_DESC_BYTES;
+        /* A lone delimiter first: a host drops what comes before its first 0x00 (the tail of
+         * a frame it joined in the middle of), which would be our description. */
+        d.buf[0] = 0;
+        d.len = 1;
+        d.sent = 0;
+    }
+    return ctl;
+}
+
+/* Hands frames to the sink until it is full, or until nothing is left before record end.
+ * Returns the bytes it took. */
+NOINSTR static size_t drain_run(const struct cyg_ctl *ctl, uintptr_t end, int force)
+{
+    size_t took = 0, n;
+
+    /* A ring that is not running has no writer left to finish a record. */
+    force |= ctl->state != CYG_S_RUNNING;
+    for (;;) {
+        if (d.sent == d.len) {
+            if (d.since_desc >= CYGTRACE_DRAIN_DESC_BYTES) {
+                n = drain_desc(ctl);
+                d.since_desc = 0;
+            } else if ((n = drain_events(ctl, end, force)) == 0) {
+                return took;
+            }
+            drain_seal(n);
+        }
+        n = d.sink(d.arg, d.buf + d.sent, (size_t)(d.len - d.sent));
+        d.sent = (uint16_t)(d.sent + n);
+        took += n;
+        if (d.sent < d.len)
+            return took;
+    }
+}
+
+NOINSTR void cygtrace_drain_init(cygtrace_sink_t sink, void *arg)
+{
+    d.sink = sink;
+    d.arg = arg;
+    d.ctl = NULL; /* starts over */
+    drain_ring();
+}
+
+NOINSTR size_t cygtrace_drain(void)
+{
+    const struct cyg_ctl *ctl = drain_ring();
+
+    /* Up to head as it is now: a writer faster than the sink cannot keep the call going. */
+    return ctl ? drain_run(ctl, ctl->head.v, 0) : 0;
+}
+
+NOINSTR void cygtrace_drain_flush(void)
+{
+    const struct cyg_ctl *ctl = drain_ring();
+    uintptr_t end;
+
+    if (ctl == NULL)
+        return;
+    end = ctl->head.v;
+    do
+        drain_run(ctl, end, 1);
+    while (d.sent < d.len);
+}
