@@ -39,7 +39,7 @@ include examples/firmware/firmware.mk
 # common/ and the target runtime
 
 COMMON_SRC := common/crc32.c common/cobs.c
-RT_SRC := target/core/cygtrace.c target/linux/cygtrace_linux.c $(COMMON_SRC)
+RT_SRC := target/core/cygtrace.c target/core/cygtrace_drain.c target/linux/cygtrace_linux.c $(COMMON_SRC)
 RT_INC := -Icommon -Itarget/core -Itarget/linux
 RT_CFLAGS := -std=gnu11 $(WARN) -O2 -g -fPIC -fno-instrument-functions -fvisibility=hidden \
              -fno-stack-protector
@@ -67,7 +67,7 @@ CORE_NAMES := $(foreach c,$(CORES),$(firstword $(subst :, ,$(c))))
 core_flags = $(subst @, ,$(word 2,$(subst :, ,$(filter $(1):%,$(CORES)))))
 FW_CFLAGS := -std=gnu11 $(WARN) -Os -g -mthumb -ffreestanding -fno-instrument-functions \
              -ffunction-sections -fdata-sections -Icommon -Itarget/core -Itarget/cortex-m
-FW_SRC := target/core/cygtrace.c target/cortex-m/cygtrace_cm.c $(COMMON_SRC)
+FW_SRC := target/core/cygtrace.c target/core/cygtrace_drain.c target/cortex-m/cygtrace_cm.c $(COMMON_SRC)
 
 ifneq ($(shell command -v $(ARM_CC) 2>/dev/null),)
 firmware-cores: $(foreach c,$(CORE_NAMES),$(O)/$(c)/libcygtrace.a)
@@ -91,7 +91,10 @@ $(foreach c,$(CORE_NAMES),$(eval $(call core_rule,$(c))))
 HOST_CMD_SRC := host/main.c $(wildcard host/cmd_*.c)
 HOST_LIB_SRC := $(filter-out $(HOST_CMD_SRC),$(wildcard host/*.c)) $(COMMON_SRC)
 HOST_INC := -Icommon -Ihost
-HOST_LIBS := -lbfd
+# The live view needs ncurses(w); without it, view.c builds as a stub that says so.
+HOST_CURSES := $(firstword $(foreach p,ncursesw ncurses,$(shell pkg-config --exists $(p) && echo $(p))))
+HOST_LIBS := -lbfd $(if $(HOST_CURSES),$(shell pkg-config --libs $(HOST_CURSES)))
+$(O)/host/obj/host/view.o: BASE_CFLAGS += $(if $(HOST_CURSES),-DVIEW_CURSES $(shell pkg-config --cflags $(HOST_CURSES)))
 HOST_LIB_OBJ := $(patsubst %.c,$(O)/host/obj/%.o,$(HOST_LIB_SRC))
 HOST_CMD_OBJ := $(patsubst %.c,$(O)/host/obj/%.o,$(HOST_CMD_SRC))
 
@@ -139,9 +142,10 @@ $(O)/tests/check_cygtrace: $(TEST_OBJ) $(O)/host/libcyghost.a $(O)/linux/libcygt
 
 -include tests/fixtures.mk
 -include tests/pull.mk
+-include tests/stream.mk
 
 check: deps
-	$(Q)$(MAKE) --no-print-directory all $(O)/tests/check_cygtrace sym-fixtures pull-fixtures
+	$(Q)$(MAKE) --no-print-directory all $(O)/tests/check_cygtrace sym-fixtures pull-fixtures stream-fixtures
 	$(Q)tests/run.sh $(O)
 
 # ---------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 #define CMD_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "load.h"
 
@@ -59,6 +60,13 @@ int cmd_show_option(int c, const char *arg, struct show_opts *o);
 /* Prints each context's call tree of the trace l holds (elf and dump name the inputs in
  * messages); returns the exit status. */
 int cmd_show(struct load *l, const char *elf, const char *dump, const struct show_opts *o);
+
+/* Prints, each on a line that starts with prefix, what a stream lost or dropped. */
+void cmd_stream_notes(FILE *f, const char *prefix, const struct sframe_stats *fr,
+                      const struct sdec_stats *sd);
+
+/* cygtrace live [options] SOURCE ELF: a running target's calls as they happen. */
+int cmd_live(int argc, char **argv);
 
 /* Prints "cygtrace: " and the formatted message to stderr. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

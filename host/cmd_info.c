@@ -16,26 +16,12 @@ static const char *state_name(unsigned s)
     return s < 4 ? names[s] : "?";
 }
 
-static void print_ring(const struct load *l, const char *dump)
+/* What a ring and a stream both say. */
+static void print_common(const struct load *l)
 {
     const struct dec_ring *r = &l->ring;
     char hex[80];
 
-    printf("dump:       %s", dump);
-    if (r->off)
-        printf(" (control block at offset 0x%" PRIx64 ")", r->off);
-    printf("\nformat:     version %u, %s, %u-byte records%s%s\n", CYG_VERSION,
-           dec_machine_name(r->machine), r->rec_bytes,
-           (r->flags & CYG_F_TIMESTAMPS) ? ", timestamps" : "",
-           (r->flags & CYG_F_CALLSITES) ? ", call sites" : "");
-    printf("capacity:   %" PRIu64 " records (%" PRIu64 " bytes)\n", r->cap, r->cap * r->rec_bytes);
-    printf("mode:       %s\n", (r->flags & CYG_F_OVERWRITE) ? "overwrite (flight recorder)"
-                                                            : "stop when full");
-    printf("state:      %s\n", state_name(r->state));
-    /* In stop mode head also counts the reservations refused once full: they are lost. */
-    printf("written:    %" PRIu64 " records\n",
-           (r->flags & CYG_F_OVERWRITE) || r->head < r->cap ? r->head : r->cap);
-    printf("wrapped:    %s\n", (r->flags & CYG_F_OVERWRITE) && r->head > r->cap ? "yes" : "no");
     printf("lost:       %" PRIu64 "\n", r->lost);
     if (r->ts_hz)
         printf("clock:      %" PRIu64 " Hz\n", r->ts_hz);
@@ -56,37 +42,75 @@ static void print_ring(const struct load *l, const char *dump)
         printf("resets:     %u warm resets survived\n", r->resets);
 }
 
-static int print_records(const struct load *l)
+static void print_ring(const struct load *l, const char *dump)
+{
+    const struct dec_ring *r = &l->ring;
+
+    printf("%s       %s", l->stream ? "stream:" : "dump:  ", dump);
+    if (l->stream) {
+        printf(" (a saved live stream: what its first description says)\n");
+        printf("format:     %s, %u-bit%s%s\n", dec_machine_name(r->machine), r->word_bytes * 8,
+               (r->flags & CYG_F_TIMESTAMPS) ? ", timestamps" : "",
+               (r->flags & CYG_F_CALLSITES) ? ", call sites" : "");
+        printf("ring:       %" PRIu64 " records on the target\n", r->cap);
+        printf("state:      %s\n", state_name(r->state));
+        print_common(l);
+        return;
+    }
+    if (r->off)
+        printf(" (control block at offset 0x%" PRIx64 ")", r->off);
+    printf("\nformat:     version %u, %s, %u-byte records%s%s\n", CYG_VERSION,
+           dec_machine_name(r->machine), r->rec_bytes,
+           (r->flags & CYG_F_TIMESTAMPS) ? ", timestamps" : "",
+           (r->flags & CYG_F_CALLSITES) ? ", call sites" : "");
+    printf("capacity:   %" PRIu64 " records (%" PRIu64 " bytes)\n", r->cap, r->cap * r->rec_bytes);
+    printf("mode:       %s\n", (r->flags & CYG_F_OVERWRITE) ? "overwrite (flight recorder)"
+                                                            : "stop when full");
+    printf("state:      %s\n", state_name(r->state));
+    /* In stop mode head also counts the reservations refused once full: they are lost. */
+    printf("written:    %" PRIu64 " records\n",
+           (r->flags & CYG_F_OVERWRITE) || r->head < r->cap ? r->head : r->cap);
+    printf("wrapped:    %s\n", (r->flags & CYG_F_OVERWRITE) && r->head > r->cap ? "yes" : "no");
+    print_common(l);
+}
+
+static int print_records(struct load *l)
 {
     struct tree_scan sc = {0};
-    struct dec_stats st;
-    struct dec *d = dec_open(l->src, &l->ring);
+    struct load_stats ls;
+    const struct dec_stats *st = &ls.dec;
+    struct load_pass *p = load_pass_open(l);
     struct ev e;
     int rc;
 
-    if (!d)
+    if (!p)
         return -1;
-    while ((rc = dec_next(d, &e)) > 0)
+    while ((rc = load_pass_next(p, &e)) > 0)
         if (tree_scan_add(&sc, &e) < 0) {
             rc = -1;
             break;
         }
-    dec_get_stats(d, &st);
-    dec_close(d);
-    if (rc == 0) {
+    load_pass_stats(p, &ls);
+    load_pass_close(p);
+    if (rc == 0 && l->stream) {
+        printf("stream:     %" PRIu64 " frames, %" PRIu64 " bytes, %" PRIu64 " events\n",
+               ls.fr.frames, ls.fr.bytes, ls.sd.events);
+        cmd_stream_notes(stdout, "            ", &ls.fr, &ls.sd);
+        printf("bytes/event:%.2f\n", ls.sd.events ? (double)ls.fr.bytes / ls.sd.events : 0.0);
+    } else if (rc == 0) {
         printf("held:       %" PRIu64 " records (sequence %" PRIu64 "..%" PRIu64 ")\n",
-               st.decoded, st.first_seq, st.end_seq);
-        printf("overwritten:%" PRIu64 "\n", st.overwritten);
-        printf("unwritten:  %" PRIu64 " slots reserved but never written\n", st.unwritten);
-        if (st.truncated)
-            printf("truncated:  %" PRIu64 " records missing from the dump\n", st.truncated);
-        for (unsigned i = 0; i < sc.n; i++) {
-            printf("%s %-5u %" PRIu64 " events", l->ring.word_bytes == 8 ? "thread " : "context",
-                   sc.ctx[i].id, sc.ctx[i].events);
-            if (sc.ctx[i].os_tid)
-                printf(", tid %" PRIu64, sc.ctx[i].os_tid);
-            printf("\n");
-        }
+               st->decoded, st->first_seq, st->end_seq);
+        printf("overwritten:%" PRIu64 "\n", st->overwritten);
+        printf("unwritten:  %" PRIu64 " slots reserved but never written\n", st->unwritten);
+        if (st->truncated)
+            printf("truncated:  %" PRIu64 " records missing from the dump\n", st->truncated);
+    }
+    for (unsigned i = 0; rc == 0 && i < sc.n; i++) {
+        printf("%s %-5u %" PRIu64 " events", l->ring.word_bytes == 8 ? "thread " : "context",
+               sc.ctx[i].id, sc.ctx[i].events);
+        if (sc.ctx[i].os_tid)
+            printf(", tid %" PRIu64, sc.ctx[i].os_tid);
+        printf("\n");
     }
     tree_scan_free(&sc);
     return rc;

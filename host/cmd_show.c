@@ -89,16 +89,16 @@ static uint64_t func_of(void *arg, uint64_t addr)
 
 /* One pass over every event: the contexts, and how deep each starts. It also counts how many
  * of the first functions entered the ELF knows: none means a stripped ELF or the wrong one. */
-static int scan(struct load *l, struct tree_scan *sc, struct dec_stats *st, unsigned *checked,
+static int scan(struct load *l, struct tree_scan *sc, struct load_stats *st, unsigned *checked,
                 unsigned *known)
 {
-    struct dec *d = dec_open(l->src, &l->ring);
+    struct load_pass *p = load_pass_open(l);
     struct ev e;
     int rc;
 
-    if (!d)
+    if (!p)
         return -1;
-    while ((rc = dec_next(d, &e)) > 0) {
+    while ((rc = load_pass_next(p, &e)) > 0) {
         if (e.kind == EV_ENTER && *checked < 256) {
             const struct sym_info *s = sym_lookup(l->sym, e.addr - l->ring.load_bias);
 
@@ -110,8 +110,8 @@ static int scan(struct load *l, struct tree_scan *sc, struct dec_stats *st, unsi
             break;
         }
     }
-    dec_get_stats(d, st);
-    dec_close(d);
+    load_pass_stats(p, st);
+    load_pass_close(p);
     return rc;
 }
 
@@ -121,17 +121,17 @@ static int render_ctx(struct load *l, const struct render_opts *ro, const struct
     struct resolver res = {l->sym, l->ring.load_bias};
     struct render *r = render_new(stdout, ro, l->sym, l->ring.load_bias);
     struct tree *t = NULL;
-    struct dec *d = dec_open(l->src, &l->ring);
+    struct load_pass *p = load_pass_open(l);
     struct ev e;
     int rc = -1;
 
-    if (!r || !d)
+    if (!r || !p)
         goto out;
     t = tree_new(render_sink(r), (unsigned)-c->min_depth, func_of, &res);
     if (!t)
         goto out;
     render_header(r);
-    while ((rc = dec_next(d, &e)) > 0)
+    while ((rc = load_pass_next(p, &e)) > 0)
         if (e.ctx == c->id && tree_feed(t, &e) < 0) {
             rc = -1;
             break;
@@ -142,18 +142,19 @@ static int render_ctx(struct load *l, const struct render_opts *ro, const struct
     }
 out:
     tree_free(t);
-    dec_close(d);
+    load_pass_close(p);
     render_free(r);
     return rc;
 }
 
 /* What the trace could not show, said once at the end: as comments in the tree style, on
  * stderr in the others (whose output must stay exactly in their format). */
-static void notes(const struct load *l, const struct dec_stats *st, uint64_t unmatched,
+static void notes(const struct load *l, const struct load_stats *ls, uint64_t unmatched,
                   const struct render_opts *ro)
 {
     FILE *f = ro->style == RENDER_TREE ? stdout : stderr;
     const char *p = ro->style == RENDER_TREE ? "# " : "cygtrace: note: ";
+    const struct dec_stats *st = &ls->dec;
 
     if (st->overwritten)
         fprintf(f, "%s%" PRIu64 " older events were overwritten (the buffer wrapped); the "
@@ -167,10 +168,35 @@ static void notes(const struct load *l, const struct dec_stats *st, uint64_t unm
     if (st->truncated)
         fprintf(f, "%s%" PRIu64 " records are missing: the dump is shorter than its ring\n", p,
                 st->truncated);
+    if (l->stream)
+        cmd_stream_notes(f, p, &ls->fr, &ls->sd);
     if (unmatched)
         fprintf(f, "%s%" PRIu64 " exits matched no call and were skipped\n", p, unmatched);
     if (l->ring.state == CYG_S_FROZEN)
         fprintf(f, "%sthe trace was frozen (a fault or cygtrace_freeze())\n", p);
+}
+
+void cmd_stream_notes(FILE *f, const char *p, const struct sframe_stats *fr,
+                      const struct sdec_stats *sd)
+{
+    if (sd->lost_target)
+        fprintf(f, "%s%" PRIu64 " events were lost on the target: the drain fell behind the "
+                   "writer (a faster link, a bigger ring, or fewer traced calls)\n", p,
+                sd->lost_target);
+    if (sd->lost_link)
+        fprintf(f, "%s%" PRIu64 " events were lost on the link (frames dropped)\n", p,
+                sd->lost_link);
+    if (fr->bad || sd->malformed)
+        fprintf(f, "%s%" PRIu64 " damaged frames were dropped (bad COBS or CRC, or content)\n", p,
+                fr->bad + sd->malformed);
+    if (sd->early)
+        fprintf(f, "%s%" PRIu64 " frames came before the first description and were skipped\n", p,
+                sd->early);
+    if (sd->dup)
+        fprintf(f, "%s%" PRIu64 " repeated frames were dropped\n", p, sd->dup);
+    if (sd->restarts)
+        fprintf(f, "%sthe target started the stream over %" PRIu64 " time%s (a reset)\n", p,
+                sd->restarts, sd->restarts == 1 ? "" : "s");
 }
 
 int cmd_show(struct load *l, const char *elf, const char *dump, const struct show_opts *o)
@@ -178,7 +204,7 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
     struct render_opts ro = {.style = (enum render_style)o->style, .max_depth = o->max_depth,
                              .collapse = o->collapse};
     struct tree_scan sc = {0};
-    struct dec_stats st;
+    struct load_stats st;
     uint64_t unmatched = 0;
     unsigned checked = 0, known = 0;
     int rc = 1, shown = 0;

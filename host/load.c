@@ -2,7 +2,11 @@
 #include "load.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "cyg_format.h"
+#include "sread.h"
 
 void load_hex(const uint8_t *id, size_t len, char *buf, size_t buflen)
 {
@@ -14,8 +18,8 @@ void load_hex(const uint8_t *id, size_t len, char *buf, size_t buflen)
 }
 
 /* Every check that says the dump did not come from this ELF. */
-static int check_match(struct load *l, const char *elf, const char *dump, int force, char *err,
-                       size_t errlen)
+int load_check(struct load *l, const char *elf, const char *dump, int force, char *err,
+               size_t errlen)
 {
     const uint8_t *id;
     size_t n = sym_build_id(l->sym, &id);
@@ -58,10 +62,20 @@ int load_attach(struct load *l, const char *elf, struct src *src, int force, cha
         goto fail;
     }
     if (dec_locate(l->src, &l->ring, &reason) < 0) {
-        snprintf(err, errlen, "%s: %s", src_name(src), reason);
-        goto fail;
+        struct sdec_desc d;
+        const char *sreason;
+
+        /* Not a ring: a saved stream ("cygtrace live --save")? When it holds no frame at all,
+         * the ring's reason says best what is wrong. */
+        if (sread_probe(l->src, &d, &sreason) < 0) {
+            snprintf(err, errlen, "%s: %s", src_name(src),
+                     strstr(sreason, "no stream frame") ? reason : sreason);
+            goto fail;
+        }
+        load_ring_of_desc(&d, &l->ring);
+        l->stream = 1;
     }
-    if (l->sym && check_match(l, elf, src_name(src), force, err, errlen) < 0)
+    if (l->sym && load_check(l, elf, src_name(src), force, err, errlen) < 0)
         goto fail;
     return 0;
 fail:
@@ -81,6 +95,71 @@ int load_open(struct load *l, const char *elf, const char *dump, int force, char
         return -1;
     }
     return load_attach(l, elf, src, force, err, errlen);
+}
+
+void load_ring_of_desc(const struct sdec_desc *d, struct dec_ring *ring)
+{
+    memset(ring, 0, sizeof *ring);
+    ring->word_bytes = d->word_bytes;
+    ring->rec_bytes = d->word_bytes * ((d->flags & CYG_F_CALLSITES) ? 4 : 2);
+    ring->cap_log2 = d->cap_log2;
+    ring->cap = d->cap_log2 < 64 ? UINT64_C(1) << d->cap_log2 : 0;
+    ring->flags = d->flags;
+    ring->state = d->state;
+    ring->machine = d->machine;
+    ring->ts_bits = d->ts_bits;
+    ring->resets = d->resets;
+    ring->build_id_len = d->build_id_len;
+    memcpy(ring->build_id, d->build_id, sizeof ring->build_id);
+    ring->load_bias = d->load_bias;
+    ring->lost = d->lost;
+    ring->ts_hz = d->ts_hz;
+    ring->pid = d->pid;
+}
+
+struct load_pass {
+    struct dec *dec;     /* a ring, or */
+    struct sread *sread; /* a stream */
+};
+
+struct load_pass *load_pass_open(struct load *l)
+{
+    struct load_pass *p = calloc(1, sizeof *p);
+
+    if (!p)
+        return NULL;
+    if (l->stream)
+        p->sread = sread_open(l->src);
+    else
+        p->dec = dec_open(l->src, &l->ring);
+    if (!p->sread && !p->dec) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+int load_pass_next(struct load_pass *p, struct ev *e)
+{
+    return p->dec ? dec_next(p->dec, e) : sread_next(p->sread, e);
+}
+
+void load_pass_stats(const struct load_pass *p, struct load_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    if (p->dec)
+        dec_get_stats(p->dec, &st->dec);
+    else
+        sread_get_stats(p->sread, &st->fr, &st->sd);
+}
+
+void load_pass_close(struct load_pass *p)
+{
+    if (!p)
+        return;
+    dec_close(p->dec);
+    sread_close(p->sread);
+    free(p);
 }
 
 void load_close(struct load *l)

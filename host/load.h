@@ -6,14 +6,24 @@
 #include <stddef.h>
 
 #include "dec.h"
+#include "sdec.h"
+#include "sframe.h"
 #include "src.h"
 #include "sym.h"
 
 struct load {
     struct sym_table *sym; /* NULL when no ELF was given */
     struct src *src;
-    struct dec_ring ring;
+    struct dec_ring ring;  /* a stream's: what its first description says (head unknown: 0) */
+    int stream;            /* src holds a saved live stream, not a ring */
     int id_match;          /* 1 same build-id, 0 differs, -1 cannot tell (one has none) */
+};
+
+/* What a pass skipped and decoded: dec for a ring, fr and sd for a stream. */
+struct load_stats {
+    struct dec_stats dec;
+    struct sframe_stats fr;
+    struct sdec_stats sd;
 };
 
 /* Opens elf (may be NULL) and dump. On failure returns -1 with "INPUT: what is wrong" in err;
@@ -24,6 +34,29 @@ int load_open(struct load *l, const char *elf, const char *dump, int force, char
 /* The same for a source already open (a dump pulled into memory); takes src, even on failure. */
 int load_attach(struct load *l, const char *elf, struct src *src, int force, char *err,
                 size_t errlen);
+
+/* Fills ring with what a stream description says. */
+void load_ring_of_desc(const struct sdec_desc *d, struct dec_ring *ring);
+
+/* Checks that the trace in l (its ring, or what a stream described) was recorded by elf;
+ * -1 with "NAME: what differs" in err, unless force. name is the trace in messages. */
+int load_check(struct load *l, const char *elf, const char *name, int force, char *err,
+               size_t errlen);
+
+struct load_pass;
+
+/* Starts a pass over every event of the trace l holds, ring or stream; NULL when out of
+ * memory. */
+struct load_pass *load_pass_open(struct load *l);
+
+/* Gets the next event: 1, or 0 at the end, or -1 on a read error. */
+int load_pass_next(struct load_pass *p, struct ev *e);
+
+/* Returns what the pass skipped and decoded so far. */
+void load_pass_stats(const struct load_pass *p, struct load_stats *st);
+
+/* Ends the pass. NULL is fine. */
+void load_pass_close(struct load_pass *p);
 
 /* Frees what load_open opened. */
 void load_close(struct load *l);

@@ -16,6 +16,7 @@ static const struct {
     {"tree", cmd_tree, "print the call tree of a trace"},
     {"info", cmd_info, "show what a trace's control block says"},
     {"pull", cmd_pull, "read the trace out of a target through a GDB server"},
+    {"live", cmd_live, "watch a running target's calls: serial, TCP, pipe, or a Linux ring"},
     {"record", cmd_record, "run a -finstrument-functions program with the runtime preloaded"},
 };
 

@@ -393,50 +393,59 @@ static const char *signal_name(unsigned sig)
 }
 
 /* Is addr inside the cygtrace runtime (its hooks or API)? */
-static int in_runtime(const struct render *r, uint64_t addr)
+static int in_runtime(const struct sym_table *sym, uint64_t bias, uint64_t addr)
 {
-    const struct sym_info *s = r->sym ? sym_lookup(r->sym, addr - r->bias) : NULL;
+    const struct sym_info *s = sym ? sym_lookup(sym, addr - bias) : NULL;
 
     return s && (!strncmp(s->name, "__cyg_profile_func_", 19) || !strncmp(s->name, "cyg_", 4) ||
                  !strncmp(s->name, "cygtrace_", 9));
 }
 
-static void fault_line(struct render *r, const struct ev *fault, const struct ev *lr)
+void render_fault_text(const struct sym_table *sym, uint64_t bias, unsigned addr_width,
+                       const struct ev *fault, const struct ev *lr, char *buf, size_t len)
 {
-    char pc[256], from[256];
-    unsigned kind = fault->data;
-    uint64_t thumb = r->o.addr_width == 8; /* 32-bit ARM code addresses carry the Thumb bit */
     static const char *const names[] = {[CYG_FAULT_HARD] = "HardFault",
                                         [CYG_FAULT_MEMMANAGE] = "MemManage fault",
                                         [CYG_FAULT_BUS] = "BusFault",
                                         [CYG_FAULT_USAGE] = "UsageFault",
                                         [CYG_FAULT_SECURE] = "SecureFault"};
+    uint64_t thumb = addr_width == 8; /* 32-bit ARM code addresses carry the Thumb bit */
+    unsigned kind = fault->data;
+    char pc[256], from[256];
+    size_t n;
 
-    render_addr(r->sym, r->bias, fault->addr & ~thumb, pc, sizeof pc);
+    render_addr(sym, bias, fault->addr & ~thumb, pc, sizeof pc);
     if (kind >= CYG_FAULT_SIGNAL) {
         /* Linux: the word after the PC is the faulting address, not a return address. */
         unsigned sig = kind - CYG_FAULT_SIGNAL;
 
         /* A PC outside the ELF (in a library: abort() in libc) is shown as it was at run
          * time; the program's load bias means nothing there. */
-        if (!r->sym || !sym_lookup(r->sym, fault->addr - r->bias))
+        if (!sym || !sym_lookup(sym, fault->addr - bias))
             snprintf(pc, sizeof pc, "0x%" PRIx64 " (outside the ELF)", fault->addr);
-        out_fmt(r, "*** signal %u (%s) at %s", sig, signal_name(sig), pc);
-        if (lr && (lr->addr || sig == 11 || sig == 7)) /* NULL is the usual bad address */
-            out_fmt(r, ", address 0x%" PRIx64, lr->addr);
-        out_chr(r, '\n');
+        n = (size_t)snprintf(buf, len, "*** signal %u (%s) at %s", sig, signal_name(sig), pc);
+        if (lr && n < len && (lr->addr || sig == 11 || sig == 7)) /* NULL: the usual bad one */
+            snprintf(buf + n, len - n, ", address 0x%" PRIx64, lr->addr);
         return;
     }
-    else if (kind < sizeof names / sizeof names[0] && names[kind])
-        out_fmt(r, "*** %s at %s", names[kind], pc);
+    if (kind < sizeof names / sizeof names[0] && names[kind])
+        n = (size_t)snprintf(buf, len, "*** %s at %s", names[kind], pc);
     else
-        out_fmt(r, "*** fault %u at %s", kind, pc);
+        n = (size_t)snprintf(buf, len, "*** fault %u at %s", kind, pc);
     /* In instrumented code LR often still holds a return address inside the hook the faulting
      * function called last: that says nothing about its caller, which the call stack names. */
-    if (lr && !in_runtime(r, lr->addr & ~thumb)) {
-        render_addr(r->sym, r->bias, lr->addr & ~thumb, from, sizeof from);
-        out_fmt(r, ", called from %s", from);
+    if (lr && n < len && !in_runtime(sym, bias, lr->addr & ~thumb)) {
+        render_addr(sym, bias, lr->addr & ~thumb, from, sizeof from);
+        snprintf(buf + n, len - n, ", called from %s", from);
     }
+}
+
+static void fault_line(struct render *r, const struct ev *fault, const struct ev *lr)
+{
+    char buf[600];
+
+    render_fault_text(r->sym, r->bias, r->o.addr_width, fault, lr, buf, sizeof buf);
+    out_str(r, buf);
     out_chr(r, '\n');
 }
 
@@ -453,6 +462,14 @@ static void on_special(void *arg, const struct ev *e, unsigned depth)
     if (e->kind == EV_FAULT_LR && r->fault_pending) {
         r->fault_pending = 0;
         fault_line(r, &r->fault, e);
+        return;
+    }
+    if (r->o.style == RENDER_TREE && e->kind == EV_LOST) {
+        /* Where it happened and at every depth: what follows may not nest as shown. */
+        flush_all(r);
+        out_fmt(r, "*** %" PRIu64 " event%s lost %s\n", e->addr, e->addr == 1 ? "" : "s",
+                e->data == EV_LOST_LINK ? "on the link (noise or a gap in the stream)"
+                                        : "on the target (the drain fell behind)");
         return;
     }
     if (r->o.style != RENDER_TREE || hidden(r, depth))
@@ -544,6 +561,12 @@ void render_header(struct render *r)
         return;
     if (r->o.has_time)
         out_fmt(r, "%12s  %s\n", "DURATION", "FUNCTION");
+}
+
+void render_flush(struct render *r)
+{
+    out_flush(r);
+    fflush(r->out);
 }
 
 void render_free(struct render *r)

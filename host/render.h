@@ -37,12 +37,21 @@ const struct tree_sink *render_sink(struct render *r);
 /* Prints the column header of the style, if it has one. */
 void render_header(struct render *r);
 
+/* Writes out the lines built so far (a live view's tail); the call and the run of leaf calls
+ * held back stay held until the next event decides them. */
+void render_flush(struct render *r);
+
 /* Frees the renderer. NULL is fine. */
 void render_free(struct render *r);
 
 /* Writes "name+0xoff" (or "name", or "0xaddr" when unknown) for a run-time address. */
 void render_addr(const struct sym_table *sym, uint64_t bias, uint64_t addr, char *buf,
                  size_t len);
+
+/* Writes the line a fault record (and its LR record, or NULL) shows as: "*** HardFault at
+ * fn+0x14, called from main+0x8", "*** signal 11 (SIGSEGV) at fn+0x4, address 0x0". */
+void render_fault_text(const struct sym_table *sym, uint64_t bias, unsigned addr_width,
+                       const struct ev *fault, const struct ev *lr, char *buf, size_t len);
 
 /* Writes a duration in ticks as "12.345 us" (ms, s) when hz is known, else "N ticks"; len
  * must be 32 or more. */

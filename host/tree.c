@@ -114,15 +114,36 @@ static void on_leave(struct tree *t, const struct ev *e)
         t->unmatched++;
         return;
     }
-    /* An exit from a frame entered before the trace: it names the topmost unnamed frame, and
-     * whatever was called above that frame is gone. */
+    /* After a loss: a frame shown before it that this exit names returned as it was shown,
+     * and the frames above it are gone. */
+    for (unsigned k = t->unknown; k-- > 0;) {
+        if (t->stack[k].before_trace || t->stack[k].addr != e->addr)
+            continue;
+        abandon_to(t, k + 1, e->time);
+        t->unknown = k;
+        t->n = k;
+        t->sink.exit(t->sink.arg, &t->stack[k], k, e->time, TREE_RETURNED);
+        return;
+    }
+    /* An exit from a frame entered before the trace (or before a loss, unnamed by it): it
+     * names the topmost unnamed frame, and whatever was called above that frame is gone. */
     abandon_to(t, t->unknown, e->time);
     t->unknown--;
     t->n--;
     f = &t->stack[t->n];
     f->addr = e->addr;
     f->site = e->site;
+    f->t_enter = 0;
+    f->before_trace = 1;
     t->sink.exit(t->sink.arg, f, t->n, e->time, TREE_BEFORE_TRACE);
+}
+
+/* What the lost events did to the stack is unknown: the frames open now are named again by
+ * the exits that come, as at the start of a trace, so that a lost exit does not leave the rest
+ * of the tree one level too deep. */
+void tree_lost(struct tree *t)
+{
+    t->unknown = t->n;
 }
 
 int tree_feed(struct tree *t, const struct ev *e)
@@ -132,6 +153,10 @@ int tree_feed(struct tree *t, const struct ev *e)
         return on_call(t, e);
     case EV_EXIT:
         on_leave(t, e);
+        return 0;
+    case EV_LOST:
+        tree_lost(t);
+        t->sink.special(t->sink.arg, e, t->n);
         return 0;
     default:
         t->sink.special(t->sink.arg, e, t->n);

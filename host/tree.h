@@ -50,6 +50,10 @@ struct tree *tree_new(const struct tree_sink *sink, unsigned start_depth, tree_f
 /* Feeds one event of this tree's context; -1 when out of memory. */
 int tree_feed(struct tree *t, const struct ev *e);
 
+/* Says that events of this context may have been lost here (a live stream's EV_LOST, which
+ * tree_feed takes too): the exits that come name the open frames again. */
+void tree_lost(struct tree *t);
+
 /* Ends the trace: reports the frames still open to the sink. */
 void tree_finish(struct tree *t);
 

@@ -16,6 +16,11 @@ int main(void)
     srunner_add_suite(sr, sym_suite());
     srunner_add_suite(sr, runtime_suite());
     srunner_add_suite(sr, rsp_suite());
+    srunner_add_suite(sr, link_suite());
+    srunner_add_suite(sr, follow_suite());
+    srunner_add_suite(sr, stream_suite());
+    srunner_add_suite(sr, fnstat_suite());
+    srunner_add_suite(sr, drain_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);

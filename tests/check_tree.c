@@ -54,7 +54,7 @@ static uint64_t fake_func_of(void *arg, uint64_t addr)
 }
 
 /* Runs a script of events ("+A" enter, "-A" exit, "+B/A" enter B called from inside A, "m" a
- * mark) through a tree that starts `start` deep; returns the log. */
+ * mark, "L" events lost) through a tree that starts `start` deep; returns the log. */
 static const char *run(const char *script, unsigned start, int with_sites)
 {
     static struct log l;
@@ -72,6 +72,9 @@ static const char *run(const char *script, unsigned start, int with_sites)
             continue;
         if (*p == 'm') {
             e.kind = EV_MARK;
+        } else if (*p == 'L') {
+            e.kind = EV_LOST;
+            e.addr = 3;
         } else {
             e.kind = *p == '+' ? EV_ENTER : EV_EXIT;
             p++;
@@ -227,6 +230,22 @@ START_TEST(test_tree_deep_stack)
 }
 END_TEST
 
+/* After a loss (a live stream's EV_LOST), the open frames are named again by the exits that
+ * come: an exit of a frame shown before the loss closes it (the frames above it are gone
+ * without a word: their exits may be what was lost); an exit of a frame not open at all names
+ * the topmost one, as at the start of a trace; nothing ends up deeper than it is. */
+START_TEST(test_tree_after_loss)
+{
+    /* A's exit after the loss closes A, 0 deep: B's exit was lost. */
+    ck_assert_str_eq(run("+A +B L -A +C -C", 0, 0),
+                     "+A@0 +B@1 *11@2 -A@0 +C@0 -C@0 | open 0:");
+    /* An exit of C, never entered: it names the topmost frame (B's), which came before. */
+    ck_assert_str_eq(run("+A +B L -C -A", 0, 0), "+A@0 +B@1 *11@2 <C@1 -A@0 | open 0:");
+    /* Without a loss the same exit matches nothing and is skipped. */
+    ck_assert_str_eq(run("+A +B -C -B -A", 0, 0), "+A@0 +B@1 -B@1 -A@0 | open 0:");
+}
+END_TEST
+
 Suite *tree_suite(void)
 {
     Suite *s = suite_create("tree");
@@ -244,6 +263,7 @@ Suite *tree_suite(void)
     tcase_add_test(tc, test_tree_specials_at_depth);
     tcase_add_test(tc, test_tree_scan_contexts_and_depth);
     tcase_add_test(tc, test_tree_deep_stack);
+    tcase_add_test(tc, test_tree_after_loss);
     suite_add_tcase(s, tc);
     return s;
 }

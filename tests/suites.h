@@ -11,5 +11,10 @@ Suite *render_suite(void);
 Suite *sym_suite(void);
 Suite *runtime_suite(void);
 Suite *rsp_suite(void);
+Suite *link_suite(void);
+Suite *follow_suite(void);
+Suite *stream_suite(void);
+Suite *fnstat_suite(void);
+Suite *drain_suite(void);
 
 #endif

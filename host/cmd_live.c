@@ -1,0 +1,620 @@
+/* cmd_live.c - "cygtrace live": a running target's calls as they happen.
+ *
+ * Bytes come over a link (serial, TCP, a file or pipe) and go through the deframer and the
+ * stream decoder; or events come straight from a running Linux program's ring (--follow).
+ * Either way they feed per-context call trees: printed as text (--plain) or shown in the
+ * ncurses view. One loop polls the link, the keyboard and the clock; nothing blocks for long,
+ * so the view stays responsive whatever the link does. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "cyg_format.h"
+#include "follow.h"
+#include "link.h"
+#include "render.h"
+#include "sdec.h"
+#include "sframe.h"
+#include "tree.h"
+#include "view.h"
+
+#define LIVE_READ_BYTES 65536u
+#define LIVE_FOLLOW_MAX 200000u /* events per poll of a followed ring: the view stays live */
+#define LIVE_TICK_MS 50
+
+enum { OPT_PLAIN = 0x200, OPT_SAVE, OPT_SERIAL, OPT_TCP, OPT_FILE, OPT_FOLLOW, OPT_DURATION,
+       OPT_FROM_START, OPT_HELP };
+
+/* One context's tree and its text renderer (--plain). */
+struct live_ctx {
+    uint32_t id;
+    struct tree *tree;
+    struct render *render;
+};
+
+struct live {
+    const char *elf;
+    struct sym_table *sym;
+    struct show_opts show;
+    int plain;
+    struct view *view;
+    /* the trace, once a description (or the followed ring) said what it is */
+    int configured;
+    struct dec_ring ring;
+    struct render_opts ro;
+    /* --plain: one tree per context, in order of appearance */
+    struct live_ctx *ctx;
+    unsigned nctx;
+    int cur;            /* the context of the last line printed, -1 before any */
+    uint64_t unmatched;
+    /* the source */
+    const char *source; /* as the user named it, for messages */
+    struct link *link;
+    struct follow *follow;
+    const char *follow_path;
+    int from_start;
+    struct sframe *fr;
+    struct sdec *sd;
+    FILE *save;
+    const char *save_path;
+    /* what the status line and the summary say */
+    uint64_t bytes, events, lost_target, lost_link;
+    int fault;
+    int connected;
+    char link_error[512];
+    /* a condition that ends the command with status 1 (checked after each batch) */
+    int failed;
+    char err[512];
+};
+
+static volatile sig_atomic_t live_stop;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    live_stop = 1;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: cygtrace live [options] SOURCE ELF\n"
+            "sources (one):\n"
+            "  --serial=DEV[:BAUD]         a serial port, raw 8N1 (default 115200 baud)\n"
+            "  --tcp=HOST:PORT             a TCP stream (ser2net, QEMU -serial tcp:)\n"
+            "  --file=PATH                 a file, named pipe or device\n"
+            "  --follow=RING               a running Linux program's buffer (CYGTRACE_OUT)\n"
+            "options:\n"
+            "  --plain                     tree lines on stdout, no curses\n"
+            "  --save=FILE                 also keep the raw stream (cygtrace tree ELF FILE)\n"
+            "  --duration=SECONDS          stop after that long\n"
+            "  --from-start                --follow: begin with the oldest events the ring\n"
+            "                              holds, not with the new ones\n"
+            "%s",
+            cmd_show_usage);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct live_resolver {
+    const struct sym_table *sym;
+    uint64_t bias;
+};
+
+static struct live_resolver live_res;
+
+static uint64_t live_func_of(void *arg, uint64_t addr)
+{
+    const struct live_resolver *r = arg;
+    const struct sym_info *s = sym_lookup(r->sym, addr - r->bias);
+
+    return s ? s->start + r->bias : 0;
+}
+
+/* The stream (or the ring) says what it is: check it against the ELF and set up the output.
+ * Called again when a new description differs (a target that reset into another build). */
+static int configure(struct live *l, const struct dec_ring *ring)
+{
+    struct load ld = {.sym = l->sym, .ring = *ring, .id_match = -1};
+
+    if (load_check(&ld, l->elf, l->source, l->show.force, l->err, sizeof l->err) < 0) {
+        l->failed = 1;
+        return -1;
+    }
+    if (l->configured && ring->build_id_len == l->ring.build_id_len &&
+        !memcmp(ring->build_id, l->ring.build_id, ring->build_id_len)) {
+        l->ring = *ring; /* state, lost: the status line shows them */
+        return 0;
+    }
+    l->ring = *ring;
+    l->ro.ts_hz = ring->ts_hz;
+    l->ro.has_time = !!(ring->flags & CYG_F_TIMESTAMPS);
+    l->ro.addr_width = ring->word_bytes * 2;
+    live_res.sym = l->sym;
+    live_res.bias = ring->load_bias;
+    if (l->ro.style == RENDER_BRACES && !(ring->flags & CYG_F_CALLSITES)) {
+        snprintf(l->err, sizeof l->err, "%s: --style=braces needs call sites, and this stream "
+                 "has none", l->source);
+        l->failed = 1;
+        return -1;
+    }
+    if (l->view)
+        view_configure(l->view, l->sym, ring->load_bias, ring->ts_hz, l->ro.has_time,
+                       l->ro.addr_width);
+    l->configured = 1;
+    return 0;
+}
+
+static struct live_ctx *plain_ctx(struct live *l, uint32_t id)
+{
+    struct live_ctx *c;
+
+    for (unsigned i = 0; i < l->nctx; i++)
+        if (l->ctx[i].id == id)
+            return &l->ctx[i];
+    c = realloc(l->ctx, (l->nctx + 1) * sizeof *c);
+    if (!c)
+        return NULL;
+    l->ctx = c;
+    c = &l->ctx[l->nctx];
+    memset(c, 0, sizeof *c);
+    c->id = id;
+    c->render = render_new(stdout, &l->ro, l->sym, l->ring.load_bias);
+    /* Live, the depth the trace starts at is unknown: exits of calls made before it are
+     * counted as unmatched, not shown. */
+    if (c->render)
+        c->tree = tree_new(render_sink(c->render), 0, live_func_of, &live_res);
+    if (!c->render || !c->tree) {
+        render_free(c->render);
+        return NULL;
+    }
+    if (l->nctx == 0)
+        render_header(c->render);
+    l->nctx++;
+    return c;
+}
+
+/* --plain: the event goes to its context's tree; a line says when the context changes. */
+static void plain_event(struct live *l, const struct ev *e)
+{
+    struct live_ctx *c;
+    int idx;
+
+    if (l->show.have_thread && e->ctx != l->show.thread && e->kind != EV_LOST)
+        return;
+    if (!(c = plain_ctx(l, e->ctx))) {
+        snprintf(l->err, sizeof l->err, "out of memory");
+        l->failed = 1;
+        return;
+    }
+    idx = (int)(c - l->ctx);
+    if (idx != l->cur && l->nctx > 1 && e->kind != EV_LOST) {
+        if (l->cur >= 0)
+            render_flush(l->ctx[l->cur].render);
+        printf("# %s %u\n", l->ring.word_bytes == 8 ? "thread" : "context", e->ctx);
+    }
+    if (e->kind != EV_LOST || l->cur < 0)
+        l->cur = idx;
+    /* A loss may have taken any context's events: each tree forgets, one shows the line. */
+    for (unsigned i = 0; e->kind == EV_LOST && i < l->nctx; i++)
+        if ((int)i != l->cur)
+            tree_lost(l->ctx[i].tree);
+    if (tree_feed(l->ctx[l->cur].tree, e) < 0) {
+        snprintf(l->err, sizeof l->err, "out of memory");
+        l->failed = 1;
+    }
+}
+
+static void on_event(void *arg, const struct ev *e)
+{
+    struct live *l = arg;
+
+    if (l->failed)
+        return;
+    if (!l->configured && l->sd) {
+        struct dec_ring ring;
+
+        load_ring_of_desc(sdec_desc(l->sd), &ring);
+        if (configure(l, &ring) < 0)
+            return;
+    }
+    if (e->kind == EV_LOST) {
+        if (e->data == EV_LOST_LINK)
+            l->lost_link += e->addr;
+        else
+            l->lost_target += e->addr;
+    } else {
+        l->events++;
+    }
+    if (e->kind == EV_FAULT)
+        l->fault = 1;
+    if (l->view)
+        view_event(l->view, e);
+    else
+        plain_event(l, e);
+}
+
+static void on_frame(void *arg, const uint8_t *p, size_t n)
+{
+    struct live *l = arg;
+
+    sdec_frame(l->sd, p, n);
+}
+
+static void plain_flush(struct live *l)
+{
+    if (l->cur >= 0)
+        render_flush(l->ctx[l->cur].render);
+    fflush(stdout);
+}
+
+/* Reads what the link has (waiting at most wait_ms); 0 while it lasts, -1 once it ended. */
+static int pump_link(struct live *l, int wait_ms)
+{
+    static uint8_t buf[LIVE_READ_BYTES];
+    long n = link_read(l->link, buf, sizeof buf, wait_ms, l->link_error, sizeof l->link_error);
+
+    if (n == 0)
+        return 0;
+    if (n < 0) {
+        if (n == -1)
+            snprintf(l->link_error, sizeof l->link_error, "end of stream");
+        l->connected = 0;
+        return -1;
+    }
+    l->bytes += (uint64_t)n;
+    if (l->save && fwrite(buf, 1, (size_t)n, l->save) != (size_t)n) {
+        snprintf(l->err, sizeof l->err, "%s: cannot write: %s", l->save_path, strerror(errno));
+        l->failed = 1;
+    }
+    sframe_feed(l->fr, buf, (size_t)n);
+    /* A new description may say the target froze or reset: keep what the status shows. */
+    if (l->configured && sdec_desc(l->sd)) {
+        struct dec_ring ring;
+
+        load_ring_of_desc(sdec_desc(l->sd), &ring);
+        configure(l, &ring);
+    }
+    return 0;
+}
+
+/* Tries to open the followed ring: the program may not have made it yet. 0 when open. */
+static int follow_try(struct live *l)
+{
+    char why[256];
+
+    l->follow = follow_open(l->follow_path, l->from_start, why, sizeof why);
+    if (l->follow) {
+        l->link_error[0] = 0;
+        return 0;
+    }
+    if (!l->link_error[0] && l->plain)
+        fprintf(stderr, "cygtrace: %s: %s; waiting for the program (CYGTRACE_OUT=%s)\n",
+                l->follow_path, why, l->follow_path);
+    snprintf(l->link_error, sizeof l->link_error, "waiting for %s: %s", l->follow_path, why);
+    return -1;
+}
+
+/* Polls the followed ring; 0 while the program runs, -1 once it is gone (and drained). */
+static int pump_follow(struct live *l)
+{
+    char why[256];
+    long n;
+    const struct dec_ring *r;
+
+    if (follow_restarted(l->follow)) {
+        l->configured = 0;
+        if (l->plain) {
+            for (unsigned i = 0; i < l->nctx; i++) {
+                tree_free(l->ctx[i].tree);
+                render_free(l->ctx[i].render);
+            }
+            l->nctx = 0;
+            l->cur = -1;
+            printf("# the program started again\n");
+        }
+    }
+    r = follow_ring(l->follow);
+    if (!l->configured && configure(l, r) < 0)
+        return -1;
+    n = follow_poll(l->follow, on_event, l, LIVE_FOLLOW_MAX, why, sizeof why);
+    if (n < 0) {
+        snprintf(l->link_error, sizeof l->link_error, "%s", why);
+        l->connected = 0;
+        return -1;
+    }
+    l->ring.state = follow_ring(l->follow)->state;
+    /* The program is gone once its process is: what it wrote last was read by this poll. */
+    if (n == 0 && r->pid && kill((pid_t)r->pid, 0) < 0 && errno == ESRCH) {
+        snprintf(l->link_error, sizeof l->link_error, "the program exited");
+        l->connected = 0;
+        return -1;
+    }
+    return 0;
+}
+
+static void fill_status(const struct live *l, struct view_status *st)
+{
+    struct sframe_stats fs = {0};
+    struct sdec_stats ds = {0};
+
+    if (l->fr)
+        sframe_get_stats(l->fr, &fs);
+    if (l->sd)
+        sdec_get_stats(l->sd, &ds);
+    memset(st, 0, sizeof *st);
+    st->link = l->source;
+    st->connected = l->connected;
+    st->link_error = l->connected ? NULL : l->link_error;
+    st->events = l->events;
+    st->bytes = l->bytes;
+    st->lost_target = l->lost_target;
+    st->lost_link = l->lost_link;
+    st->bad_frames = fs.bad + ds.malformed;
+    st->have_desc = l->configured;
+    st->state = l->ring.state;
+    st->fault = l->fault;
+}
+
+/* The end of a --plain session: the calls still open, then what was lost and a summary, as
+ * notes: "#" lines in the tree style, on stderr in the others (whose output stays exact). */
+static void plain_finish(struct live *l)
+{
+    FILE *f = l->ro.style == RENDER_TREE ? stdout : stderr;
+    const char *p = l->ro.style == RENDER_TREE ? "# " : "cygtrace: note: ";
+    struct sframe_stats fs = {0};
+    struct sdec_stats ds = {0};
+
+    for (unsigned i = 0; i < l->nctx; i++) {
+        if (l->nctx > 1)
+            printf("# %s %u: calls still open\n", l->ring.word_bytes == 8 ? "thread" : "context",
+                   l->ctx[i].id);
+        tree_finish(l->ctx[i].tree);
+        l->unmatched += tree_unmatched(l->ctx[i].tree);
+        render_flush(l->ctx[i].render);
+    }
+    if (l->fr) {
+        sframe_get_stats(l->fr, &fs);
+        sdec_get_stats(l->sd, &ds);
+        cmd_stream_notes(f, p, &fs, &ds);
+        if (!l->configured)
+            fprintf(f, "%sno stream description came: nothing to decode (is the target "
+                       "streaming, at this baud?)\n", p);
+    } else if (l->lost_target) {
+        fprintf(f, "%s%" PRIu64 " events were lost: the program lapped the reader\n", p,
+                l->lost_target);
+    }
+    fprintf(f, "%s%" PRIu64 " events", p, l->events);
+    if (l->fr)
+        fprintf(f, ", %" PRIu64 " bytes (%.2f bytes/event)", l->bytes,
+                l->events ? (double)l->bytes / (double)l->events : 0.0);
+    fprintf(f, "; %s\n", l->link_error[0] ? l->link_error : "stopped");
+    fflush(stdout);
+}
+
+static int parse_args(struct live *l, int argc, char **argv, double *duration)
+{
+    static const struct option opts[] = {CMD_SHOW_LONGOPTS,
+                                         {"plain", no_argument, 0, OPT_PLAIN},
+                                         {"save", required_argument, 0, OPT_SAVE},
+                                         {"serial", required_argument, 0, OPT_SERIAL},
+                                         {"tcp", required_argument, 0, OPT_TCP},
+                                         {"file", required_argument, 0, OPT_FILE},
+                                         {"follow", required_argument, 0, OPT_FOLLOW},
+                                         {"duration", required_argument, 0, OPT_DURATION},
+                                         {"from-start", no_argument, 0, OPT_FROM_START},
+                                         {"help", no_argument, 0, OPT_HELP},
+                                         {0, 0, 0, 0}};
+    int c, rc, kind = 0, sources = 0;
+    char *end;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if ((rc = cmd_show_option(c, optarg, &l->show)) == 1)
+            continue;
+        if (rc < 0)
+            return 2;
+        switch (c) {
+        case OPT_HELP:
+            usage(stdout);
+            return 0;
+        case OPT_PLAIN:
+            l->plain = 1;
+            break;
+        case OPT_SAVE:
+            l->save_path = optarg;
+            break;
+        case OPT_SERIAL:
+        case OPT_TCP:
+        case OPT_FILE:
+        case OPT_FOLLOW:
+            kind = c;
+            l->source = optarg;
+            sources++;
+            break;
+        case OPT_DURATION:
+            *duration = strtod(optarg, &end);
+            if (end == optarg || *end || !(*duration > 0)) {
+                cmd_error("--duration=%s: not a number of seconds", optarg);
+                return 2;
+            }
+            break;
+        case OPT_FROM_START:
+            l->from_start = 1;
+            break;
+        default:
+            cmd_bad_option(argv, "live");
+            return 2;
+        }
+    }
+    if (sources != 1) {
+        cmd_error("live: needs one source: --serial, --tcp, --file or --follow (see 'cygtrace "
+                  "live --help')");
+        return 2;
+    }
+    if (argc - optind != 1) {
+        cmd_error("live: needs the ELF file of the traced program (see 'cygtrace live --help')");
+        return 2;
+    }
+    if (kind == OPT_FOLLOW && l->save_path) {
+        cmd_error("live: --save keeps a stream; a followed ring is a file already");
+        return 2;
+    }
+    l->elf = argv[optind];
+    return -kind; /* go on: which source */
+}
+
+static int open_source(struct live *l, int kind)
+{
+    char why[256];
+
+    if (kind == OPT_FOLLOW) {
+        l->follow_path = l->source;
+        return 0;
+    }
+    if (kind == OPT_SERIAL)
+        l->link = link_open_serial(l->source, why, sizeof why);
+    else if (kind == OPT_TCP)
+        l->link = link_open_tcp(l->source, why, sizeof why);
+    else
+        l->link = link_open_file(l->source, why, sizeof why);
+    if (!l->link) {
+        cmd_error("%s: %s", l->source, why);
+        return -1;
+    }
+    l->fr = sframe_new(on_frame, l);
+    l->sd = sdec_new(on_event, l);
+    if (!l->fr || !l->sd) {
+        cmd_error("out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* The loop: the source, the keys, the screen, until the source ends, the time is up, the user
+ * quits or a signal comes. */
+static void run(struct live *l, double duration)
+{
+    double start = now_s(), last_draw = 0, deadline = duration > 0 ? start + duration : 0;
+    int ended = 0;
+    struct view_status st;
+
+    while (!live_stop && !l->failed && (deadline == 0 || now_s() < deadline)) {
+        if (!ended && l->link) {
+            ended = pump_link(l, l->view ? 0 : LIVE_TICK_MS) < 0;
+        } else if (!ended && l->follow_path) {
+            if (l->follow || follow_try(l) == 0)
+                ended = pump_follow(l) < 0;
+            if (!ended && !l->view)
+                usleep(LIVE_TICK_MS * 1000);
+        }
+        if (!l->view) {
+            plain_flush(l);
+            if (ended)
+                break;
+            continue;
+        }
+        /* The view: wait for a key or the link, at most one tick. */
+        {
+            struct pollfd p[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
+                                  {.fd = l->link && !ended ? link_fd(l->link) : -1,
+                                   .events = POLLIN}};
+
+            poll(p, 2, l->follow_path && !ended ? LIVE_TICK_MS / 2 : LIVE_TICK_MS);
+        }
+        if (view_input(l->view))
+            break;
+        if (now_s() - last_draw >= 0.1) {
+            fill_status(l, &st);
+            view_draw(l->view, &st);
+            last_draw = now_s();
+        }
+    }
+}
+
+int cmd_live(int argc, char **argv)
+{
+    struct live l = {.cur = -1, .connected = 1};
+    struct sigaction sa;
+    double duration = 0;
+    char why[256];
+    int rc, kind;
+
+    cmd_show_init(&l.show);
+    rc = parse_args(&l, argc, argv, &duration);
+    if (rc >= 0)
+        return rc;
+    kind = -rc;
+    l.ro.style = (enum render_style)l.show.style;
+    l.ro.max_depth = l.show.max_depth;
+    l.ro.collapse = l.show.collapse;
+    if (!(l.sym = sym_open(l.elf, why, sizeof why))) {
+        cmd_error("%s: %s", l.elf, why);
+        return 1;
+    }
+    rc = 1;
+    if (!l.plain && !(l.view = view_open(why, sizeof why))) {
+        cmd_error("live: %s", why);
+        goto out;
+    }
+    if (l.save_path && !(l.save = fopen(l.save_path, "wb"))) {
+        snprintf(l.err, sizeof l.err, "%s: %s", l.save_path, strerror(errno));
+        l.failed = 1;
+        goto out;
+    }
+    if (open_source(&l, kind) < 0)
+        goto out;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal; /* no SA_RESTART: poll returns, the loop ends cleanly */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    run(&l, duration);
+    if (l.follow_path && !l.follow) {
+        snprintf(l.err, sizeof l.err, "%s: no cygtrace buffer came (%s)", l.source,
+                 strstr(l.link_error, ": ") ? strstr(l.link_error, ": ") + 2 : l.link_error);
+        l.failed = 1;
+    }
+    rc = 0;
+out:
+    if (l.view)
+        view_close(l.view);
+    if (l.plain && !l.failed && rc == 0)
+        plain_finish(&l);
+    if (l.failed) {
+        cmd_error("%s", l.err);
+        rc = 1;
+    } else if (rc == 0 && l.link_error[0] && !l.connected && strcmp(l.link_error, "end of stream") &&
+               strcmp(l.link_error, "the program exited")) {
+        cmd_error("%s: %s", l.source, l.link_error);
+        rc = 1;
+    }
+    if (l.save)
+        fclose(l.save);
+    for (unsigned i = 0; i < l.nctx; i++) {
+        tree_free(l.ctx[i].tree);
+        render_free(l.ctx[i].render);
+    }
+    free(l.ctx);
+    sframe_free(l.fr);
+    sdec_free(l.sd);
+    link_close(l.link);
+    follow_close(l.follow);
+    sym_close(l.sym);
+    return rc;
+}
