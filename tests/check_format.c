@@ -17,6 +17,8 @@ START_TEST(test_format_crc32_vectors)
                       0x414fa339u);
     /* continuing a CRC equals one pass */
     ck_assert_uint_eq(crc32_update(crc32_update(0, "12345", 5), "6789", 4), 0xcbf43926u);
+    /* where the runtime's seal starts from (cygtrace.c, CYG_MAGIC_CRC) */
+    ck_assert_uint_eq(crc32_update(0, CYG_MAGIC, 8), 0x660d6cdbu);
 }
 END_TEST
 

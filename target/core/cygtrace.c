@@ -4,8 +4,6 @@
  * folds, and everything that differs between platforms comes from the port's cygtrace_port.h.
  * Built with -fno-instrument-functions; every function is also marked, in case it is not.
  */
-#include <string.h>
-
 /* The port first: it may set defaults of its own before cygtrace_config.h fills in the rest. */
 #include "cygtrace_port.h"
 #include "crc32.h"
@@ -171,14 +169,17 @@ NOINSTR void cyg_core_lost(void)
     cyg_port_reserve(&cyg_rt.ctl->lost.v); /* the port's atomic increment */
 }
 
+/* crc32_update(0, CYG_MAGIC, 8), where the seal's CRC goes on from: a constant, so that neither
+ * the string nor the time to run over it is in the firmware. */
+#define CYG_MAGIC_CRC 0x660d6cdbu
+
 /* The check covers the bytes written once at init; magic is in it although it is stored last. */
 NOINSTR static void cyg_seal(struct cyg_ctl *ctl)
 {
     const unsigned char *p = (const unsigned char *)ctl;
-    uint32_t crc = crc32_update(0, CYG_MAGIC, 8);
     volatile uint32_t *magic = (volatile uint32_t *)(void *)ctl->magic;
 
-    ctl->check = crc32_update(crc, p + 8, CYG_OFF_CHECK - 8);
+    ctl->check = crc32_update(CYG_MAGIC_CRC, p + 8, CYG_OFF_CHECK - 8);
     /* Back to front: a block with the whole magic is a finished block. The two words are
      * built from numbers, not copied from a string, so no copy of the magic sits in flash. */
     magic[1] = CYG_MAGIC_HI;
@@ -187,17 +188,27 @@ NOINSTR static void cyg_seal(struct cyg_ctl *ctl)
 
 /* log2 of the capacity of a ring of bytes with records of words words: the largest power of two
  * that fits. Returns 0 when not even two records fit. */
-NOINSTR static unsigned cyg_cap_log2(size_t bytes, unsigned words)
+NOINSTR __attribute__((noinline)) static unsigned cyg_cap_log2(size_t bytes, unsigned words)
 {
     size_t nrec;
     unsigned log2 = 0;
 
-    if (bytes < CYG_HDR_BYTES + 2 * words * sizeof(uintptr_t))
+    if (bytes < CYG_HDR_BYTES)
         return 0;
     nrec = (bytes - CYG_HDR_BYTES) / (words * sizeof(uintptr_t));
-    while (log2 + 1 < CYG_WORD_BITS - 1 && ((size_t)2 << log2) <= nrec)
+    /* Fewer than two records: 0 as well. */
+    while (log2 + 1 < CYG_WORD_BITS - 1 && (nrec >> (log2 + 1)) != 0)
         log2++;
     return log2;
+}
+
+/* Zeroes bytes at p, a multiple of the word. The runtime takes nothing from the C library: its
+ * memset and memcpy, each larger than this file's biggest function, would be most of what the
+ * runtime costs a firmware that has no other use for them. */
+NOINSTR static void cyg_zero(void *p, size_t bytes)
+{
+    for (uintptr_t *w = p; bytes != 0; bytes -= sizeof *w)
+        *w++ = 0;
 }
 
 /* Points the hooks at ctl's records, as its state says (cyg_arm); returns the capacity. */
@@ -228,9 +239,9 @@ NOINSTR long cygtrace_init(void *mem, size_t bytes, unsigned flags)
 
     cyg_core_detach(); /* hooks stay out while the block is rebuilt */
     /* A fresh file mapping is zero already; clearing it would make every page resident. */
-    memset(ctl, 0, (flags & CYGTRACE_INIT_ZEROED)
-                       ? CYG_HDR_BYTES
-                       : CYG_HDR_BYTES + ((size_t)words * sizeof(uintptr_t) << log2));
+    cyg_zero(ctl, (flags & CYGTRACE_INIT_ZEROED)
+                      ? CYG_HDR_BYTES
+                      : CYG_HDR_BYTES + ((size_t)words * sizeof(uintptr_t) << log2));
     ctl->version = CYG_VERSION;
     ctl->word_bytes = (uint8_t)sizeof(uintptr_t);
     ctl->rec_bytes = (uint8_t)(words * sizeof(uintptr_t));
@@ -368,8 +379,8 @@ NOINSTR void cygtrace_set_build_id(const void *id, size_t len)
         return;
     if (len > CYG_BUILD_ID_MAX)
         len = CYG_BUILD_ID_MAX;
-    memset(ctl->build_id, 0, sizeof ctl->build_id);
-    memcpy(ctl->build_id, id, len);
+    for (size_t i = 0; i < sizeof ctl->build_id; i++)
+        ctl->build_id[i] = i < len ? ((const uint8_t *)id)[i] : 0;
     ctl->build_id_len = (uint8_t)len;
     cyg_seal(ctl);
 }

@@ -4,7 +4,6 @@
  */
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "cygtrace_port.h"
 #include "cygtrace_cm.h"
@@ -78,7 +77,12 @@ NOINSTR static int cyg_cm_other_build(const struct cyg_ctl *ctl)
 
     if (!n || !ctl->build_id_len)
         return 0;
-    return n[1] != ctl->build_id_len || memcmp(n + 4, ctl->build_id, n[1]) != 0;
+    if (n[1] != ctl->build_id_len)
+        return 1;
+    for (unsigned i = 0; i < n[1]; i++) /* no memcmp: see cyg_zero() in cygtrace.c */
+        if (((const uint8_t *)(n + 4))[i] != ctl->build_id[i])
+            return 1;
+    return 0;
 }
 
 NOINSTR void cygtrace_cm_discard(void)
@@ -101,8 +105,8 @@ NOINSTR int cygtrace_cm_init(uint32_t clock_hz)
     cyg_cm_clock_start();
     /* Adopting freezes the ring before anything can record into it; a ring not worth keeping
      * is made afresh just after. resets and state are outside the check: no reseal. */
-    if (cyg_core_adopt(cygtrace_buffer, sizeof cygtrace_buffer) > 0 && ctl->head.v != 0 &&
-        !cyg_cm_other_build(ctl)) {
+    if (CYGTRACE_CM_KEEP && cyg_core_adopt(cygtrace_buffer, sizeof cygtrace_buffer) > 0 &&
+        ctl->head.v != 0 && !cyg_cm_other_build(ctl)) {
         if (ctl->resets < 255u)
             ctl->resets++;
         return ctl->resets;

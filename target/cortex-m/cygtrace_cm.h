@@ -1,7 +1,8 @@
 /* cygtrace_cm.h - the Cortex-M runtime: the ring in a static buffer that survives warm resets,
  * set up at boot, and a fault handler that freezes it. Include it (it includes cygtrace.h) in
  * your startup code; link target/core/cygtrace.c, target/cortex-m/cygtrace_cm.c and
- * common/crc32.c, built with -Itarget/cortex-m (tools/cygtrace.mk and tools/cygtrace.cmake do).
+ * common/crc32.c (and, to stream, target/core/cygtrace_drain.c), built with -Itarget/cortex-m
+ * (tools/cygtrace.mk and tools/cygtrace.cmake do).
  *
  * Warm resets (watchdog, NVIC_SystemReset, a debugger's reset): the buffer lives in the
  * .noinit.cygtrace section, which the startup code must not zero and a loader must not write
@@ -15,6 +16,7 @@
  *     rather lose the old trace than stop recording calls cygtrace_cm_discard() right away.
  *   - anything else (power-on RAM, an empty ring, another build's ring): a fresh ring, which
  *     starts recording at once (CYGTRACE_AUTOSTART).
+ * Built with -DCYGTRACE_CM_KEEP=0, it always makes a fresh ring.
  *
  * The hooks run from the first instrumented function on: build the startup code up to
  * cygtrace_cm_init() without -finstrument-functions (before .data is copied, the runtime's own
@@ -35,6 +37,15 @@ extern "C" {
  * records (16 with call sites). Default: 4096 + 128, 512 records. */
 #ifndef CYGTRACE_CM_BUFFER_BYTES
 #define CYGTRACE_CM_BUFFER_BYTES (4096 + 128)
+#endif
+
+/* Keep the trace of a warm reset (1, see above), or always start a fresh ring at boot (0: the
+ * firmware is smaller by the validation of the old ring, about 250 bytes). Default: 1. */
+#ifndef CYGTRACE_CM_KEEP
+#define CYGTRACE_CM_KEEP 1
+#endif
+#if CYGTRACE_CM_KEEP != 0 && CYGTRACE_CM_KEEP != 1
+#error "CYGTRACE_CM_KEEP must be 0 or 1"
 #endif
 
 /* The ring buffer, in .noinit.cygtrace. A debugger dumps it whole:
