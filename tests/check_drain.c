@@ -12,6 +12,7 @@
 #include "cyg_format.h"
 #include "cyg_stream.h"
 #include "cygtrace.h"
+#include "cygtrace_config.h"
 #include "dec.h"
 #include "sdec.h"
 #include "sframe.h"
@@ -215,12 +216,19 @@ static void same_as_ring(const struct got *g, size_t bytes)
     free(ref.ev);
 }
 
+/* Drains until nothing is left: a call that sends nothing may be holding a few records back
+ * while the target records (CYGTRACE_DRAIN_BATCH); the next call with nothing recorded in
+ * between sends them. */
 static size_t drain_all(void)
 {
     size_t n, total = 0;
+    int idle = 0;
 
-    while ((n = cygtrace_drain()) > 0)
+    while (idle < 2) {
+        n = cygtrace_drain();
         total += n;
+        idle = n ? 0 : idle + 1;
+    }
     return total;
 }
 
@@ -546,6 +554,34 @@ START_TEST(test_drain_unwritten_waits)
 }
 END_TEST
 
+/* While the target records, fewer records than a batch wait for more; as soon as it records
+ * nothing between two calls, they go; a full batch goes at once. */
+START_TEST(test_drain_batches_while_busy)
+{
+    struct msink m = {0};
+    struct got g = {0};
+    size_t bytes = ring_bytes(1024, 16), n;
+
+    cygtrace_init(ring, bytes, CYG_F_OVERWRITE);
+    cygtrace_drain_init(msink_take, &m);
+    drain_all(); /* the delimiter and the description */
+    record_n(10, 0x10000);
+    ck_assert_uint_eq(cygtrace_drain(), 0); /* busy: waits */
+    ck_assert_uint_gt(cygtrace_drain(), 0); /* idle since: sends */
+    record_n(CYGTRACE_DRAIN_BATCH, 0x20000);
+    ck_assert_uint_gt(cygtrace_drain(), 0); /* a whole batch: at once */
+    ck_assert_uint_eq(cygtrace_drain(), 0); /* nothing left */
+    decode_stream(&m, &g);
+    n = 0;
+    for (size_t i = 0; i < g.events.n; i++)
+        n += g.events.ev[i].kind == EV_ENTER;
+    ck_assert_uint_eq(n, 10 + CYGTRACE_DRAIN_BATCH);
+    ck_assert_uint_eq(g.lost, 0);
+    free(m.buf);
+    got_free(&g);
+}
+END_TEST
+
 /* ... but not once the writers are more than half a ring further: then it is skipped, one
  * record, and the rest comes. */
 START_TEST(test_drain_unwritten_skipped_half_ring)
@@ -798,6 +834,7 @@ Suite *drain_suite(void)
     tcase_add_test(tc, test_drain_lapped_skip_exact);
     tcase_add_test(tc, test_drain_unwritten_waits);
     tcase_add_test(tc, test_drain_unwritten_skipped_half_ring);
+    tcase_add_test(tc, test_drain_batches_while_busy);
     tcase_add_test(tc, test_drain_frozen_drains_fault);
     tcase_add_test(tc, test_drain_flush_spins);
     tcase_add_test(tc, test_drain_stop_mode);

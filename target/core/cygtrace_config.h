@@ -30,6 +30,14 @@
 #define CYGTRACE_OVERWRITE 1
 #endif
 
+/* Stream drain: while the target keeps recording, cygtrace_drain() sends no frame for fewer
+ * than this many records (they wait for the next call); a target that recorded nothing since
+ * the last call gets them at once, so the latency is one idle call. 1: every call sends what
+ * there is. Default: 64 (a frame holds about 100 events). */
+#ifndef CYGTRACE_DRAIN_BATCH
+#define CYGTRACE_DRAIN_BATCH 64
+#endif
+
 /* The stream drain (cygtrace_drain()) repeats its description frame after this many bytes of
  * stream, so that a host that joins late, or lost the first one to noise, can start decoding
  * within that many bytes. Default: 2048 (about 4% of the stream). */
@@ -45,6 +53,9 @@
 #endif
 #if CYGTRACE_OVERWRITE != 0 && CYGTRACE_OVERWRITE != 1
 #error "CYGTRACE_OVERWRITE must be 0 or 1"
+#endif
+#if CYGTRACE_DRAIN_BATCH < 1
+#error "CYGTRACE_DRAIN_BATCH must be 1 or more"
 #endif
 #if CYGTRACE_DRAIN_DESC_BYTES < 256
 #error "CYGTRACE_DRAIN_DESC_BYTES must be 256 (one frame) or more"

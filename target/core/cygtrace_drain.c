@@ -15,14 +15,11 @@
  *
  * Portable like the core: no #ifdef on the architecture, the word size is a constant the
  * compiler folds. Built with -fno-instrument-functions; every function is also marked. Nothing
- * from the C library but memcpy and memset. State is static: one ring, one drain.
+ * from the C library. State is static: one ring, one drain.
  */
-#include <string.h>
-
 /* The port first, as in the core: it may set defaults before cygtrace_config.h. */
 #include "cygtrace_port.h"
 
-#include "cobs.h"
 #include "crc32.h"
 #include "cyg_stream.h"
 #include "cygtrace_internal.h"
@@ -58,11 +55,12 @@ static struct {
     void *arg;
     const struct cyg_ctl *ctl; /* the ring streamed; another one restarts the stream */
     uintptr_t seq;             /* the next record to send */
+    uintptr_t last_head;       /* head at the last call: has the target recorded since? */
     uint32_t wraps;            /* 32-bit targets: times seq wrapped; the stream's are 64-bit */
     uintptr_t ts;              /* the last event sent's timestamp, masked to ts_bits */
     uint32_t since_desc;       /* bytes of stream since the last description */
-    uint16_t len;              /* the frame in buf, delimiter included; 0: none */
-    uint16_t sent;             /* how much of it the sink took */
+    uint32_t len;              /* the frame in buf, delimiter included; 0: none */
+    uint32_t sent;             /* how much of it the sink took */
     uintptr_t cache[CYG_CACHE_SLOTS]; /* the frame's function addresses (cyg_stream.h) */
     uint8_t buf[CYG_FRAME_WIRE_MAX];  /* the COBS code byte, the payload, its CRC, the 0x00 */
 } d;
@@ -121,7 +119,8 @@ NOINSTR static size_t drain_desc(const struct cyg_ctl *ctl)
     for (unsigned i = 0; i < sizeof drain_desc_off; i++)
         p[2 + i] = ((const volatile uint8_t *)ctl)[drain_desc_off[i]];
     p[10] = (uint8_t)n;
-    memcpy(p + 11, ctl->build_id, n);
+    for (unsigned i = 0; i < n; i++) /* no memcpy: see cyg_zero() in cygtrace.c */
+        p[11 + i] = ctl->build_id[i];
     p = put_64(p + 11 + n, ctl->ts_hz);
     p = put_64(p, ctl->load_bias);
     p = put_w(p, ctl->pid);
@@ -138,6 +137,8 @@ NOINSTR static size_t drain_events(const struct cyg_ctl *ctl, uintptr_t end, int
 {
     const unsigned flags = DRAIN_FLAGS(ctl->flags), shift = DRAIN_SHIFT(flags);
     const uintptr_t mask = cyg_rt.mask;
+    /* seq << lap has the bit of seq that picks the lap bit at the top, where b has its own. */
+    const unsigned lap = CYG_WORD_BITS - 1u - cyg_rt.cap_log2;
     /* How far head may run ahead of a record before its slot is reserved again; in stop mode
      * never (head counts the refused reservations too). */
     const uintptr_t window = (flags & CYG_F_OVERWRITE) ? mask + 1u : ~(uintptr_t)0;
@@ -147,7 +148,8 @@ NOINSTR static size_t drain_events(const struct cyg_ctl *ctl, uintptr_t end, int
     const volatile uintptr_t *recs = cyg_rt.recs, *head = &ctl->head.v;
     uintptr_t *cache = d.cache;
     uintptr_t seq = d.seq, ts = d.ts, lit = 0, thread = 0, h;
-    uint8_t *const start = d.buf + 1, *const lim = start + CYG_FRAME_PAYLOAD_MAX, *p, *tokens;
+    uint8_t *const start = d.buf + 1, *const last = start + CYG_FRAME_PAYLOAD_MAX - worst;
+    uint8_t *p, *tokens;
 
     if (window != mask + 1u && end > mask + 1u)
         end = mask + 1u; /* stop mode: the records past the capacity were refused */
@@ -156,33 +158,34 @@ NOINSTR static size_t drain_events(const struct cyg_ctl *ctl, uintptr_t end, int
         (uint8_t)(((flags & CYG_F_TIMESTAMPS) ? CYG_EF_TIMESTAMPS : 0u) |
                   (flags & CYG_F_CALLSITES) | ((flags & CYG_F_THREADS) ? CYG_EF_THREADS : 0u));
     tokens = p = put_w(put_seq(start + 2, seq), ts);
-    memset(cache, 0, sizeof d.cache);
+    for (unsigned i = 0; i < CYG_CACHE_SLOTS; i++)
+        cache[i] = 0;
     h = *head;
     cyg_port_acquire();
-    for (;;) {
-        const volatile uintptr_t *r;
+    /* The records from seq on are not lapped, and stay so as seq goes up to end (head never
+     * goes back): only the first look and a copy that head says is torn check for it. */
+    if (h - seq > window)
+        goto lapped;
+    while ((intptr_t)(end - seq) > 0 && p <= last) {
+        const volatile uintptr_t *r = recs + ((seq & mask) << shift);
         uintptr_t a, b, c;
 
-        if (h - seq > window) {
-            /* The writer lapped the drain: what it wrote over is lost. */
-            if ((size_t)(lim - p) < 1u + DRAIN_VW)
-                break;
-            *p++ = CYG_TK_SKIP;
-            p = put_w(p, h - window - seq);
-            seq = h - window;
-        }
-        if ((intptr_t)(end - seq) <= 0 || (size_t)(lim - p) < worst)
-            break;
-        r = recs + ((seq & mask) << shift);
         b = r[1];
         cyg_port_acquire(); /* b, which the writer stores last, before the other words */
         a = r[0];
         c = (flags & CYG_F_CALLSITES) ? r[2] : 0;
         cyg_port_acquire(); /* the copy before head */
         h = *head;
-        if (h - seq > window)
-            continue; /* reserved again while we copied it: the copy may be torn */
-        if (!(b >> (CYG_WORD_BITS - 1u)) == !(seq & (mask + 1u))) { /* cyg_lap() */
+        if (h - seq > window) {
+        lapped:
+            /* The writer lapped the drain, before this call or while we copied the record
+             * (the copy may be torn): what it wrote over is lost. */
+            *p++ = CYG_TK_SKIP;
+            p = put_w(p, h - window - seq);
+            seq = h - window;
+            continue;
+        }
+        if ((intptr_t)(b ^ (seq << lap)) >= 0) { /* the lap bit is not cyg_lap(seq) */
             /* Reserved but not written (yet): a writer that an interrupt preempted, or one
              * that died. Wait for it, unless the writers have gone half a ring further. */
             if (!force && h - seq <= (mask >> 1) + 1u)
@@ -236,11 +239,12 @@ NOINSTR static size_t drain_events(const struct cyg_ctl *ctl, uintptr_t end, int
             if (flags & CYG_F_CALLSITES)
                 p = put_diff(p, c, addr);
             if (flags & CYG_F_TIMESTAMPS) {
-                /* ts_bits never covers the flag bits above the timestamp field. */
+                /* Modulo 2^ts_bits, b - ts is the same whatever the bits above the timestamp
+                 * field: ts keeps the whole word b, and is masked once, at the end. */
                 uintptr_t dt = (b - ts) & DRAIN_TS_MASK;
 
                 p = PUT_SMALL(p, dt);
-                ts = b & DRAIN_TS_MASK;
+                ts = b;
             }
         }
         seq++;
@@ -250,23 +254,36 @@ NOINSTR static size_t drain_events(const struct cyg_ctl *ctl, uintptr_t end, int
     if (seq < d.seq)
         d.wraps++;
     d.seq = seq;
-    d.ts = ts;
+    d.ts = ts & DRAIN_TS_MASK;
     return (size_t)(p - start);
 }
 
-/* Frames the n payload bytes at buf + 1: CRC, COBS in place, delimiter. */
+/* Frames the n payload bytes at buf + 1: the CRC, COBS in place, the delimiter. One pass, front
+ * to back, does both over the payload (a COBS code byte is the distance to the next zero): the
+ * bytes are read once. */
 NOINSTR static void drain_seal(size_t n)
 {
-    uint8_t *p = d.buf + 1 + n;
-    uint32_t crc = crc32_update(0, d.buf + 1, n);
+    uint8_t *p = d.buf + 1, *crc = p + n, *code = d.buf;
+    uint32_t reg = 0xffffffffu;
 
-    p[0] = (uint8_t)crc;
-    p[1] = (uint8_t)(crc >> 8);
-    p[2] = (uint8_t)(crc >> 16);
-    p[3] = (uint8_t)(crc >> 24);
-    n = cobs_encode_short(d.buf, n + CYG_FRAME_CRC_BYTES);
-    d.buf[n] = 0;
-    d.len = (uint16_t)(n + 1u);
+    for (; p < crc; p++) {
+        reg = crc32_step(reg, *p);
+        if (*p == 0) {
+            *code = (uint8_t)(p - code);
+            code = p;
+        }
+    }
+    reg = ~reg;
+    for (crc += CYG_FRAME_CRC_BYTES; p < crc; p++, reg >>= 8) {
+        *p = (uint8_t)reg; /* little-endian */
+        if (*p == 0) {
+            *code = (uint8_t)(p - code);
+            code = p;
+        }
+    }
+    *code = (uint8_t)(p - code);
+    *p = 0;
+    d.len = (uint32_t)(p + 1 - d.buf);
     d.sent = 0;
     d.since_desc += d.len;
 }
@@ -316,7 +333,7 @@ NOINSTR static size_t drain_run(const struct cyg_ctl *ctl, uintptr_t end, int fo
             drain_seal(n);
         }
         n = d.sink(d.arg, d.buf + d.sent, (size_t)(d.len - d.sent));
-        d.sent = (uint16_t)(d.sent + n);
+        d.sent += (uint32_t)n;
         took += n;
         if (d.sent < d.len)
             return took;
@@ -334,9 +351,22 @@ NOINSTR void cygtrace_drain_init(cygtrace_sink_t sink, void *arg)
 NOINSTR size_t cygtrace_drain(void)
 {
     const struct cyg_ctl *ctl = drain_ring();
+    uintptr_t h;
 
+    if (ctl == NULL)
+        return 0;
+    h = ctl->head.v;
+    /* While the target records (head moved since the last call), a few records wait for more:
+     * a frame's header, CRC and first literals cost as much for 10 records as for 100. Once
+     * it idles (head stood still), they go at once. */
+    if (h - d.seq < CYGTRACE_DRAIN_BATCH && h != d.last_head && d.sent == d.len &&
+        ctl->state == CYG_S_RUNNING) {
+        d.last_head = h;
+        return 0;
+    }
+    d.last_head = h;
     /* Up to head as it is now: a writer faster than the sink cannot keep the call going. */
-    return ctl ? drain_run(ctl, ctl->head.v, 0) : 0;
+    return drain_run(ctl, h, 0);
 }
 
 NOINSTR void cygtrace_drain_flush(void)
