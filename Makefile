@@ -2,7 +2,8 @@
 #
 #   make            build/cygtrace, build/linux/libcygtrace.{a,so}, examples, firmware cores
 #   make demo       install missing packages, build, crash a firmware under QEMU, pull its
-#                   trace through the GDB server and print the call tree (demo-linux: Linux)
+#                   trace through the GDB server and print the call tree (demo-linux: Linux;
+#                   demo-live: a firmware streaming its calls, watched with cygtrace live)
 #   make check      install missing packages, build, run every test
 #   make deps       install missing Debian packages (quick and silent when all are there)
 #   make bench      hook cost and decode throughput benchmarks (bench/)
@@ -31,7 +32,7 @@ endif
 BASE_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
 
-.PHONY: all demo demo-linux check deps install clean bench runtime host examples firmware-cores
+.PHONY: all demo demo-linux demo-live check deps install clean bench runtime host examples firmware-cores
 all: host runtime examples firmware-cores firmware
 include examples/firmware/firmware.mk
 
@@ -161,10 +162,15 @@ demo-linux: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tools/demo.sh $(O) linux
 
+demo-live: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tools/demo.sh $(O) live
+
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory -f bench/bench.mk O=$(O)
 	$(Q)bench/cortex-m/run.sh $(O)
+	$(Q)bench/cortex-m/baud.sh $(O)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \

@@ -4,6 +4,9 @@
 #            pulls its frozen ring buffer through QEMU's GDB server and prints the call tree
 #            that ends in the fault, with its backtrace.
 #   linux:   an instrumented Linux program, its trace file, its call tree.
+#   live:    a Cortex-M3 firmware streams its calls over the UART (QEMU's, as TCP); "cygtrace
+#            live" shows them as they happen: the ncurses view on a terminal (q quits), else
+#            two seconds of the tree as text.
 set -eu
 B=${1:-build}
 D="$B/demo"
@@ -24,22 +27,28 @@ linux_demo() {
 qpid=""
 trap '[ -n "$qpid" ] && kill "$qpid" 2>/dev/null; true' EXIT
 
+# qemu_up ARGS...: starts QEMU's mps2-an385 with ARGS, PORT in them replaced by a free port
+# ($port): QEMU exits at once when the one it is given is taken, then the next one.
+qemu_up() {
+    for _ in $(seq 20); do
+        port=$((20000 + RANDOM % 40000))
+        qemu-system-arm -M mps2-an385 -display none -monitor none "${@//PORT/$port}" \
+            </dev/null >"$D/qemu.err" 2>&1 &
+        qpid=$!
+        sleep 0.5
+        kill -0 "$qpid" 2>/dev/null && return 0
+        qpid=""
+    done
+    echo "cygtrace: demo: QEMU did not start: $(cat "$D/qemu.err")" >&2
+    exit 1
+}
+
 firmware_demo() {
     local elf="$B/firmware/mps2-an385/crash.elf" log="$D/uart.log" port
     echo "cygtrace demo: a Cortex-M3 firmware crashes; its flight recorder is read through a"
     echo "GDB server (here QEMU's) and shows the calls that led to the HardFault."
-    # A free port: QEMU exits at once when the one it is given is taken.
-    for _ in $(seq 20); do
-        port=$((20000 + RANDOM % 40000))
-        rm -f "$log"
-        qemu-system-arm -M mps2-an385 -display none -monitor none -serial "file:$log" \
-            -gdb "tcp:127.0.0.1:$port" -kernel "$elf" 2>"$D/qemu.err" &
-        qpid=$!
-        sleep 0.5
-        kill -0 "$qpid" 2>/dev/null && break
-        qpid=""
-    done
-    [ -n "$qpid" ] || { echo "cygtrace: demo: QEMU did not start: $(cat "$D/qemu.err")" >&2; exit 1; }
+    rm -f "$log"
+    qemu_up -serial "file:$log" -gdb "tcp:127.0.0.1:PORT" -kernel "$elf"
     printf '\n$ qemu-system-arm -M mps2-an385 -serial file:%s -gdb tcp:127.0.0.1:%s -kernel %s &\n' \
         "$log" "$port" "$elf"
     for _ in $(seq 100); do
@@ -52,4 +61,29 @@ firmware_demo() {
     qpid=""
 }
 
-if [ "${2:-}" = linux ]; then linux_demo; else firmware_demo; fi
+live_demo() {
+    local elf="$B/firmware/mps2-an385/stream_live.elf" port
+    echo "cygtrace demo: a Cortex-M3 firmware streams its calls over its UART while it runs;"
+    echo "cygtrace live decodes them as they come."
+    qemu_up -nographic -serial "tcp:127.0.0.1:PORT,server=on,wait=on" -kernel "$elf"
+    printf '\n$ qemu-system-arm -M mps2-an385 -serial tcp:127.0.0.1:%s,server=on,wait=on -kernel %s &\n' \
+        "$port" "$elf"
+    if [ -t 0 ] && [ -t 1 ]; then
+        run "$B/cygtrace" live --tcp="127.0.0.1:$port" "$elf"
+    else
+        # No terminal for the view: two seconds of the tree as text, its start and its end.
+        printf '\n$ %s\n' "$B/cygtrace live --plain --duration=2 --tcp=127.0.0.1:$port $elf"
+        "$B/cygtrace" live --plain --duration=2 --tcp="127.0.0.1:$port" "$elf" >"$D/live.txt"
+        head -n 24 "$D/live.txt"
+        echo "    ... ($(wc -l <"$D/live.txt") lines in all: $D/live.txt)"
+        tail -n 4 "$D/live.txt"
+    fi
+    kill "$qpid" 2>/dev/null; wait "$qpid" 2>/dev/null || true
+    qpid=""
+}
+
+case "${2:-}" in
+linux) linux_demo ;;
+live) live_demo ;;
+*) firmware_demo ;;
+esac

@@ -7,7 +7,7 @@
 # QEMU the DWT cycle counter reads 0.
 
 FWEX_DIR := examples/firmware
-FWEX_PROGRAMS := demo crash reset stress stream stream_crash
+FWEX_PROGRAMS := demo crash reset stress stream stream_crash stream_live
 FWEX_BOARDS := mps2-an385 mps2-an386 mps2-an505 microbit
 
 # Per board: CPU flags, board source, defines for the board source.
@@ -59,7 +59,7 @@ $(O)/firmware/$(1)/$(2).elf: $(O)/firmware/$(1)/obj/$(FWEX_DIR)/$(2).o \
                              $$(or $$(FWEX_SUPPORT_$(1)_$(2)),$$(FWEX_SUPPORT_$(1))) \
                              $(FWEX_DIR)/boards/$(1).ld $(FWEX_DIR)/sections.ld
 	$$(call say,LD,$$@)$(ARM_CC) $(fwex_cpu_$(1)) -mthumb $(FWEX_LDFLAGS) \
-	    -T $(FWEX_DIR)/boards/$(1).ld -o $$@ $$(filter %.o,$$^)
+	    -Wl,-Map=$$@.map -T $(FWEX_DIR)/boards/$(1).ld -o $$@ $$(filter %.o,$$^)
 endef
 
 # fwex_rules BOARD: objects under $(O)/firmware/BOARD/obj, one ELF per program.
@@ -74,8 +74,9 @@ $(O)/firmware/$(1)/obj/%.o: %.c $(FWEX_DEPS)
 	    $$(if $$(filter $(FWEX_PROGRAMS:%=$(FWEX_DIR)/%.c),$$<),$(FWEX_INSTR),$(FWEX_PLAIN)) \
 	    -c $$< -o $$@
 
-# stream_crash is stream.c built with STREAM_CRASH.
+# stream_crash and stream_live are stream.c built with STREAM_CRASH, and for ever.
 $(O)/firmware/$(1)/obj/$(FWEX_DIR)/stream_crash.o: $(FWEX_DIR)/stream.c
+$(O)/firmware/$(1)/obj/$(FWEX_DIR)/stream_live.o: $(FWEX_DIR)/stream.c
 
 # stress: FWEX_SUPPORT_BOARD_stress, with the ring of fwex_stress_ring_BOARD.
 fwex_stress_cm := $(O)/firmware/$(1)/obj/stress/cygtrace_cm.o

@@ -10,6 +10,9 @@
  *         -semihosting-config enable=on,target=native -serial file:stream.bin \
  *         -kernel build/firmware/mps2-an385/stream.elf
  *
+ * stream_live.c builds it with STREAM_ROUNDS 0: it streams until QEMU is stopped, for watching
+ * with "cygtrace live" (the ncurses view) or joining at any time.
+ *
  * stream_crash.c builds this file with STREAM_CRASH: there a timer interrupt drains (SysTick,
  * 1 kHz; TIMER1 on the micro:bit, which has no SysTick) and the main loop only sleeps in its
  * idle time; after the rounds a bad pointer read ends in HardFault, and the fault hook flushes
@@ -19,13 +22,13 @@
 #include "board.h"
 #include "cygtrace_cm.h"
 
-#ifndef STREAM_ROUNDS
+#ifndef STREAM_ROUNDS /* 0: for ever (stream_live.c) */
 #define STREAM_ROUNDS 100u
 #endif
 /* Idle time after each round: the drain catches up. A round is about 300 bytes of stream, which
  * a real UART at 921600 baud sends in 3.3 ms; QEMU's UART takes them at once. */
-#ifndef STREAM_IDLE_MS
-#define STREAM_IDLE_MS 5u
+#ifndef STREAM_IDLE_US
+#define STREAM_IDLE_US 5000u
 #endif
 /* QEMU's UART takes every byte at once. Built with -DSTREAM_BAUD=115200 (say), the sink takes
  * no more than a real UART at that rate would have sent by now (8N1: baud/10 bytes a second),
@@ -51,91 +54,9 @@ BOARD_NOINSTR static void quiet(const char *s)
 
 /* ---- instrumented: the demo's calls -------------------------------------------------------- */
 
-int calcValue(int a, int b)
-{
-    return a * b + 1;
-}
-
-int getValue(int v)
-{
-    return calcValue(v, 2) - 1;
-}
-
-int decide(int i)
-{
-    return i < 10 ? calcValue(i, 5) + getValue(7) : getValue(i);
-}
-
-int DEMO_Run(void)
-{
-    int sum = 0;
-
-    for (int i = 8; i < 12; i++)
-        sum += decide(i);
-    return sum;
-}
-
-void Crumble_buy(const char *what, int grams)
-{
-    quiet(what);
-    crumbs += (uint32_t)grams;
-}
-
-void Crumble_buy_stuff(void)
-{
-    Crumble_buy("apples", 600);
-    Crumble_buy("butter", 100);
-    Crumble_buy("flour", 150);
-    Crumble_buy("sugar", 100);
-    Crumble_buy("cinnamon", 5);
-}
-
-void Crumble_skin_and_dice(const char *what)
-{
-    quiet(what);
-}
-
-void Crumble_prepare_apples(void)
-{
-    Crumble_skin_and_dice("apples");
-}
-
-void Crumble_mix(void)
-{
-    quiet("rub the butter, flour and sugar into crumbs");
-}
-
-void Crumble_put(const char *what, const char *where)
-{
-    quiet(what);
-    quiet(where);
-}
-
-void Crumble_finalize(void)
-{
-    Crumble_put("apples", "in the dish");
-    Crumble_put("crumbs", "on the apples");
-}
-
-void Crumble_bake(int minutes)
-{
-    crumbs += (uint32_t)minutes;
-}
-
-void Crumble_cook(void)
-{
-    Crumble_put("dish", "in the oven at 180 C");
-    Crumble_bake(40);
-}
-
-void Crumble_make_apple_crumble(void)
-{
-    Crumble_buy_stuff();
-    Crumble_prepare_apples();
-    Crumble_mix();
-    Crumble_finalize();
-    Crumble_cook();
-}
+#define WORK_PUTS(s) quiet(s)
+#define WORK_PUTU(v) (crumbs += (v))
+#include "demo_work.h"
 
 /* One round of work, the drain between its items; the idle loop after it drains the crumble
  * and this function's own exit. Each drain call that finds records makes a frame of its own
@@ -189,11 +110,11 @@ BOARD_NOINSTR static size_t uart_sink(void *arg, const void *buf, size_t len)
     return board_uart_try_write(buf, len);
 }
 
-/* The idle loop, for ms milliseconds of the board timer: it drains, or (STREAM_CRASH) sleeps
+/* The idle loop, for us microseconds of the board timer: it drains, or (STREAM_CRASH) sleeps
  * while the timer interrupt drains. */
-BOARD_NOINSTR static void stream_idle(uint32_t ms)
+BOARD_NOINSTR static void stream_idle(uint32_t us)
 {
-    uint32_t t0 = cygtrace_user_clock(), ticks = board_clock_hz() / 1000u * ms;
+    uint32_t t0 = cygtrace_user_clock(), ticks = board_clock_hz() / 1000000u * us;
 
     while (cygtrace_user_clock() - t0 < ticks) {
 #ifdef STREAM_CRASH
@@ -274,9 +195,9 @@ int main(void)
 #ifdef STREAM_CRASH
     timer_start();
 #endif
-    for (uint32_t round = 0; round < STREAM_ROUNDS; round++) {
+    for (uint32_t left = STREAM_ROUNDS; STREAM_ROUNDS == 0 || left > 0; left--) {
         stream_round();
-        stream_idle(STREAM_IDLE_MS);
+        stream_idle(STREAM_IDLE_US);
     }
 #ifdef STREAM_CRASH
     poll_sensors();
