@@ -76,3 +76,30 @@ printf '  %-34s %8s instructions per event\n' \
 awk -v b="${bytes[null]}" -v e="$loop_events" \
     'BEGIN { printf "  %-34s %8.2f bytes per event (%d bytes)\n", "stream", b / e, b }'
 echo "  hook code the same with the drain called: $same_hook"
+
+# Flash of the runtime with streaming, as the linker keeps it (-Os, --gc-sections) in the
+# stream example for mps2-an385: the .text and .rodata of the runtime's objects in its map.
+map=$O/firmware/mps2-an385/stream.elf.map
+if [ -f "$map" ]; then
+    echo "Runtime flash in examples/firmware/stream.elf (mps2-an385, Cortex-M3, -Os), bytes:"
+    awk 'function hex(s,   i, n) {
+             n = 0; s = tolower(substr(s, 3))
+             for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+             return n
+         }
+         /memory map/ { on = 1; next }
+         !on { next }
+         /^ \.(text|rodata)[^ ]*$/ { pend = 1; next }
+         /^ \.(text|rodata)[^ ]* +0x[0-9a-f]+ +0x[0-9a-f]+ / { add($3, $4); pend = 0; next }
+         pend && /^ +0x[0-9a-f]+ +0x[0-9a-f]+ +[^ ]+\.o$/ { add($2, $3) }
+         { pend = 0 }
+         function add(size, obj,   b) {
+             if (obj !~ /\/(target|common)\//) return
+             b = obj; sub(/.*\//, "", b); sz[b] += hex(size)
+         }
+         END {
+             n = split("cygtrace.o cygtrace_drain.o cygtrace_cm.o crc32.o cobs.o", o, " ")
+             for (i = 1; i <= n; i++) { printf "  %-34s %8d\n", o[i], sz[o[i]]; t += sz[o[i]] }
+             printf "  %-34s %8d\n", "runtime with streaming", t
+         }' "$map"
+fi
