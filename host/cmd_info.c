@@ -7,6 +7,7 @@
 #include "cmd.h"
 #include "cyg_format.h"
 #include "load.h"
+#include "render.h"
 #include "tree.h"
 
 static const char *state_name(unsigned s)
@@ -81,19 +82,26 @@ static int print_records(struct load *l)
     const struct dec_stats *st = &ls.dec;
     struct load_pass *p = load_pass_open(l);
     struct ev e;
+    uint64_t t_first = 0, t_last = 0;
+    char span[32];
     int rc;
 
     if (!p)
         return -1;
-    while ((rc = load_pass_next(p, &e)) > 0)
+    while ((rc = load_pass_next(p, &e)) > 0) {
         if (tree_scan_add(&sc, &e) < 0) {
             rc = -1;
             break;
         }
+        if (e.kind == EV_ENTER || e.kind == EV_EXIT) {
+            t_first = t_first ? t_first : e.time;
+            t_last = e.time;
+        }
+    }
     load_pass_stats(p, &ls);
     load_pass_close(p);
     if (rc == 0 && l->stream) {
-        printf("stream:     %" PRIu64 " frames, %" PRIu64 " bytes, %" PRIu64 " events\n",
+        printf("received:   %" PRIu64 " frames, %" PRIu64 " bytes, %" PRIu64 " events\n",
                ls.fr.frames, ls.fr.bytes, ls.sd.events);
         cmd_stream_notes(stdout, "            ", &ls.fr, &ls.sd);
         printf("bytes/event:%.2f\n", ls.sd.events ? (double)ls.fr.bytes / ls.sd.events : 0.0);
@@ -104,6 +112,10 @@ static int print_records(struct load *l)
         printf("unwritten:  %" PRIu64 " slots reserved but never written\n", st->unwritten);
         if (st->truncated)
             printf("truncated:  %" PRIu64 " records missing from the dump\n", st->truncated);
+    }
+    if (rc == 0 && (l->ring.flags & CYG_F_TIMESTAMPS) && t_last > t_first) {
+        render_duration(t_last - t_first, l->ring.ts_hz, span, sizeof span);
+        printf("span:       %s from the first call to the last\n", span);
     }
     for (unsigned i = 0; rc == 0 && i < sc.n; i++) {
         printf("%s %-5u %" PRIu64 " events", l->ring.word_bytes == 8 ? "thread " : "context",

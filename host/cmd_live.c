@@ -402,7 +402,9 @@ static void plain_finish(struct live *l)
     if (l->fr)
         fprintf(f, ", %" PRIu64 " bytes (%.2f bytes/event)", l->bytes,
                 l->events ? (double)l->bytes / (double)l->events : 0.0);
-    fprintf(f, "; %s\n", l->link_error[0] ? l->link_error : "stopped");
+    fprintf(f, "; %s\n", l->link_error[0] ? l->link_error
+                          : live_stop                 ? "interrupted"
+                                                      : "the time given is up");
     fflush(stdout);
 }
 

@@ -255,6 +255,20 @@ static uint64_t unwrap(struct dec_state *s, uint64_t raw)
     return s->last_time;
 }
 
+unsigned dec_special_kind(unsigned type)
+{
+    switch (type) {
+    case CYG_SP_THREAD: return EV_THREAD;
+    case CYG_SP_CONTEXT: return EV_CONTEXT;
+    case CYG_SP_MARK: return EV_MARK;
+    case CYG_SP_FAULT: return EV_FAULT;
+    case CYG_SP_FAULT_LR: return EV_FAULT_LR;
+    case CYG_SP_START: return EV_START;
+    case CYG_SP_STOP: return EV_STOP;
+    default: return EV_UNKNOWN;
+    }
+}
+
 static void decode_special(struct dec_state *s, struct ev *e, uint64_t a, uint64_t b)
 {
     unsigned type;
@@ -272,18 +286,9 @@ static void decode_special(struct dec_state *s, struct ev *e, uint64_t a, uint64
     }
     e->addr = a;
     e->time = s->last_time;
-    switch (type) {
-    case CYG_SP_THREAD: e->kind = EV_THREAD; break;
-    case CYG_SP_CONTEXT: e->kind = EV_CONTEXT; break;
-    case CYG_SP_MARK: e->kind = EV_MARK; break;
-    case CYG_SP_FAULT: e->kind = EV_FAULT; break;
-    case CYG_SP_FAULT_LR: e->kind = EV_FAULT_LR; break;
-    case CYG_SP_START: e->kind = EV_START; break;
-    case CYG_SP_STOP: e->kind = EV_STOP; break;
-    default:
-        e->kind = EV_UNKNOWN;
+    e->kind = (uint8_t)dec_special_kind(type);
+    if (e->kind == EV_UNKNOWN)
         e->data = type;
-    }
 }
 
 /* dec_record's body, inlined into dec_next's loop: the bulk decoder is benchmarked, and a

@@ -116,6 +116,10 @@ void dec_get_stats(const struct dec *d, struct dec_stats *st);
 /* Frees the decoder (not the source). NULL is fine. */
 void dec_close(struct dec *d);
 
+/* Returns the event kind of a special record's type (CYG_SP_*): EV_UNKNOWN for a type this
+ * host does not know. */
+unsigned dec_special_kind(unsigned type);
+
 /* Returns a short name for an ELF machine number ("x86-64", "ARM", "RISC-V", ...). */
 const char *dec_machine_name(unsigned machine);
 

@@ -253,18 +253,9 @@ static int parse_special(struct sdec *d, struct frame *f, struct sdec_state *s, 
     if (!w8 && type == CYG_SP_CONTEXT)
         s->ctx = (uint32_t)data;
     e->ctx = w8 ? f->thread : s->ctx;
-    switch (type) {
-    case CYG_SP_THREAD: e->kind = EV_THREAD; break;
-    case CYG_SP_CONTEXT: e->kind = EV_CONTEXT; break;
-    case CYG_SP_MARK: e->kind = EV_MARK; break;
-    case CYG_SP_FAULT: e->kind = EV_FAULT; break;
-    case CYG_SP_FAULT_LR: e->kind = EV_FAULT_LR; break;
-    case CYG_SP_START: e->kind = EV_START; break;
-    case CYG_SP_STOP: e->kind = EV_STOP; break;
-    default:
-        e->kind = EV_UNKNOWN;
+    e->kind = (uint8_t)dec_special_kind(type);
+    if (e->kind == EV_UNKNOWN)
         e->data = type;
-    }
     return 0;
 }
 
