@@ -140,6 +140,36 @@ if [ -s "$clean" ]; then
             [ -z "$(comm -13 "$T/clean.names" "$T/$tag.names")" ]
     done
 
+    # The same noise on the live link: QEMU's UART -> noisy's TCP proxy -> cygtrace live.
+    tag=noise-proxy
+    if qemu_stream "$tag" "$board" "$elf" tcp; then
+        "$BUILD/tests/noisy" --flip=0.0005 --drop=0.0005 --dup=0.0005 --seed=11 \
+            --tcp-proxy="0:127.0.0.1:$SPORT" 2>"$T/$tag.noisy" &
+        npid=$!
+        for ((i = 0; i < 50; i++)); do
+            pport=$(sed -nE 's/^noisy: listening on ([0-9]+)$/\1/p' "$T/$tag.noisy")
+            [ -n "$pport" ] && break
+            sleep 0.1
+        done
+        run "$tag" "$CT" live --plain --tcp="127.0.0.1:${pport:-1}" "$elf"
+        wait "$QEMU_PID" 2>/dev/null
+        QEMU_PID=
+        kill "$npid" 2>/dev/null
+        wait "$npid" 2>/dev/null
+        events=$(summary "$T/$tag.out" 1)
+        lost=$(sed -nE 's/^# ([0-9]+) events were lost on the link.*/\1/p' "$T/$tag.out")
+        check "$tag-status" "status $RC: $(head -n 1 "$T/$tag.err")" [ "$RC" -eq 0 ]
+        check "$tag-no-invented" "$events events + ${lost:-0} lost > $clean_events" \
+            [ $((${events:-0} + ${lost:-0})) -le "$clean_events" ]
+        check "$tag-counted" "no loss reported through the noisy proxy ($(cat "$T/$tag.noisy" | tr '\n' ' '))" \
+            [ "${lost:-0}" -gt 0 ]
+        check "$tag-most" "only ${events:-0} of $clean_events events through the noisy proxy" \
+            [ "${events:-0}" -ge $((clean_events / 2)) ]
+        names "$T/$tag.out" >"$T/$tag.names"
+        check "$tag-names" "names that are not in the clean tree" \
+            [ -z "$(comm -13 "$T/clean.names" "$T/$tag.names")" ]
+    fi
+
     # Joined in the middle of a frame: nothing until the next description, then all of it.
     tail -c +1001 "$clean" >"$T/join.cyg"
     run join "$CT" live --plain --file="$T/join.cyg" "$elf"
