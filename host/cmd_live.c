@@ -98,6 +98,7 @@ static void usage(FILE *f)
             "  --duration=SECONDS          stop after that long\n"
             "  --from-start                --follow: begin with the oldest events the ring\n"
             "                              holds, not with the new ones\n"
+            "display (with --plain):\n"
             "%s",
             cmd_show_usage);
 }
