@@ -233,28 +233,6 @@ void dec_state_init(struct dec_state *s, const struct dec_ring *r)
     s->ts_mask = r->ts_bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << r->ts_bits) - 1;
 }
 
-/* Unwraps a timestamp of ts_bits bits: the step from the previous record is taken as the
- * signed difference, so small steps backwards (an interrupt that recorded between another
- * record's reservation and its clock read) stay small. */
-static uint64_t unwrap(struct dec_state *s, uint64_t raw)
-{
-    uint64_t mask = s->ts_mask;
-    uint64_t delta;
-
-    if (!s->have_time) {
-        s->have_time = 1;
-        s->last_raw = raw;
-        s->last_time = raw;
-        return raw;
-    }
-    delta = (raw - s->last_raw) & mask;
-    if (delta & ((mask >> 1) + 1))
-        delta |= ~mask; /* negative: sign-extend */
-    s->last_raw = raw;
-    s->last_time += delta;
-    return s->last_time;
-}
-
 unsigned dec_special_kind(unsigned type)
 {
     switch (type) {
@@ -285,7 +263,7 @@ static void decode_special(struct dec_state *s, struct ev *e, uint64_t a, uint64
         e->ctx = s->ctx;
     }
     e->addr = a;
-    e->time = s->last_time;
+    e->time = s->clock.last_time;
     e->kind = (uint8_t)dec_special_kind(type);
     if (e->kind == EV_UNKNOWN)
         e->data = type;
@@ -317,12 +295,16 @@ static inline __attribute__((always_inline)) int record(struct dec_state *s, con
         e->kind = (b & CYG64_EXIT) ? EV_EXIT : EV_ENTER;
         e->addr = a & CYG64_ADDR_MASK;
         e->ctx = (uint32_t)(a >> CYG64_THREAD_SHIFT);
-        e->time = (s->flags & CYG_F_TIMESTAMPS) ? unwrap(s, b & CYG64_TS_MASK) : 0;
+        e->time = (s->flags & CYG_F_TIMESTAMPS)
+                      ? dec_clock_unwrap(&s->clock, b & CYG64_TS_MASK, s->ts_mask)
+                      : 0;
     } else {
         e->kind = (a & CYG32_EXIT) ? EV_EXIT : EV_ENTER;
         e->addr = a & ~(uint64_t)1;
         e->ctx = s->ctx;
-        e->time = (s->flags & CYG_F_TIMESTAMPS) ? unwrap(s, b & CYG32_TS_MASK) : 0;
+        e->time = (s->flags & CYG_F_TIMESTAMPS)
+                      ? dec_clock_unwrap(&s->clock, b & CYG32_TS_MASK, s->ts_mask)
+                      : 0;
     }
     return 1;
 }

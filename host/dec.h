@@ -83,14 +83,40 @@ int dec_locate(struct src *s, struct dec_ring *r, const char **why);
 /* What decoding one record needs to know of its ring, and what carries over from one record
  * to the next: the timestamp being unwrapped, the running context of a 32-bit target. The
  * bulk decoder keeps one; follow.c keeps one to decode records as they are written. */
+/* Timestamps of a clock ts_bits wide, unwrapped into 64 bits (docs/FORMAT.md section 6). */
+struct dec_clock {
+    uint64_t last_raw;  /* the previous timestamp as recorded */
+    uint64_t last_time; /* ... and unwrapped: specials take it */
+    int have_time;
+};
+
+/* Returns raw (mask: the clock's width) unwrapped: the step from the previous timestamp is
+ * taken as the signed difference, so small steps backwards (an interrupt that recorded between
+ * another record's reservation and its clock read) stay small. */
+static inline uint64_t dec_clock_unwrap(struct dec_clock *c, uint64_t raw, uint64_t mask)
+{
+    uint64_t delta;
+
+    if (!c->have_time) {
+        c->have_time = 1;
+        c->last_raw = raw;
+        c->last_time = raw;
+        return raw;
+    }
+    delta = (raw - c->last_raw) & mask;
+    if (delta & ((mask >> 1) + 1))
+        delta |= ~mask; /* negative: sign-extend */
+    c->last_raw = raw;
+    c->last_time += delta;
+    return c->last_time;
+}
+
 struct dec_state {
     unsigned word_bytes;
     unsigned cap_log2;
     unsigned flags;        /* CYG_F_* */
     uint64_t ts_mask;      /* the ring's ts_bits */
-    uint64_t last_raw;     /* previous record's raw timestamp */
-    uint64_t last_time;    /* ... and unwrapped: specials take it */
-    int have_time;
+    struct dec_clock clock;
     uint32_t ctx;          /* running context (32-bit targets) */
 };
 

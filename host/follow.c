@@ -392,7 +392,7 @@ static void lost_ev(struct ev *e, const struct dec_state *ds, uint64_t seq, uint
     e->data = EV_LOST_TARGET;
     e->seq = seq;
     e->addr = n;
-    e->time = ds->last_time;
+    e->time = ds->clock.last_time;
     e->ctx = ds->word_bytes == 4 ? ds->ctx : 0;
 }
 

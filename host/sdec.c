@@ -29,9 +29,7 @@
 struct sdec_state {
     uint64_t expect;    /* the sequence number the next events frame should start at */
     uint32_t ctx;       /* 32-bit streams: the context id of the last CONTEXT special */
-    int have_time;
-    uint64_t last_raw;  /* the last normal event's timestamp, masked to ts_bits */
-    uint64_t last_time; /* ... unwrapped */
+    struct dec_clock clock; /* the last normal event's timestamp, unwrapped across frames */
 };
 
 struct sdec {
@@ -95,24 +93,6 @@ static uint64_t ts_mask(unsigned bits)
     return bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
 }
 
-/* The same rule as dec.c's unwrap (docs/FORMAT.md, "Unwrapping"), across frames. */
-static uint64_t unwrap(struct sdec_state *s, uint64_t raw, uint64_t mask)
-{
-    uint64_t delta;
-
-    if (!s->have_time) {
-        s->have_time = 1;
-        s->last_raw = raw;
-        s->last_time = raw;
-        return raw;
-    }
-    delta = (raw - s->last_raw) & mask;
-    if (delta & ((mask >> 1) + 1))
-        delta |= ~mask;
-    s->last_raw = raw;
-    s->last_time += delta;
-    return s->last_time;
-}
 
 struct sdec *sdec_new(sdec_fn fn, void *arg)
 {
@@ -229,7 +209,7 @@ static int parse_call(struct sdec *d, struct frame *f, struct sdec_state *s, str
         if (rd_varint(&f->r, &v) < 0)
             return -1;
         f->raw = (f->raw + v) & mask;
-        e->time = unwrap(s, f->raw, mask);
+        e->time = dec_clock_unwrap(&s->clock, f->raw, mask);
     }
     return 0;
 }
@@ -249,7 +229,7 @@ static int parse_special(struct sdec *d, struct frame *f, struct sdec_state *s, 
         return -1;
     e->addr = payload;
     e->data = (uint32_t)data;
-    e->time = s->last_time;
+    e->time = s->clock.last_time;
     if (!w8 && type == CYG_SP_CONTEXT)
         s->ctx = (uint32_t)data;
     e->ctx = w8 ? f->thread : s->ctx;
@@ -301,7 +281,7 @@ static int parse_token(struct sdec *d, struct frame *f, struct sdec_state *s)
         e->kind = EV_LOST;
         e->data = EV_LOST_TARGET;
         e->addr = v;
-        e->time = s->last_time;
+        e->time = s->clock.last_time;
         e->ctx = w8 ? f->thread : s->ctx;
         f->seq += v;
         f->n++;
@@ -362,8 +342,8 @@ static int on_events(struct sdec *d, const uint8_t *p, size_t len)
     /* t0 is the time of the event before the frame: after frames lost on the link, the
      * specials that open this one take it, not the time of the last event seen. Not for the
      * first time base: a drain that has sent no event yet says 0. */
-    if ((f.ef & CYG_EF_TIMESTAMPS) && s.have_time)
-        unwrap(&s, t0, ts_mask(d->desc.ts_bits));
+    if ((f.ef & CYG_EF_TIMESTAMPS) && s.clock.have_time)
+        dec_clock_unwrap(&s.clock, t0, ts_mask(d->desc.ts_bits));
     /* Slot 0 of the buffer is kept for the link loss in front of the frame. */
     f.n = 1;
     while (f.r.p < f.r.end)
@@ -382,7 +362,7 @@ static int on_events(struct sdec *d, const uint8_t *p, size_t len)
         e->data = EV_LOST_LINK;
         e->seq = d->s.expect;
         e->addr = start - d->s.expect;
-        e->time = d->s.last_time;
+        e->time = d->s.clock.last_time;
         e->ctx = d->desc.word_bytes == 8 ? 0 : d->s.ctx;
         deliver(d, e, d->s.expect);
     }
