@@ -1,14 +1,8 @@
-/* view.c - the ncurses live view: a model (lines of the call trees, the function table) fed
- * by events, and a screen drawn from it.
+/* view.c - the ncurses live view: the screen and the keys, drawn from the model in vlines.c
+ * (the lines of the call trees, the function table) that the events feed.
  *
- * Lines live in a ring of VIEW_LINES; a line refers to its enclosing call's line by id (ids
- * only grow), so a dropped line is simply one whose id is older than the oldest kept. Whether
- * a line is shown (not folded away, inside the filter) depends on its ancestors only; it is
- * worked out once per line and kept until a fold or the filter changes (a generation number),
- * so scrolling through 200000 lines stays cheap.
- *
- * Addresses are made link-time (the bias taken off) before they reach the trees: names, the
- * call-site repair and the table then do not care about where the program was loaded. */
+ * The screen keeps only where it looks: the tree pane's top line and cursor (line ids), the
+ * table's, which pane has the focus, the prompts, and the status samples for the rates. */
 #include "view.h"
 
 #ifdef VIEW_CURSES
@@ -27,53 +21,10 @@
 #include "cyg_format.h"
 #include "fnstat.h"
 #include "render.h"
-#include "tree.h"
+#include "vlines.h"
 
-#define VIEW_CTX_MAX 1024u  /* contexts shown; events of more are counted, not shown */
 #define VIEW_PROMPT 128u
 #define VIEW_SAMPLES 32u    /* status samples for the rates (10 a second: 3 s) */
-#define NO_CTX UINT32_MAX   /* a line of no context (a loss, a note) */
-#define NOT_KEPT UINT64_MAX /* a line reference: made while paused with no room left */
-
-enum line_kind { LN_CALL, LN_CLOSE, LN_TEXT };
-
-#define LF_KIDS (1u << 0)    /* a call line with calls under it */
-#define LF_DONE (1u << 1)    /* the call ended (returned, or never will): dur is final */
-#define LF_NORET (1u << 2)   /* it never returned (longjmp, unwound) */
-#define LF_LOSTEND (1u << 3) /* its end is not known: lost, or the trace started over */
-#define LF_FOLD (1u << 4)    /* folded by the user: the lines under it are hidden */
-#define LF_ALERT (1u << 5)   /* a fault or a loss: always shown, in bold */
-#define LF_BEFORE (1u << 6)  /* a closing line of a call entered before the trace (or a loss) */
-
-#define MEMO_HIDDEN 1u /* inside a folded call */
-#define MEMO_MATCH 2u  /* inside a call the filter names (or no filter) */
-
-struct vline {
-    uint64_t addr;     /* function (link-time) */
-    uint64_t dur;      /* ticks, once LF_DONE */
-    uint64_t parent;   /* the enclosing call's line id + 1; 0: none */
-    uint64_t done_at;  /* the line count when it ended: a paused screen shows it running */
-    char *text;        /* LN_TEXT */
-    uint32_t ctx;
-    uint32_t depth;
-    uint32_t memo_gen; /* memo is valid when it equals the view's gen */
-    uint8_t kind, flags, memo;
-};
-
-struct vlevel {
-    uint64_t line; /* id + 1 of the call line at this depth; 0: none */
-};
-
-struct vctx {
-    struct view *v;
-    uint32_t id;
-    struct tree *tree;
-    struct tree_sink sink;
-    const struct tree_sink *fs; /* the table's sink for this context */
-    struct vlevel *stk;
-    unsigned n, cap;
-    int stopped; /* a STOP came: say so when recording starts again */
-};
 
 struct sample {
     double t;
@@ -85,26 +36,7 @@ enum focus { FOCUS_TREE, FOCUS_TABLE };
 struct view {
     SCREEN *scr;
     int color;
-    /* what the trace is */
-    int configured;
-    const struct sym_table *sym;
-    uint64_t bias, ts_hz;
-    int has_time;
-    unsigned addr_width;
-    /* the model */
-    struct vline *lines;
-    uint64_t first, next; /* ids kept: first .. next - 1 */
-    struct vctx **ctx;
-    unsigned nctx, ctx_cap;
-    struct vctx *last_ctx;
-    int ctx_overflow;
-    struct fnstat *fs;
-    uint64_t fault_line;  /* id + 1 of a fault line waiting for its LR record */
-    uint64_t not_kept;    /* lines not kept while paused (full), not said yet */
-    struct ev fault;
-    uint32_t gen;         /* bumps when a fold or the filter changes */
-    uint64_t *chain;      /* scratch for the memo walk */
-    size_t chain_cap;
+    struct vlines *m;     /* the model */
     /* the screen */
     int follow;           /* the tree pane shows the newest lines */
     uint64_t top, cur;    /* tree pane: first line shown, cursor line (ids) */
@@ -113,16 +45,11 @@ struct view {
     enum fnstat_key sort;
     size_t tab_top, tab_cur;
     unsigned tab_rows;
-    int paused;
-    uint64_t pause_next;  /* the line count at the pause: newer lines wait */
-    struct fnstat_row *snap; /* the table at the pause */
-    size_t nsnap;
     int help;
     int prompt;           /* '/' or 'f' while a prompt is open, else 0 */
     char input[VIEW_PROMPT];
     size_t input_len;
     char search[VIEW_PROMPT];
-    char filter[VIEW_PROMPT];
     char msg[160];
     double msg_until;
     /* the status line */
@@ -141,530 +68,85 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static uint64_t span(uint64_t from, uint64_t to)
-{
-    return to > from ? to - from : 0;
-}
-
 /* ---------------------------------------------------------------------------------------- */
-/* lines */
-
-static struct vline *line_at(struct view *v, uint64_t id)
-{
-    return &v->lines[id % VIEW_LINES];
-}
-
-/* The line id + 1 (as stored in parent and levels), or NULL when it was dropped. */
-static struct vline *line_ref(struct view *v, uint64_t ref)
-{
-    return ref && ref - 1 >= v->first && ref - 1 < v->next ? line_at(v, ref - 1) : NULL;
-}
-
-/* Adds a line; returns its reference (id + 1), or NOT_KEPT when the lines are full and paused:
- * the lines a paused screen shows are not dropped, the new ones wait for no one. */
-static uint64_t add_line(struct view *v, const struct vline *src)
-{
-    uint64_t id = v->next;
-    struct vline *l;
-
-    if (v->next - v->first == VIEW_LINES) {
-        if (v->paused) {
-            free(src->text);
-            v->not_kept++;
-            return NOT_KEPT;
-        }
-        free(line_at(v, v->first)->text);
-        if (line_at(v, v->first)->flags & LF_FOLD)
-            v->gen++; /* the lines it hid are shown again */
-        v->first++;
-    }
-    l = line_at(v, id);
-    *l = *src;
-    l->memo_gen = 0; /* gen starts at 1: not worked out yet */
-    v->next++;
-    return id + 1;
-}
-
-static uint64_t add_text(struct view *v, uint32_t ctx, unsigned depth, uint64_t parent,
-                         int alert, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-static uint64_t add_text(struct view *v, uint32_t ctx, unsigned depth, uint64_t parent,
-                         int alert, const char *fmt, ...)
-{
-    struct vline l = {.kind = LN_TEXT, .ctx = ctx, .depth = depth, .parent = parent,
-                      .flags = (uint8_t)(alert ? LF_ALERT : 0)};
-    va_list ap;
-
-    va_start(ap, fmt);
-    if (vasprintf(&l.text, fmt, ap) < 0)
-        l.text = NULL;
-    va_end(ap);
-    l.done_at = v->next;
-    return add_line(v, &l);
-}
-
-/* A call whose end will not be seen: its line stays as it is, marked. */
-static void end_unknown(struct view *v, uint64_t ref)
-{
-    struct vline *l = line_ref(v, ref);
-
-    if (l && !(l->flags & LF_DONE)) {
-        l->flags |= LF_DONE | LF_LOSTEND;
-        l->done_at = v->next;
-    }
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* the trees' sink: lines as calls come and go */
-
-static int reach(struct vctx *c, unsigned depth)
-{
-    if (depth >= c->cap) {
-        unsigned cap = c->cap ? c->cap : 64;
-        struct vlevel *s;
-
-        while (cap <= depth)
-            cap *= 2;
-        s = realloc(c->stk, cap * sizeof *s);
-        if (!s)
-            return -1;
-        memset(s + c->cap, 0, (cap - c->cap) * sizeof *s);
-        c->stk = s;
-        c->cap = cap;
-    }
-    return 0;
-}
-
-/* Levels from depth up that still hold a call vanished from the tree without an exit (a loss
- * made them unknown and a later exit went below them). */
-static void drop_levels(struct vctx *c, unsigned depth)
-{
-    for (unsigned k = depth; k < c->n && k < c->cap; k++) {
-        end_unknown(c->v, c->stk[k].line);
-        c->stk[k].line = 0;
-    }
-    if (c->n > depth)
-        c->n = depth;
-}
-
-static uint64_t parent_of(struct vctx *c, unsigned depth)
-{
-    return depth && depth - 1 < c->n ? c->stk[depth - 1].line : 0;
-}
-
-static void sk_enter(void *arg, const struct tree_frame *f, unsigned depth)
-{
-    struct vctx *c = arg;
-    struct view *v = c->v;
-    struct vline l = {.kind = LN_CALL, .addr = f->addr, .ctx = c->id, .depth = depth};
-    struct vline *p;
-
-    if (c->fs)
-        c->fs->enter(c->fs->arg, f, depth);
-    drop_levels(c, depth);
-    if (reach(c, depth) < 0)
-        return;
-    l.parent = parent_of(c, depth);
-    if ((p = line_ref(v, l.parent)))
-        p->flags |= LF_KIDS;
-    c->stk[depth].line = add_line(v, &l);
-    c->n = depth + 1;
-}
-
-static void sk_exit(void *arg, const struct tree_frame *f, unsigned depth, uint64_t t_exit,
-                    enum tree_exit_how how)
-{
-    struct vctx *c = arg;
-    struct view *v = c->v;
-    uint64_t ref = depth < c->n ? c->stk[depth].line : 0;
-    struct vline *l = line_ref(v, ref);
-    struct vline close = {.kind = LN_CLOSE, .addr = f->addr, .ctx = c->id, .depth = depth,
-                          .parent = ref, .done_at = v->next};
-
-    if (c->fs)
-        c->fs->exit(c->fs->arg, f, depth, t_exit, how);
-    drop_levels(c, depth + 1);
-    if (ref == NOT_KEPT) {
-        /* made while paused with no room: there is nothing to close */
-    } else if (ref && how != TREE_BEFORE_TRACE && (!l || l->addr == f->addr)) {
-        /* The call shown at entry ends: its duration on its line; a closing line when calls
-         * came under it, or when its line is gone (it carries the duration then). */
-        uint8_t fl = LF_DONE | (how == TREE_ABANDONED ? LF_NORET : 0);
-        uint64_t dur = how == TREE_RETURNED ? span(f->t_enter, t_exit) : 0;
-
-        if (l) {
-            l->flags |= fl;
-            l->dur = dur;
-            l->done_at = v->next;
-        }
-        if (!l || (l->flags & LF_KIDS)) {
-            close.flags = fl;
-            close.dur = dur;
-            add_line(v, &close);
-        }
-    } else {
-        /* Entered before the trace or a loss: only its end is seen. A call this level showed
-         * before the loss never ended, as far as anyone can tell. */
-        end_unknown(v, ref);
-        close.parent = parent_of(c, depth);
-        close.flags = LF_DONE | LF_BEFORE;
-        add_line(v, &close);
-    }
-    if (depth < c->n)
-        c->stk[depth].line = 0;
-    c->n = depth < c->n ? depth : c->n;
-}
-
-/* The fault line as the text tree shows it. lr may be NULL. */
-static void fault_text(const struct view *v, const struct ev *fault, const struct ev *lr,
-                       char *buf, size_t len)
-{
-    render_fault_text(v->sym, v->bias, v->addr_width, fault, lr, buf, len);
-}
-
-static void sk_special(void *arg, const struct ev *e, unsigned depth)
-{
-    struct vctx *c = arg;
-    struct view *v = c->v;
-    uint64_t parent = parent_of(c, depth);
-    char buf[600];
-
-    if (c->fs)
-        c->fs->special(c->fs->arg, e, depth);
-    switch (e->kind) {
-    case EV_FAULT:
-        fault_text(v, e, NULL, buf, sizeof buf);
-        v->fault_line = add_text(v, c->id, 0, 0, 1, "%s", buf);
-        v->fault = *e;
-        break;
-    case EV_FAULT_LR: {
-        struct vline *l = line_ref(v, v->fault_line);
-
-        if (l && l->kind == LN_TEXT) {
-            fault_text(v, &v->fault, e, buf, sizeof buf);
-            free(l->text);
-            l->text = strdup(buf);
-        }
-        v->fault_line = 0;
-        break;
-    }
-    case EV_MARK:
-        add_text(v, c->id, depth, parent, 0, "# mark %u = 0x%" PRIx64, e->data, e->addr);
-        break;
-    case EV_STOP:
-        c->stopped = 1;
-        add_text(v, c->id, depth, parent, 0, "# recording stopped");
-        break;
-    case EV_START:
-        if (c->stopped)
-            add_text(v, c->id, depth, parent, 0,
-                     "# recording started again: calls in between are not in the trace");
-        c->stopped = 0;
-        break;
-    case EV_UNKNOWN:
-        add_text(v, c->id, depth, parent, 0, "# special record of unknown type %u", e->data);
-        break;
-    default: /* EV_CONTEXT, EV_THREAD: the context column says it; EV_LOST: one line for all */
-        break;
-    }
-}
-
-static void sk_finish(void *arg, const struct tree_frame *stack, unsigned n)
-{
-    struct vctx *c = arg;
-
-    if (c->fs)
-        c->fs->finish(c->fs->arg, stack, n);
-    drop_levels(c, 0);
-}
-
-static uint64_t func_of(void *arg, uint64_t addr)
-{
-    const struct view *v = arg;
-    const struct sym_info *s = v->sym ? sym_lookup(v->sym, addr) : NULL;
-
-    return s ? s->start : 0;
-}
-
-static struct vctx *ctx_get(struct view *v, uint32_t id)
-{
-    struct vctx *c;
-
-    if (v->last_ctx && v->last_ctx->id == id)
-        return v->last_ctx;
-    for (unsigned i = 0; i < v->nctx; i++)
-        if (v->ctx[i]->id == id)
-            return v->last_ctx = v->ctx[i];
-    if (v->nctx == VIEW_CTX_MAX) {
-        if (!v->ctx_overflow)
-            add_text(v, NO_CTX, 0, 0, 1, "*** more than %u contexts: the others are not shown",
-                     VIEW_CTX_MAX);
-        v->ctx_overflow = 1;
-        return NULL;
-    }
-    if (v->nctx == v->ctx_cap) {
-        unsigned cap = v->ctx_cap ? v->ctx_cap * 2 : 8;
-        struct vctx **p = realloc(v->ctx, cap * sizeof *p);
-
-        if (!p)
-            return NULL;
-        v->ctx = p;
-        v->ctx_cap = cap;
-    }
-    if (!(c = calloc(1, sizeof *c)))
-        return NULL;
-    c->v = v;
-    c->id = id;
-    c->sink = (struct tree_sink){c, sk_enter, sk_exit, sk_special, sk_finish};
-    c->fs = v->fs ? fnstat_sink(v->fs, id) : NULL;
-    /* Live, the depth the trace starts at is unknown: exits of calls made before it match
-     * nothing and are not shown. */
-    if (!(c->tree = tree_new(&c->sink, 0, func_of, v))) {
-        free(c);
-        return NULL;
-    }
-    v->ctx[v->nctx++] = c;
-    return v->last_ctx = c;
-}
-
-/* Every context's tree ends here (its open calls stay as they were shown) and starts anew. */
-static void restart_trees(struct view *v)
-{
-    for (unsigned i = 0; i < v->nctx; i++) {
-        struct vctx *c = v->ctx[i];
-
-        tree_finish(c->tree);
-        tree_free(c->tree);
-        c->tree = tree_new(&c->sink, 0, func_of, v);
-        c->stopped = 0;
-    }
-    v->fault_line = 0;
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* the model's API */
+/* the model's API: straight to vlines */
 
 void view_configure(struct view *v, const struct sym_table *sym, uint64_t bias,
                     uint64_t ts_hz, int has_time, unsigned addr_width)
 {
-    if (v->configured) {
-        restart_trees(v);
-        add_text(v, NO_CTX, 0, 0, 0, "# the trace starts over (a new description of the stream)");
-    }
-    if (!v->fs || sym != v->sym) {
-        /* the table's names point into the symbol table: a new one, a new table */
-        for (unsigned i = 0; i < v->nctx; i++)
-            v->ctx[i]->fs = NULL;
-        fnstat_free(v->fs);
-        v->fs = fnstat_new(sym, 0);
-        for (unsigned i = 0; i < v->nctx && v->fs; i++)
-            v->ctx[i]->fs = fnstat_sink(v->fs, v->ctx[i]->id);
-        free(v->snap);
-        v->snap = NULL;
-        v->nsnap = 0;
-    }
-    v->sym = sym;
-    v->bias = bias;
-    v->ts_hz = ts_hz;
-    if (!v->configured)
+    if (!vlines_conf(v->m)->configured)
         v->sort = has_time ? FNSTAT_BY_TOTAL : FNSTAT_BY_CALLS;
-    v->has_time = has_time;
-    v->addr_width = addr_width;
-    v->configured = 1;
+    vlines_configure(v->m, sym, bias, ts_hz, has_time, addr_width);
 }
 
 void view_event(struct view *v, const struct ev *e)
 {
-    struct vctx *c;
-    struct ev t;
-
-    if (!v->configured)
-        return;
-    if (e->kind == EV_LOST) {
-        /* The records lost may have been any context's: every tree is told. */
-        add_text(v, NO_CTX, 0, 0, 1, "*** %" PRIu64 " events lost (%s)", e->addr,
-                 e->data == EV_LOST_LINK ? "link" : "target");
-        for (unsigned i = 0; i < v->nctx; i++)
-            if (v->ctx[i]->tree)
-                tree_feed(v->ctx[i]->tree, e);
-        return;
-    }
-    if (!(c = ctx_get(v, e->ctx)) || !c->tree)
-        return;
-    t = *e;
-    if (t.kind == EV_ENTER || t.kind == EV_EXIT) {
-        t.addr -= v->bias;
-        if (t.site)
-            t.site -= v->bias;
-    }
-    tree_feed(c->tree, &t);
+    vlines_event(v->m, e);
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* what is shown: folds and the filter */
-
-static void name_of(const struct view *v, uint64_t addr, char *buf, size_t len)
-{
-    render_addr(v->sym, 0, addr, buf, len);
-}
-
-/* The text a search looks in: the function's name, or the line's text. */
-static const char *label(const struct view *v, const struct vline *l, char *buf, size_t len)
-{
-    if (l->kind == LN_TEXT)
-        return l->text ? l->text : "";
-    name_of(v, l->addr, buf, len);
-    return buf;
-}
-
-static unsigned memo_of(struct view *v, uint64_t id)
-{
-    size_t n = 0;
-    uint64_t cur = id;
-
-    /* Walk up to a line already worked out or to the top, then work the chain out downwards:
-     * each line from its parent's memo. */
-    for (;;) {
-        struct vline *l = line_at(v, cur);
-
-        if (l->memo_gen == v->gen)
-            break;
-        if (n == v->chain_cap) {
-            size_t cap = v->chain_cap ? v->chain_cap * 2 : 256;
-            uint64_t *ch = realloc(v->chain, cap * sizeof *ch);
-
-            if (!ch)
-                return MEMO_MATCH; /* out of memory: shown */
-            v->chain = ch;
-            v->chain_cap = cap;
-        }
-        v->chain[n++] = cur;
-        if (!line_ref(v, l->parent))
-            break;
-        cur = l->parent - 1;
-    }
-    while (n--) {
-        struct vline *l = line_at(v, v->chain[n]);
-        struct vline *p = line_ref(v, l->parent);
-        unsigned m = 0;
-
-        if (p) {
-            m |= (p->flags & LF_FOLD) || (p->memo & MEMO_HIDDEN) ? MEMO_HIDDEN : 0;
-            m |= p->memo & MEMO_MATCH;
-        }
-        if (!v->filter[0] || (l->flags & LF_ALERT)) {
-            m |= MEMO_MATCH;
-        } else if (!(m & MEMO_MATCH) && l->kind == LN_CALL) {
-            char nb[256];
-
-            name_of(v, l->addr, nb, sizeof nb);
-            if (strstr(nb, v->filter))
-                m |= MEMO_MATCH;
-        }
-        l->memo = (uint8_t)m;
-        l->memo_gen = v->gen;
-    }
-    return line_at(v, id)->memo;
-}
-
-/* The newest line the screen may show, + 1: a paused screen waits. */
-static uint64_t limit_of(const struct view *v)
-{
-    return v->paused ? v->pause_next : v->next;
-}
-
-static int visible(struct view *v, uint64_t id)
-{
-    return memo_of(v, id) == MEMO_MATCH;
-}
-
-/* The nearest shown line before id (strictly), or UINT64_MAX. */
-static uint64_t prev_vis(struct view *v, uint64_t id)
-{
-    uint64_t lim = limit_of(v);
-
-    if (id > lim)
-        id = lim;
-    while (id-- > v->first)
-        if (visible(v, id))
-            return id;
-    return UINT64_MAX;
-}
-
-/* The nearest shown line after id (strictly; UINT64_MAX: from the oldest), or UINT64_MAX. */
-static uint64_t next_vis(struct view *v, uint64_t id)
-{
-    uint64_t lim = limit_of(v);
-
-    for (id = id == UINT64_MAX || id < v->first ? v->first : id + 1; id < lim; id++)
-        if (visible(v, id))
-            return id;
-    return UINT64_MAX;
-}
-
-static int shown(struct view *v, uint64_t id)
-{
-    return id != UINT64_MAX && id >= v->first && id < limit_of(v) && visible(v, id);
-}
+/* where the tree pane looks */
 
 /* Puts top and cur on lines that are kept and shown, and cur inside the window of rows. */
 static void settle(struct view *v, unsigned rows)
 {
-    uint64_t id, last = prev_vis(v, UINT64_MAX);
+    struct vlines *m = v->m;
+    uint64_t id, last = vlines_prev(m, VLINES_NONE), first = vlines_first(m);
     unsigned k;
 
     if (rows == 0)
         rows = 1;
-    if (last == UINT64_MAX) {
-        v->top = v->cur = UINT64_MAX;
+    if (last == VLINES_NONE) {
+        v->top = v->cur = VLINES_NONE;
         return;
     }
     if (v->follow) {
         v->cur = last;
         for (id = last, k = 1; k < rows; k++) {
-            uint64_t p = prev_vis(v, id);
+            uint64_t p = vlines_prev(m, id);
 
-            if (p == UINT64_MAX)
+            if (p == VLINES_NONE)
                 break;
             id = p;
         }
         v->top = id;
         return;
     }
-    if (!shown(v, v->cur)) {
+    if (!vlines_shown(m, v->cur)) {
         /* dropped: the oldest line; hidden (a fold, the filter): the nearest shown one */
-        int kept = v->cur != UINT64_MAX && v->cur >= v->first;
-        uint64_t n = kept ? next_vis(v, v->cur) : next_vis(v, UINT64_MAX);
+        int kept = v->cur != VLINES_NONE && v->cur >= first;
+        uint64_t n = kept ? vlines_next(m, v->cur) : vlines_next(m, VLINES_NONE);
 
-        if (n == UINT64_MAX && kept)
-            n = prev_vis(v, v->cur);
-        v->cur = n != UINT64_MAX ? n : last;
+        if (n == VLINES_NONE && kept)
+            n = vlines_prev(m, v->cur);
+        v->cur = n != VLINES_NONE ? n : last;
     }
-    if (!shown(v, v->top) || v->top > v->cur) {
-        uint64_t n = v->top != UINT64_MAX && v->top >= v->first && v->top < v->cur
-                         ? next_vis(v, v->top) : UINT64_MAX;
+    if (!vlines_shown(m, v->top) || v->top > v->cur) {
+        uint64_t n = v->top != VLINES_NONE && v->top >= first && v->top < v->cur
+                         ? vlines_next(m, v->top) : VLINES_NONE;
 
-        v->top = n != UINT64_MAX && n <= v->cur ? n : v->cur;
+        v->top = n != VLINES_NONE && n <= v->cur ? n : v->cur;
     }
     /* cur below the window: the window ends at cur */
-    for (id = v->top, k = 1; id != v->cur && id != UINT64_MAX && k < rows; k++)
-        id = next_vis(v, id);
+    for (id = v->top, k = 1; id != v->cur && id != VLINES_NONE && k < rows; k++)
+        id = vlines_next(m, id);
     if (id != v->cur) {
         for (id = v->cur, k = 1; k < rows; k++) {
-            uint64_t p = prev_vis(v, id);
+            uint64_t p = vlines_prev(m, id);
 
-            if (p == UINT64_MAX)
+            if (p == VLINES_NONE)
                 break;
             id = p;
         }
         v->top = id;
     }
     /* a window with room left below (a fold hid lines): show older lines above instead */
-    for (id = v->top, k = 1; k < rows && (id = next_vis(v, id)) != UINT64_MAX; k++)
+    for (id = v->top, k = 1; k < rows && (id = vlines_next(m, id)) != VLINES_NONE; k++)
         ;
     for (; k < rows; k++) {
-        uint64_t p = prev_vis(v, v->top);
+        uint64_t p = vlines_prev(m, v->top);
 
-        if (p == UINT64_MAX)
+        if (p == VLINES_NONE)
             break;
         v->top = p;
     }
@@ -759,7 +241,7 @@ static void draw_status(struct view *v, const struct view_status *st, double ev_
              " %s%s%s%s%s | %s%s%s | lost %" PRIu64 " target %" PRIu64 " link | bad frames %" PRIu64
              "%s%s",
              st->have_desc ? state_name(st->state) : "waiting for the stream description",
-             st->fault ? "  FAULT" : "", v->paused ? "  PAUSED" : "",
+             st->fault ? "  FAULT" : "", vlines_paused(v->m) ? "  PAUSED" : "",
              st->connected ? "" : " | ", st->connected ? "" : link, a, b[0] ? " " : "", b,
              st->lost_target,
              st->lost_link, st->bad_frames, st->connected ? " | " : "", st->connected ? link : "");
@@ -772,30 +254,27 @@ static void draw_status(struct view *v, const struct view_status *st, double ev_
 /* One line of the tree pane. */
 static void draw_line(struct view *v, int y, uint64_t id, int cursor)
 {
-    struct vline *l = line_at(v, id);
-    int paused_run = v->paused && l->done_at > v->pause_next; /* ended after the pause */
-    unsigned flags = paused_run ? l->flags & ~(LF_DONE | LF_NORET | LF_LOSTEND) : l->flags;
-    char buf[1024], nb[256], d[32] = "";
+    const struct vlines_conf *conf = vlines_conf(v->m);
+    unsigned flags = vlines_flags(v->m, id);
+    uint32_t ctx = vlines_ctx(v->m, id);
+    char buf[1024], d[32] = "";
     size_t n = 0;
-    unsigned depth = l->depth, max_ind;
+    unsigned depth = vlines_depth(v->m, id), max_ind;
+    uint64_t dur;
     attr_t a = A_NORMAL;
 
-    if (v->nctx > 1) {
-        if (l->ctx == NO_CTX)
+    if (vlines_contexts(v->m) > 1) {
+        if (ctx == VLINES_NO_CTX)
             n += (size_t)snprintf(buf + n, sizeof buf - n, "%5s", "");
         else
-            n += (size_t)snprintf(buf + n, sizeof buf - n, "%4u ", l->ctx);
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%4u ", ctx);
     }
-    if (v->has_time) {
-        int own = l->kind == LN_CALL || (l->kind == LN_CLOSE && !line_ref(v, l->parent));
-
-        if (own && (flags & LF_DONE) && !(flags & (LF_NORET | LF_LOSTEND | LF_BEFORE)))
-            render_duration(l->dur, v->ts_hz, d, sizeof d);
+    if (conf->has_time) {
+        if (vlines_dur(v->m, id, &dur))
+            render_duration(dur, conf->ts_hz, d, sizeof d);
         n += (size_t)snprintf(buf + n, sizeof buf - n, "%11s  ", d);
     }
     max_ind = COLS > (int)n + 24 ? (unsigned)(COLS - (int)n - 24) / 2 : 0;
-    if (l->kind == LN_TEXT && (l->flags & LF_ALERT))
-        depth = 0;
     if (depth > max_ind) {
         n += (size_t)snprintf(buf + n, sizeof buf - n, "%*s[%u] ",
                               (int)(max_ind > 4 ? (max_ind - 4) * 2 : 0), "", depth);
@@ -804,32 +283,8 @@ static void draw_line(struct view *v, int y, uint64_t id, int cursor)
         n += depth * 2;
         buf[n] = 0;
     }
-    switch (l->kind) {
-    case LN_CALL:
-        name_of(v, l->addr, nb, sizeof nb);
-        if ((flags & LF_KIDS) && (flags & LF_FOLD))
-            snprintf(buf + n, sizeof buf - n, "%s() { ... }", nb);
-        else if (flags & LF_KIDS)
-            snprintf(buf + n, sizeof buf - n, "%s() {", nb);
-        else
-            snprintf(buf + n, sizeof buf - n, "%s()%s", nb, flags & LF_DONE ? ";" : "");
-        break;
-    case LN_CLOSE:
-        name_of(v, l->addr, nb, sizeof nb);
-        snprintf(buf + n, sizeof buf - n, "} /* %s */", nb);
-        break;
-    default:
-        snprintf(buf + n, sizeof buf - n, "%s", l->text ? l->text : "?");
-        break;
-    }
-    n = strlen(buf);
-    if (flags & LF_NORET)
-        snprintf(buf + n, sizeof buf - n, "  (never returned)");
-    else if (flags & LF_BEFORE)
-        snprintf(buf + n, sizeof buf - n, "  (entered before the trace)");
-    else if (flags & LF_LOSTEND)
-        snprintf(buf + n, sizeof buf - n, "  (end not seen)");
-    if (l->flags & LF_ALERT)
+    vlines_text(v->m, id, buf + n, sizeof buf - n);
+    if (flags & VLINES_ALERT)
         a |= A_BOLD | (v->color ? COLOR_PAIR(1) : 0);
     if (cursor)
         a |= A_REVERSE;
@@ -842,6 +297,7 @@ static void draw_line(struct view *v, int y, uint64_t id, int cursor)
 
 static void draw_tree(struct view *v, int y0, unsigned rows)
 {
+    const char *filter = vlines_filter(v->m);
     char hdr[256];
     uint64_t id;
     unsigned k;
@@ -849,9 +305,10 @@ static void draw_tree(struct view *v, int y0, unsigned rows)
     int n;
 
     n = snprintf(hdr, sizeof hdr, "%s%s%s", focused ? "> " : "  ",
-                 v->nctx > 1 ? " CTX " : "", v->has_time ? "   DURATION  " : "");
-    snprintf(hdr + n, sizeof hdr - (size_t)n, "FUNCTION%s%s%s%s", v->filter[0] ? "   filter: " : "",
-             v->filter, v->paused ? "   [PAUSED]" : "",
+                 vlines_contexts(v->m) > 1 ? " CTX " : "",
+                 vlines_conf(v->m)->has_time ? "   DURATION  " : "");
+    snprintf(hdr + n, sizeof hdr - (size_t)n, "FUNCTION%s%s%s%s", filter[0] ? "   filter: " : "",
+             filter, vlines_paused(v->m) ? "   [PAUSED]" : "",
              v->follow ? "" : "   [not following: End returns to the newest]");
     attrset(A_BOLD | (focused ? A_REVERSE : 0));
     mvhline(y0, 0, ' ', COLS);
@@ -860,24 +317,28 @@ static void draw_tree(struct view *v, int y0, unsigned rows)
     if (!rows)
         return;
     settle(v, rows);
-    if (v->top == UINT64_MAX) {
+    if (v->top == VLINES_NONE) {
         put(y0 + 1, 2, COLS - 2, A_DIM,
-            !v->configured ? "(waiting for the stream description)"
-            : v->filter[0] ? "(no calls match the filter)" : "(no calls yet)");
+            !vlines_conf(v->m)->configured ? "(waiting for the stream description)"
+            : filter[0] ? "(no calls match the filter)" : "(no calls yet)");
         return;
     }
-    for (id = v->top, k = 0; id != UINT64_MAX && k < rows; k++, id = next_vis(v, id))
+    for (id = v->top, k = 0; id != VLINES_NONE && k < rows; k++, id = vlines_next(v->m, id))
         draw_line(v, y0 + 1 + (int)k, id, focused && id == v->cur);
 }
 
 static const struct fnstat_row *table_rows(struct view *v, size_t *n)
 {
-    if (v->paused) {
-        *n = v->nsnap;
-        return v->snap;
-    }
-    *n = 0;
-    return v->fs ? fnstat_rows(v->fs, v->sort, n) : NULL;
+    return vlines_rows(v->m, v->sort, n);
+}
+
+/* A row's function as the table names it. */
+static void row_name(const struct view *v, const struct fnstat_row *row, char *buf, size_t len)
+{
+    if (row->name)
+        snprintf(buf, len, "%s", row->name);
+    else
+        render_addr(vlines_conf(v->m)->sym, 0, row->addr, buf, len);
 }
 
 static void draw_table(struct view *v, int y0, unsigned rows)
@@ -887,8 +348,9 @@ static void draw_table(struct view *v, int y0, unsigned rows)
     char buf[512], c[24], t[32], s[32], m[32], nb[256];
     size_t nrows;
     const struct fnstat_row *r = table_rows(v, &nrows);
+    const struct vlines_conf *conf = vlines_conf(v->m);
 
-    if (v->has_time)
+    if (conf->has_time)
         snprintf(buf, sizeof buf, "%s%9s %11s %11s %11s  FUNCTION   (%zu functions, sorted by %s: s)",
                  focused ? "> " : "  ", "CALLS", "TOTAL", "SELF", "MAX", nrows, keys[v->sort]);
     else
@@ -911,14 +373,11 @@ static void draw_table(struct view *v, int y0, unsigned rows)
         int cursor = focused && v->tab_top + k == v->tab_cur;
 
         fmt_count(row->calls, c, sizeof c);
-        if (row->name)
-            snprintf(nb, sizeof nb, "%s", row->name);
-        else
-            name_of(v, row->addr, nb, sizeof nb);
-        if (v->has_time) {
-            render_duration(row->total, v->ts_hz, t, sizeof t);
-            render_duration(row->self, v->ts_hz, s, sizeof s);
-            render_duration(row->max, v->ts_hz, m, sizeof m);
+        row_name(v, row, nb, sizeof nb);
+        if (conf->has_time) {
+            render_duration(row->total, conf->ts_hz, t, sizeof t);
+            render_duration(row->self, conf->ts_hz, s, sizeof s);
+            render_duration(row->max, conf->ts_hz, m, sizeof m);
             snprintf(buf, sizeof buf, "  %9s %11s %11s %11s  %s", c, t, s, m, nb);
         } else {
             snprintf(buf, sizeof buf, "  %9s  %s", c, nb);
@@ -1005,7 +464,7 @@ static void redraw(struct view *v)
     rest = rows - 2;
     tab_h = rest >= 8 ? rest / 3 : 0;
     if (tab_h) { /* a short table leaves its rows to the tree */
-        size_t n = v->paused ? v->nsnap : v->fs ? fnstat_count(v->fs) : 0;
+        size_t n = vlines_nrows(v->m);
 
         if ((size_t)tab_h > n + 1)
             tab_h = n + 1 > 2 ? (int)n + 1 : 2;
@@ -1057,45 +516,19 @@ static void message(struct view *v, const char *fmt, ...)
     v->msg_until = now_s() + 3;
 }
 
-static void toggle_pause(struct view *v)
-{
-    v->paused = !v->paused;
-    free(v->snap);
-    v->snap = NULL;
-    v->nsnap = 0;
-    if (!v->paused) {
-        if (v->not_kept)
-            add_text(v, NO_CTX, 0, 0, 1, "*** %" PRIu64 " lines were not kept while paused "
-                     "(the table counted their calls)", v->not_kept);
-        v->not_kept = 0;
-        return;
-    }
-    v->pause_next = v->next;
-    if (v->fs) {
-        size_t n;
-        const struct fnstat_row *r = fnstat_rows(v->fs, v->sort, &n);
-
-        if (n && (v->snap = malloc(n * sizeof *r))) {
-            memcpy(v->snap, r, n * sizeof *r);
-            v->nsnap = n;
-        }
-    }
-}
-
-
 static void tree_move(struct view *v, int delta)
 {
     unsigned rows = v->tree_rows ? v->tree_rows : 1;
 
     settle(v, rows);
-    if (v->cur == UINT64_MAX)
+    if (v->cur == VLINES_NONE)
         return;
     if (delta < 0) {
         v->follow = 0;
         for (; delta < 0; delta++) {
-            uint64_t p = prev_vis(v, v->cur);
+            uint64_t p = vlines_prev(v->m, v->cur);
 
-            if (p == UINT64_MAX)
+            if (p == VLINES_NONE)
                 break;
             v->cur = p;
             if (v->cur < v->top)
@@ -1103,9 +536,9 @@ static void tree_move(struct view *v, int delta)
         }
     } else {
         for (; delta > 0 && !v->follow; delta--) {
-            uint64_t n = next_vis(v, v->cur);
+            uint64_t n = vlines_next(v->m, v->cur);
 
-            if (n == UINT64_MAX) {
+            if (n == VLINES_NONE) {
                 v->follow = 1; /* at the newest line: follow it again */
                 break;
             }
@@ -1130,29 +563,20 @@ static void table_move(struct view *v, long delta)
 
 static void fold(struct view *v)
 {
-    struct vline *l, *p;
-
     settle(v, v->tree_rows ? v->tree_rows : 1);
-    if (v->cur == UINT64_MAX)
+    if (v->cur == VLINES_NONE)
         return;
-    l = line_at(v, v->cur);
-    if (l->kind == LN_CLOSE && (p = line_ref(v, l->parent)) && p->kind == LN_CALL) {
-        v->cur = l->parent - 1;
-        l = p;
-    }
-    if (l->kind != LN_CALL || !(l->flags & LF_KIDS)) {
+    if (vlines_fold(v->m, &v->cur) < 0) {
         message(v, "no calls under this line to fold");
         return;
     }
-    if (v->follow) /* the fold stays where it is, not at the tail */
-        v->follow = 0;
-    l->flags ^= LF_FOLD;
-    v->gen++;
+    v->follow = 0; /* the fold stays where it is, not at the tail */
 }
 
 static void search(struct view *v)
 {
     char nb[256];
+    uint64_t id;
 
     if (!v->search[0]) {
         message(v, "no search yet: press /");
@@ -1163,12 +587,7 @@ static void search(struct view *v)
         const struct fnstat_row *r = table_rows(v, &n);
 
         for (size_t k = 1; k <= n; k++) {
-            const struct fnstat_row *row = &r[(v->tab_cur + k) % n];
-
-            if (row->name)
-                snprintf(nb, sizeof nb, "%s", row->name);
-            else
-                name_of(v, row->addr, nb, sizeof nb);
+            row_name(v, &r[(v->tab_cur + k) % n], nb, sizeof nb);
             if (strstr(nb, v->search)) {
                 v->tab_cur = (v->tab_cur + k) % n;
                 return;
@@ -1178,42 +597,21 @@ static void search(struct view *v)
         return;
     }
     settle(v, v->tree_rows ? v->tree_rows : 1);
-    {
-        uint64_t start = v->cur, id = v->cur;
-
-        if (start == UINT64_MAX) {
-            message(v, "not found: %s", v->search);
-            return;
-        }
-        /* forward from the cursor, then around from the oldest line */
-        for (;;) {
-            id = next_vis(v, id);
-            if (id == UINT64_MAX)
-                id = next_vis(v, UINT64_MAX);
-            if (id == UINT64_MAX)
-                break;
-            /* a closing line repeats its call's name: the call line is the match */
-            if (line_at(v, id)->kind != LN_CLOSE &&
-                strstr(label(v, line_at(v, id), nb, sizeof nb), v->search)) {
-                unsigned k;
-
-                v->follow = 0;
-                v->cur = id;
-                /* the match a third of the way down the pane */
-                for (v->top = id, k = 0; k < v->tree_rows / 3; k++) {
-                    uint64_t p = prev_vis(v, v->top);
-
-                    if (p == UINT64_MAX)
-                        break;
-                    v->top = p;
-                }
-                return;
-            }
-            if (id == start)
-                break;
-        }
+    if (v->cur == VLINES_NONE || (id = vlines_find(v->m, v->cur, v->search)) == VLINES_NONE) {
+        message(v, "not found: %s", v->search);
+        return;
     }
-    message(v, "not found: %s", v->search);
+    v->follow = 0;
+    v->cur = id;
+    /* the match a third of the way down the pane */
+    for (unsigned k = 0; k < v->tree_rows / 3; k++) {
+        uint64_t p = vlines_prev(v->m, id);
+
+        if (p == VLINES_NONE)
+            break;
+        id = p;
+    }
+    v->top = id;
 }
 
 static void prompt_done(struct view *v)
@@ -1225,10 +623,7 @@ static void prompt_done(struct view *v)
         return;
     }
     v->prompt = 0;
-    if (strcmp(v->filter, v->input)) {
-        snprintf(v->filter, sizeof v->filter, "%s", v->input);
-        v->gen++;
-    }
+    vlines_set_filter(v->m, v->input);
 }
 
 /* A key while a prompt is open. */
@@ -1261,7 +656,7 @@ static void prompt_key(struct view *v, int ch)
 static void open_prompt(struct view *v, int kind)
 {
     v->prompt = kind;
-    snprintf(v->input, sizeof v->input, "%s", kind == 'f' ? v->filter : "");
+    snprintf(v->input, sizeof v->input, "%s", kind == 'f' ? vlines_filter(v->m) : "");
     v->input_len = strlen(v->input);
 }
 
@@ -1290,7 +685,7 @@ static int key(struct view *v, int ch)
         return 1;
     case 'p':
     case ' ':
-        toggle_pause(v);
+        vlines_pause(v->m, !vlines_paused(v->m));
         break;
     case '?':
     case 'h':
@@ -1299,11 +694,11 @@ static int key(struct view *v, int ch)
     case '\t':
         v->focus = v->focus == FOCUS_TREE ? FOCUS_TABLE : FOCUS_TREE;
         break;
-    case 's':
+    case 's': /* without timestamps, only the calls and the names sort */
         do
             v->sort = (enum fnstat_key)((v->sort + 1) % FNSTAT_KEYS);
-        while (!v->has_time && v->sort != FNSTAT_BY_CALLS && v->sort != FNSTAT_BY_NAME);
-        fnstat_sort(v->snap, v->nsnap, v->sort); /* a paused table sorts what it froze */
+        while (!vlines_conf(v->m)->has_time && v->sort != FNSTAT_BY_CALLS &&
+               v->sort != FNSTAT_BY_NAME);
         break;
     case '/':
         open_prompt(v, '/');
@@ -1339,7 +734,7 @@ static int key(struct view *v, int ch)
     case 'g':
         if (v->focus == FOCUS_TREE) {
             v->follow = 0;
-            v->top = v->cur = next_vis(v, UINT64_MAX);
+            v->top = v->cur = vlines_next(v->m, VLINES_NONE);
         } else {
             v->tab_cur = 0;
         }
@@ -1381,14 +776,14 @@ struct view *view_open(char *err, size_t errlen)
         snprintf(err, errlen, "not a terminal; use --plain for text output");
         return NULL;
     }
-    if (!(v = calloc(1, sizeof *v)) || !(v->lines = calloc(VIEW_LINES, sizeof *v->lines))) {
+    if (!(v = calloc(1, sizeof *v)) || !(v->m = vlines_new(VIEW_LINES))) {
         free(v);
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
     fflush(stdout);
     if (!(v->scr = newterm(NULL, stdout, stdin))) {
-        free(v->lines);
+        vlines_free(v->m);
         free(v);
         snprintf(err, errlen, "TERM=%s: not a terminal type this system knows; use --plain for "
                  "text output", term ? term : "");
@@ -1407,9 +802,8 @@ struct view *view_open(char *err, size_t errlen)
         init_pair(1, COLOR_RED, -1);
         v->color = 1;
     }
-    v->gen = 1;
     v->follow = 1;
-    v->top = v->cur = UINT64_MAX;
+    v->top = v->cur = VLINES_NONE;
     v->sort = FNSTAT_BY_TOTAL;
     v->st.link = "";
     redraw(v);
@@ -1423,18 +817,7 @@ void view_close(struct view *v)
     endwin();
     delscreen(v->scr);
     fflush(stdout);
-    for (unsigned i = 0; i < v->nctx; i++) {
-        tree_free(v->ctx[i]->tree);
-        free(v->ctx[i]->stk);
-        free(v->ctx[i]);
-    }
-    free(v->ctx);
-    for (uint64_t id = v->first; id < v->next; id++)
-        free(line_at(v, id)->text);
-    free(v->lines);
-    fnstat_free(v->fs);
-    free(v->snap);
-    free(v->chain);
+    vlines_free(v->m);
     free(v);
 }
 

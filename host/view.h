@@ -4,13 +4,11 @@
  * event to view_event, passes keys on with view_input when stdin has some, and calls view_draw
  * about ten times a second. Nothing here blocks.
  *
- * The model: one call tree per context (tree.h), each call a line added at its entry so that
- * the tree grows live; its duration is filled in when it returns. A call with callees reads
- * "name() {", its duration on this opening line, down to a closing "}" line that names it
- * again; one without is "name();". Marks, faults and losses are lines of their own. Behind
- * the trees, the per-function table (fnstat.h). Lines are bounded: the oldest go first
- * (VIEW_LINES), except while paused, when the new ones are not kept instead (a line says how
- * many on resume).
+ * What is shown is the model in vlines.h: every context's calls as lines that grow live (a
+ * call's duration filled in when it returns), marks, faults and losses, and the per-function
+ * table (fnstat.h) behind them. Lines are bounded: the oldest go first (VIEW_LINES), except
+ * while paused, when the new ones are not kept instead (a line says how many on resume). This
+ * file is the screen and the keys.
  *
  * Built without ncurses (no pkg-config ncursesw or ncurses), view_open fails with a message
  * that points at --plain; the rest is never reached. */

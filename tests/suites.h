@@ -16,5 +16,6 @@ Suite *follow_suite(void);
 Suite *stream_suite(void);
 Suite *fnstat_suite(void);
 Suite *drain_suite(void);
+Suite *vlines_suite(void);
 
 #endif
