@@ -18,7 +18,8 @@
  * Payload byte 0 is the frame type.
  *
  * CYG_FR_DESC, the description (at the start, then at least every CYGTRACE_DRAIN_DESC_BYTES
- * bytes of stream; a host shows nothing until it has one):
+ * bytes of stream, and every half second of the trace's clock when it has one; a host shows
+ * nothing until it has one):
  *   u8 type 'D', u8 CYG_STREAM_VERSION, u8 word_bytes (4 or 8), u8 flags (CYG_F_* of the
  *   ring), u16 machine (ELF e_machine), u8 ts_bits, u8 state (CYG_S_*), u8 resets,
  *   u8 cap_log2, u8 build_id_len (0..32), build_id_len bytes of GNU build-id,

@@ -699,6 +699,37 @@ START_TEST(test_drain_stop_mode)
 }
 END_TEST
 
+/* With a known clock rate, the description also comes every half second of it, even when
+ * nothing else does (a host joining a quiet target); without one, only by bytes. */
+START_TEST(test_drain_description_by_time)
+{
+    struct msink m = {0};
+    struct got g = {0};
+    struct cyg_ctl *ctl;
+    size_t bytes = ring_bytes(1024, 16), before;
+
+    cygtrace_init(ring, bytes, CYG_F_OVERWRITE);
+    ctl = cygtrace_control_block();
+    ctl->ts_hz = 0; /* outside the sealed bytes: the runtime may set it at any time */
+    cygtrace_drain_init(msink_take, &m);
+    drain_all();
+    before = m.len;
+    ck_assert_uint_eq(cygtrace_drain(), 0); /* quiet, no clock rate: nothing */
+    /* A clock of 1000 ticks a second: half a second is 500 ticks of it, here of the TSC,
+     * a fraction of a microsecond. */
+    ctl->ts_hz = 1000;
+    for (int i = 0; i < 1000000 && m.len == before; i++)
+        cygtrace_drain();
+    ck_assert_uint_gt(m.len, before);
+    decode_stream(&m, &g);
+    ck_assert_uint_eq(g.desc.ts_hz, 1000);
+    for (size_t i = 0; i < g.events.n; i++) /* specials (START, THREAD); no call came */
+        ck_assert_uint_ge(g.events.ev[i].kind, EV_THREAD);
+    free(m.buf);
+    got_free(&g);
+}
+END_TEST
+
 /* The description comes first and again after every CYGTRACE_DRAIN_DESC_BYTES of stream. */
 START_TEST(test_drain_description_repeats)
 {
@@ -839,6 +870,7 @@ Suite *drain_suite(void)
     tcase_add_test(tc, test_drain_flush_spins);
     tcase_add_test(tc, test_drain_stop_mode);
     tcase_add_test(tc, test_drain_description_repeats);
+    tcase_add_test(tc, test_drain_description_by_time);
     tcase_add_test(tc, test_drain_before_init_and_restart);
     tcase_add_test(tc, test_drain_concurrent_writer);
     suite_add_tcase(s, tc);

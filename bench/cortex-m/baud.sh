@@ -16,6 +16,7 @@ O=${1:-build}
 B="$O/bench/cortex-m/baud"
 F="$O/firmware/mps2-an385/obj"
 CC=arm-none-eabi-gcc
+rm -rf "$B" # the ELFs of an earlier run may hold an older runtime; within this run they are reused
 mkdir -p "$B"
 [ -f "$F/target/core/cygtrace_drain.o" ] || { echo "baud.sh: build the firmware first (make)" >&2; exit 1; }
 

@@ -40,7 +40,8 @@
 
 /* The stream drain (cygtrace_drain()) repeats its description frame after this many bytes of
  * stream, so that a host that joins late, or lost the first one to noise, can start decoding
- * within that many bytes. Default: 2048 (about 4% of the stream). */
+ * within that many bytes; and, with timestamps and a known clock rate, at least every half
+ * second while it is called. Default: 2048 (about 4% of the stream). */
 #ifndef CYGTRACE_DRAIN_DESC_BYTES
 #define CYGTRACE_DRAIN_DESC_BYTES 2048
 #endif

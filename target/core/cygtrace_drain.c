@@ -59,6 +59,7 @@ static struct {
     uint32_t wraps;            /* 32-bit targets: times seq wrapped; the stream's are 64-bit */
     uintptr_t ts;              /* the last event sent's timestamp, masked to ts_bits */
     uint32_t since_desc;       /* bytes of stream since the last description */
+    uintptr_t desc_ts;         /* the clock when the last description went */
     uint32_t len;              /* the frame in buf, delimiter included; 0: none */
     uint32_t sent;             /* how much of it the sink took */
     uintptr_t cache[CYG_CACHE_SLOTS]; /* the frame's function addresses (cyg_stream.h) */
@@ -314,6 +315,26 @@ NOINSTR static const struct cyg_ctl *drain_ring(void)
     return ctl;
 }
 
+/* Whether the description is due: after CYGTRACE_DRAIN_DESC_BYTES of stream, or half a second
+ * of the trace's clock, so that a host joining a slow stream does not wait long (and a target
+ * with nothing to say still says that it is there). Half a second is a shift, not a division;
+ * a narrow clock (SysTick's 24 bits) is held to half its wrap. */
+NOINSTR static int drain_desc_due(const struct cyg_ctl *ctl)
+{
+    uintptr_t now, half;
+
+    if (!CYGTRACE_TIMESTAMPS || ctl->ts_hz == 0)
+        return d.since_desc >= CYGTRACE_DRAIN_DESC_BYTES;
+    now = cyg_port_now();
+    half = (uintptr_t)(ctl->ts_hz >> 1);
+    if (half > (DRAIN_TS_MASK >> 1) || half == 0)
+        half = DRAIN_TS_MASK >> 1;
+    if (d.since_desc < CYGTRACE_DRAIN_DESC_BYTES && ((now - d.desc_ts) & DRAIN_TS_MASK) < half)
+        return 0;
+    d.desc_ts = now;
+    return 1;
+}
+
 /* Hands frames to the sink until it is full, or until nothing is left before record end.
  * Returns the bytes it took. */
 NOINSTR static size_t drain_run(const struct cyg_ctl *ctl, uintptr_t end, int force)
@@ -324,7 +345,7 @@ NOINSTR static size_t drain_run(const struct cyg_ctl *ctl, uintptr_t end, int fo
     force |= ctl->state != CYG_S_RUNNING;
     for (;;) {
         if (d.sent == d.len) {
-            if (d.since_desc >= CYGTRACE_DRAIN_DESC_BYTES) {
+            if (drain_desc_due(ctl)) {
                 n = drain_desc(ctl);
                 d.since_desc = 0;
             } else if ((n = drain_events(ctl, end, force)) == 0) {
