@@ -61,6 +61,16 @@ int cmd_show_option(int c, const char *arg, struct show_opts *o);
  * messages); returns the exit status. */
 int cmd_show(struct load *l, const char *elf, const char *dump, const struct show_opts *o);
 
+/* What cmd_func_of needs: the symbols and the image's load bias. */
+struct cmd_resolver {
+    const struct sym_table *sym;
+    uint64_t bias;
+};
+
+/* The tree builder's tree_func_of over a struct cmd_resolver: the run-time start of the
+ * function holding a run-time address, 0 when unknown. */
+uint64_t cmd_func_of(void *arg, uint64_t addr);
+
 /* Prints, each on a line that starts with prefix, what a stream lost or dropped. */
 void cmd_stream_notes(FILE *f, const char *prefix, const struct sframe_stats *fr,
                       const struct sdec_stats *sd);

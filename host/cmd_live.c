@@ -50,6 +50,7 @@ struct live {
     int configured;
     struct dec_ring ring;
     struct render_opts ro;
+    struct cmd_resolver res; /* the tree builder's call-site repair */
     /* --plain: one tree per context, in order of appearance */
     struct live_ctx *ctx;
     unsigned nctx;
@@ -111,21 +112,6 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-struct live_resolver {
-    const struct sym_table *sym;
-    uint64_t bias;
-};
-
-static struct live_resolver live_res;
-
-static uint64_t live_func_of(void *arg, uint64_t addr)
-{
-    const struct live_resolver *r = arg;
-    const struct sym_info *s = sym_lookup(r->sym, addr - r->bias);
-
-    return s ? s->start + r->bias : 0;
-}
-
 /* The stream (or the ring) says what it is: check it against the ELF and set up the output.
  * Called again when a new description differs (a target that reset into another build). */
 static int configure(struct live *l, const struct dec_ring *ring)
@@ -145,8 +131,8 @@ static int configure(struct live *l, const struct dec_ring *ring)
     l->ro.ts_hz = ring->ts_hz;
     l->ro.has_time = !!(ring->flags & CYG_F_TIMESTAMPS);
     l->ro.addr_width = ring->word_bytes * 2;
-    live_res.sym = l->sym;
-    live_res.bias = ring->load_bias;
+    l->res.sym = l->sym;
+    l->res.bias = ring->load_bias;
     if (l->ro.style == RENDER_BRACES && !(ring->flags & CYG_F_CALLSITES)) {
         snprintf(l->err, sizeof l->err, "%s: --style=braces needs call sites, and this stream "
                  "has none", l->source);
@@ -178,7 +164,7 @@ static struct live_ctx *plain_ctx(struct live *l, uint32_t id)
     /* Live, the depth the trace starts at is unknown: exits of calls made before it are
      * counted as unmatched, not shown. */
     if (c->render)
-        c->tree = tree_new(render_sink(c->render), 0, live_func_of, &live_res);
+        c->tree = tree_new(render_sink(c->render), 0, cmd_func_of, &l->res);
     if (!c->render || !c->tree) {
         render_free(c->render);
         return NULL;

@@ -74,14 +74,9 @@ int cmd_show_option(int c, const char *arg, struct show_opts *o)
     }
 }
 
-struct resolver {
-    const struct sym_table *sym;
-    uint64_t bias;
-};
-
-static uint64_t func_of(void *arg, uint64_t addr)
+uint64_t cmd_func_of(void *arg, uint64_t addr)
 {
-    const struct resolver *r = arg;
+    const struct cmd_resolver *r = arg;
     const struct sym_info *s = sym_lookup(r->sym, addr - r->bias);
 
     return s ? s->start + r->bias : 0;
@@ -118,7 +113,7 @@ static int scan(struct load *l, struct tree_scan *sc, struct load_stats *st, uns
 static int render_ctx(struct load *l, const struct render_opts *ro, const struct tree_ctx *c,
                       uint64_t *unmatched)
 {
-    struct resolver res = {l->sym, l->ring.load_bias};
+    struct cmd_resolver res = {l->sym, l->ring.load_bias};
     struct render *r = render_new(stdout, ro, l->sym, l->ring.load_bias);
     struct tree *t = NULL;
     struct load_pass *p = load_pass_open(l);
@@ -127,7 +122,7 @@ static int render_ctx(struct load *l, const struct render_opts *ro, const struct
 
     if (!r || !p)
         goto out;
-    t = tree_new(render_sink(r), (unsigned)-c->min_depth, func_of, &res);
+    t = tree_new(render_sink(r), (unsigned)-c->min_depth, cmd_func_of, &res);
     if (!t)
         goto out;
     render_header(r);
