@@ -175,35 +175,37 @@ static struct live_ctx *plain_ctx(struct live *l, uint32_t id)
     return c;
 }
 
-/* --plain: the event goes to its context's tree; a line says when the context changes. */
+/* --plain: the event goes to its context's tree; a line says when the context changes. A loss
+ * may have taken any context's events: every tree forgets what it cannot know, and the
+ * current one shows the line. */
 static void plain_event(struct live *l, const struct ev *e)
 {
     struct live_ctx *c;
     int idx;
 
-    if (l->show.have_thread && e->ctx != l->show.thread && e->kind != EV_LOST)
+    if (e->kind != EV_LOST && l->show.have_thread && e->ctx != l->show.thread)
         return;
-    if (!(c = plain_ctx(l, e->ctx))) {
-        snprintf(l->err, sizeof l->err, "out of memory");
-        l->failed = 1;
-        return;
-    }
-    idx = (int)(c - l->ctx);
-    if (idx != l->cur && l->nctx > 1 && e->kind != EV_LOST) {
-        if (l->cur >= 0)
-            render_flush(l->ctx[l->cur].render);
-        printf("# %s %u\n", l->ring.word_bytes == 8 ? "thread" : "context", e->ctx);
-    }
-    if (e->kind != EV_LOST || l->cur < 0)
+    if (e->kind == EV_LOST && l->cur >= 0) {
+        idx = l->cur;
+        for (unsigned i = 0; i < l->nctx; i++)
+            if ((int)i != idx)
+                tree_lost(l->ctx[i].tree);
+    } else {
+        if (!(c = plain_ctx(l, e->ctx)))
+            goto oom;
+        idx = (int)(c - l->ctx);
+        if (idx != l->cur && l->nctx > 1) {
+            if (l->cur >= 0)
+                render_flush(l->ctx[l->cur].render);
+            printf("# %s %u\n", l->ring.word_bytes == 8 ? "thread" : "context", e->ctx);
+        }
         l->cur = idx;
-    /* A loss may have taken any context's events: each tree forgets, one shows the line. */
-    for (unsigned i = 0; e->kind == EV_LOST && i < l->nctx; i++)
-        if ((int)i != l->cur)
-            tree_lost(l->ctx[i].tree);
-    if (tree_feed(l->ctx[l->cur].tree, e) < 0) {
-        snprintf(l->err, sizeof l->err, "out of memory");
-        l->failed = 1;
     }
+    if (tree_feed(l->ctx[idx].tree, e) == 0)
+        return;
+oom:
+    snprintf(l->err, sizeof l->err, "out of memory");
+    l->failed = 1;
 }
 
 static void on_event(void *arg, const struct ev *e)
@@ -325,8 +327,11 @@ static int pump_follow(struct live *l)
         return -1;
     }
     l->ring.state = follow_ring(l->follow)->state;
-    /* The program is gone once its process is: what it wrote last was read by this poll. */
+    /* The program is gone once its process is; what it wrote between the poll above and its
+     * exit is read before the end. */
     if (n == 0 && r->pid && kill((pid_t)r->pid, 0) < 0 && errno == ESRCH) {
+        while ((n = follow_poll(l->follow, on_event, l, LIVE_FOLLOW_MAX, why, sizeof why)) > 0)
+            ;
         snprintf(l->link_error, sizeof l->link_error, "the program exited");
         l->connected = 0;
         return -1;

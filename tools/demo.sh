@@ -35,8 +35,13 @@ qemu_up() {
         qemu-system-arm -M mps2-an385 -display none -monitor none "${@//PORT/$port}" \
             </dev/null >"$D/qemu.err" 2>&1 &
         qpid=$!
-        sleep 0.5
-        kill -0 "$qpid" 2>/dev/null && return 0
+        # Up once it waits for its TCP client, or (gdbstub only) after a moment alive.
+        for _ in $(seq 50); do
+            grep -q 'waiting for connection' "$D/qemu.err" && return 0
+            kill -0 "$qpid" 2>/dev/null || break
+            case "$*" in *server=on*) ;; *) sleep 0.5; kill -0 "$qpid" 2>/dev/null && return 0 ;; esac
+            sleep 0.1
+        done
         qpid=""
     done
     echo "cygtrace: demo: QEMU did not start: $(cat "$D/qemu.err")" >&2

@@ -18,7 +18,7 @@ need_qemu
 # ("tcp" : a TCP server on a free port, $SPORT, that waits for the host before the firmware
 # starts; "pty": a pseudo-terminal, its path in $PTS). Semihosting lets the firmware end QEMU.
 qemu_stream() {
-    local tag=$1 board=$2 elf=$3 kind=$4 i serial
+    local tag=$1 board=$2 elf=$3 kind=$4 i w serial
     shift 4
     for ((i = 0; i < 20; i++)); do
         SPORT=$((20000 + RANDOM % 20000))
@@ -27,13 +27,17 @@ qemu_stream() {
             -semihosting-config enable=on,target=native -serial "$serial" -kernel "$elf" \
             </dev/null >"$T/$tag.qemu" 2>&1 &
         QEMU_PID=$!
-        sleep 0.3
-        if [ "$kind" = pty ]; then
-            PTS=$(grep -o '/dev/pts/[0-9]*' "$T/$tag.qemu" | head -n 1)
-            [ -n "$PTS" ] && return 0
-        elif kill -0 "$QEMU_PID" 2>/dev/null; then
-            return 0
-        fi
+        # Ready once it says where it serves: the pty's path, or that it waits for the host.
+        for ((w = 0; w < 100; w++)); do
+            if [ "$kind" = pty ]; then
+                PTS=$(grep -o '/dev/pts/[0-9]*' "$T/$tag.qemu" | head -n 1)
+                [ -n "$PTS" ] && return 0
+            elif grep -q 'waiting for connection' "$T/$tag.qemu"; then
+                return 0
+            fi
+            kill -0 "$QEMU_PID" 2>/dev/null || break
+            sleep 0.1
+        done
         kill "$QEMU_PID" 2>/dev/null
         wait "$QEMU_PID" 2>/dev/null
         grep -qi 'address already in use' "$T/$tag.qemu" || break
