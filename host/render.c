@@ -1,6 +1,7 @@
 /* render.c - the text styles of the call tree. */
 #include "render.h"
 
+#include <bfd.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@ struct open_call {
 struct leaf_run {
     int active;
     uint64_t addr;
+    uint64_t site; /* the first call's */
     unsigned depth;
     uint64_t count;
     uint64_t ticks;
@@ -32,6 +34,24 @@ struct name_slot {
     uint64_t addr;
     const char *name; /* NULL: empty slot */
     size_t len;
+    char *owned;      /* name, when it is a demangled copy */
+};
+
+/* What --srcline and --signatures add, per function and per call site: looked up in the DWARF
+ * once, then kept (direct-mapped, so memory stays bounded whatever the trace). */
+#define FN_CACHE 1024u
+#define SITE_CACHE 1024u
+
+struct fn_slot {
+    uint64_t addr;
+    char *text; /* "decide(int i) [demo.c:42]"; NULL: empty slot */
+    size_t call_len; /* of "decide(int i)" */
+};
+
+struct site_slot {
+    uint64_t site;
+    int valid;
+    char text[256]; /* " <- demo.c:60", or "" when the DWARF does not know */
 };
 
 struct render {
@@ -41,6 +61,8 @@ struct render {
     char indent[INDENT_LEVELS * 4]; /* the style's indent unit, repeated */
     size_t unit;
     struct name_slot names[NAME_CACHE];
+    struct fn_slot *fns;     /* FN_CACHE of them when o.show asks for DWARF, else NULL */
+    struct site_slot *sites; /* SITE_CACHE, likewise */
     struct render_opts o;
     const struct sym_table *sym;
     uint64_t bias;
@@ -96,6 +118,18 @@ static void out_fmt(struct render *r, const char *fmt, ...)
         out_mem(r, tmp, (size_t)len < sizeof tmp ? (size_t)len : sizeof tmp - 1);
 }
 
+/* libiberty's DMGL_PARAMS and DMGL_ANSI: "ns::f(int) const" with both; the tree writes the
+ * parentheses itself, so names are shown without parameters unless --signatures asks. */
+#define DEMANGLE_PARAMS (1 << 0)
+#define DEMANGLE_ANSI (1 << 1)
+
+/* A C++ symbol's demangled name (malloc'd), or NULL for a C name or one that does not
+ * demangle. The symbol table keeps names as they are; only what is shown is demangled. */
+static char *render_demangle(const char *name)
+{
+    return name[0] == '_' && name[1] == 'Z' ? bfd_demangle(NULL, name, DEMANGLE_ANSI) : NULL;
+}
+
 /* The function's name for an entry address: from the cache, else looked up, and kept when it is
  * a symbol's name (addresses formatted into buf are not). */
 static const char *name_of(struct render *r, uint64_t addr, char *buf, size_t len)
@@ -107,8 +141,11 @@ static const char *name_of(struct render *r, uint64_t addr, char *buf, size_t le
         return slot->name;
     s = r->sym ? sym_lookup(r->sym, addr - r->bias) : NULL;
     if (s && s->start == addr - r->bias) {
-        *slot = (struct name_slot){addr, s->name, strlen(s->name)};
-        return s->name;
+        char *dm = render_demangle(s->name);
+
+        free(slot->owned);
+        *slot = (struct name_slot){addr, dm ? dm : s->name, strlen(dm ? dm : s->name), dm};
+        return slot->name;
     }
     render_addr(r->sym, r->bias, addr, buf, len);
     return buf;
@@ -126,16 +163,135 @@ static void put_name(struct render *r, uint64_t addr)
         out_str(r, name_of(r, addr, nb, sizeof nb));
 }
 
+/* ANSI colours, written only with RENDER_COLOR. */
+#define COL_NAME "\033[1m"
+#define COL_SLOW "\033[33m"    /* a call of 1 ms or more */
+#define COL_SLOWER "\033[1;31m" /* 1 s or more */
+#define COL_FAULT "\033[1;31m"
+#define COL_NOTE "\033[2m"
+#define COL_OFF "\033[0m"
+
+static void col(struct render *r, const char *code)
+{
+    if (r->o.show & RENDER_COLOR)
+        out_str(r, code);
+}
+
+static const char *file_name(const struct render *r, const char *path)
+{
+    const char *b = strrchr(path, '/');
+
+    return r->o.show & RENDER_FULL_PATH || !b ? path : b + 1;
+}
+
+/* The cached "decide(int i) [demo.c:42]" of a function's entry address: *call_len is the
+ * length of the call part, the rest is the source location (either may be what the symbol
+ * alone says when the DWARF does not know the function). */
+static const char *fn_text(struct render *r, uint64_t addr, size_t *call_len)
+{
+    struct fn_slot *slot = &r->fns[(addr ^ addr >> 10) & (FN_CACHE - 1)];
+    const struct sym_info *s = r->sym ? sym_lookup(r->sym, addr - r->bias) : NULL;
+    char nb[256], file[512], sig[512], text[1400];
+    char *dm = NULL;
+    unsigned line = 0;
+    int rc = DWARF_NO_INFO, n;
+
+    if (slot->text && slot->addr == addr) {
+        *call_len = slot->call_len;
+        return slot->text;
+    }
+    if (s && r->o.dwarf)
+        rc = dwarf_src_func(r->o.dwarf, addr - r->bias, file, sizeof file, &line, sig,
+                            sizeof sig);
+    if (r->o.show & RENDER_SIGNATURES && s && (dm = bfd_demangle(NULL, s->name,
+                                                                DEMANGLE_PARAMS | DEMANGLE_ANSI)))
+        n = snprintf(text, sizeof text, "%s", dm); /* C++: the qualified name, with types */
+    else if (r->o.show & RENDER_SIGNATURES && rc == 0)
+        n = snprintf(text, sizeof text, "%s", sig);
+    else
+        n = snprintf(text, sizeof text, "%s()", name_of(r, addr, nb, sizeof nb));
+    free(dm);
+    n = n < 0 ? 0 : n < (int)sizeof text ? n : (int)sizeof text - 1;
+    if (r->o.show & RENDER_SRCLINE && rc == 0 && line)
+        snprintf(text + n, sizeof text - (size_t)n, " [%s:%u]", file_name(r, file), line);
+    free(slot->text);
+    slot->text = strdup(text);
+    slot->addr = addr;
+    slot->call_len = (size_t)n;
+    *call_len = slot->text ? slot->call_len : 0;
+    return slot->text ? slot->text : "";
+}
+
+/* " <- demo.c:60" for a call site (a return address), or "" when the DWARF does not know it. */
+static const char *site_text(struct render *r, uint64_t site)
+{
+    struct site_slot *slot = &r->sites[(site ^ site >> 10) & (SITE_CACHE - 1)];
+    uint64_t a = site - r->bias;
+    char file[200]; /* and text[256]: the line always fits */
+    unsigned line = 0;
+
+    if (slot->valid && slot->site == site)
+        return slot->text;
+    slot->valid = 1;
+    slot->site = site;
+    slot->text[0] = 0;
+    /* The call instruction is the byte before the return address (a Thumb one's bit 0 set). */
+    if (r->o.addr_width == 8)
+        a &= ~(uint64_t)1;
+    if (r->sym && sym_lookup(r->sym, a - 1) &&
+        dwarf_src_line(r->o.dwarf, a - 1, file, sizeof file, &line) == 0)
+        snprintf(slot->text, sizeof slot->text, " <- %s:%u", file_name(r, file), line);
+    return slot->text;
+}
+
+/* A call in the tree style: "name()", or with --signatures and --srcline
+ * "decide(int i) [demo.c:42] <- demo.c:60". */
+static void put_call(struct render *r, uint64_t addr, uint64_t site)
+{
+    size_t call_len;
+    const char *t;
+
+    if (!r->fns) {
+        col(r, COL_NAME);
+        put_name(r, addr);
+        col(r, COL_OFF);
+        out_mem(r, "()", 2);
+        return;
+    }
+    t = fn_text(r, addr, &call_len);
+    col(r, COL_NAME);
+    out_mem(r, t, call_len);
+    col(r, COL_OFF);
+    out_str(r, t + call_len);
+    if (r->o.show & RENDER_SRCLINE && site && r->o.dwarf)
+        out_str(r, site_text(r, site));
+}
+
+/* The etrace style's name, with " [demo.c:42]" under --srcline. */
+static void put_etrace_name(struct render *r, uint64_t addr)
+{
+    size_t call_len;
+
+    col(r, COL_NAME);
+    put_name(r, addr);
+    col(r, COL_OFF);
+    if (r->fns)
+        out_str(r, fn_text(r, addr, &call_len) + call_len);
+}
+
 void render_addr(const struct sym_table *sym, uint64_t bias, uint64_t addr, char *buf, size_t len)
 {
     const struct sym_info *s = sym ? sym_lookup(sym, addr - bias) : NULL;
+    char *dm = s ? render_demangle(s->name) : NULL;
+    const char *name = dm ? dm : s ? s->name : NULL;
 
     if (!s)
         snprintf(buf, len, "0x%" PRIx64, addr - bias);
     else if (s->start == addr - bias)
-        snprintf(buf, len, "%s", s->name);
+        snprintf(buf, len, "%s", name);
     else
-        snprintf(buf, len, "%s+0x%" PRIx64, s->name, addr - bias - s->start);
+        snprintf(buf, len, "%s+0x%" PRIx64, name, addr - bias - s->start);
+    free(dm);
 }
 
 /* Writes v with at least min_digits digits into buf (no terminator); returns the length. */
@@ -208,7 +364,12 @@ static void time_col(struct render *r, int known, uint64_t ticks)
     n = strlen(d);
     if (n < 12)
         out_mem(r, "            ", 12 - n);
-    out_mem(r, d, n);
+    if (r->o.show & RENDER_COLOR && known && r->o.ts_hz && ticks >= r->o.ts_hz / 1000) {
+        col(r, ticks >= r->o.ts_hz ? COL_SLOWER : COL_SLOW);
+        out_mem(r, d, n);
+        col(r, COL_OFF);
+    } else
+        out_mem(r, d, n);
     out_mem(r, "  ", 2);
 }
 
@@ -225,7 +386,7 @@ static void flush_run(struct render *r)
     r->run.active = 0;
     if (r->o.style == RENDER_ETRACE) {
         indent(r, r->run.depth);
-        put_name(r, r->run.addr);
+        put_etrace_name(r, r->run.addr);
         out_chr(r, '\n');
         if (r->run.count > 1) {
             indent(r, r->run.depth);
@@ -236,11 +397,11 @@ static void flush_run(struct render *r)
     }
     time_col(r, 1, r->run.ticks);
     indent(r, r->run.depth);
-    put_name(r, r->run.addr);
+    put_call(r, r->run.addr, r->run.site);
     if (r->run.count > 1)
-        out_fmt(r, "(); x%" PRIu64 "\n", r->run.count);
+        out_fmt(r, "; x%" PRIu64 "\n", r->run.count);
     else
-        out_str(r, "();\n");
+        out_str(r, ";\n");
 }
 
 /* Shows the held-back call as a caller: "name() {". */
@@ -251,14 +412,14 @@ static void flush_open(struct render *r)
     r->open.active = 0;
     if (r->o.style == RENDER_ETRACE) {
         indent(r, r->open.depth);
-        put_name(r, r->open.f.addr);
+        put_etrace_name(r, r->open.f.addr);
         out_chr(r, '\n');
         return;
     }
     time_col(r, 0, 0);
     indent(r, r->open.depth);
-    put_name(r, r->open.f.addr);
-    out_str(r, "() {\n");
+    put_call(r, r->open.f.addr, r->open.f.site);
+    out_str(r, " {\n");
 }
 
 static void flush_all(struct render *r)
@@ -338,13 +499,13 @@ static void on_leaf(struct render *r, const struct tree_frame *f, unsigned depth
     if (how != TREE_RETURNED && r->o.style == RENDER_TREE) {
         time_col(r, 0, 0);
         indent(r, depth);
-        put_name(r, f->addr);
-        out_str(r, "();");
+        put_call(r, f->addr, f->site);
+        out_str(r, ";");
         out_str(r, how_note(how));
         out_chr(r, '\n');
         return;
     }
-    r->run = (struct leaf_run){1, f->addr, depth, 1, ticks};
+    r->run = (struct leaf_run){1, f->addr, f->site, depth, 1, ticks};
     if (how != TREE_RETURNED || !r->o.collapse)
         flush_run(r);
 }
@@ -445,7 +606,9 @@ static void fault_line(struct render *r, const struct ev *fault, const struct ev
     char buf[600];
 
     render_fault_text(r->sym, r->bias, r->o.addr_width, fault, lr, buf, sizeof buf);
+    col(r, COL_FAULT);
     out_str(r, buf);
+    col(r, COL_OFF);
     out_chr(r, '\n');
 }
 
@@ -546,6 +709,16 @@ struct render *render_new(FILE *out, const struct render_opts *o, const struct s
     }
     r->sym = sym;
     r->bias = bias;
+    if (r->o.style == RENDER_BRACES) /* its format is exact */
+        r->o.show &= ~(RENDER_SRCLINE | RENDER_SIGNATURES);
+    if (r->o.show & (RENDER_SRCLINE | RENDER_SIGNATURES)) {
+        r->fns = calloc(FN_CACHE, sizeof *r->fns);
+        r->sites = calloc(SITE_CACHE, sizeof *r->sites);
+        if (!r->fns || !r->sites) {
+            render_free(r);
+            return NULL;
+        }
+    }
     r->sink = (struct tree_sink){r, on_call, on_leave, on_special, on_finish};
     return r;
 }
@@ -574,5 +747,11 @@ void render_free(struct render *r)
     if (!r)
         return;
     out_flush(r);
+    for (unsigned i = 0; i < NAME_CACHE; i++)
+        free(r->names[i].owned);
+    for (unsigned i = 0; r->fns && i < FN_CACHE; i++)
+        free(r->fns[i].text);
+    free(r->fns);
+    free(r->sites);
     free(r);
 }

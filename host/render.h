@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "dwarf.h"
 #include "sym.h"
 #include "tree.h"
 
@@ -22,7 +23,14 @@ struct render_opts {
     uint64_t ts_hz;      /* timestamp ticks per second; 0: unknown */
     int has_time;        /* the trace carries timestamps */
     unsigned addr_width; /* hex digits for addresses: 8 or 16 */
+    unsigned show;       /* RENDER_SRCLINE, ...: tree and etrace styles only */
+    struct dwarf_src *dwarf; /* for RENDER_SRCLINE and RENDER_SIGNATURES; NULL: not shown */
 };
+
+#define RENDER_SRCLINE (1u << 0)    /* "decide() [demo.c:42] <- demo.c:60" */
+#define RENDER_SIGNATURES (1u << 1) /* "decide(int i)" */
+#define RENDER_FULL_PATH (1u << 2)  /* source files as the DWARF names them, not base names */
+#define RENDER_COLOR (1u << 3)      /* ANSI colours: names, long durations, faults, notes */
 
 struct render;
 

@@ -47,3 +47,28 @@ $(SYM_FIX_DIR)/sym_riscv: $(SYM_FIX_SRC)
 $(SYM_FIX_DIR)/sym_random:
 	@mkdir -p $(dir $@)
 	$(call say,GEN,$@)head -c 4096 /dev/urandom >$@
+
+# tests/check_dwarf.c's: dwarfsrc.c with DWARF 4 and 5 (x86-64), GCC's default for each cross
+# compiler (arm-none-eabi-gcc 12: DWARF 5 units with a version 4 line table), and no DWARF.
+DWARF_FIX_SRC := tests/fixtures/dwarfsrc.c
+DWARF_FIXTURES := $(SYM_FIX_DIR)/dwarf_x86_64_v4 $(SYM_FIX_DIR)/dwarf_x86_64_v5 \
+                  $(SYM_FIX_DIR)/dwarf_x86_64_nodebug $(SYM_FIX_DIR)/dwarf_arm \
+                  $(SYM_FIX_DIR)/dwarf_riscv
+sym-fixtures: $(DWARF_FIXTURES)
+
+$(SYM_FIX_DIR)/dwarf_x86_64_v%: $(DWARF_FIX_SRC)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) $(SYM_FIX_CFLAGS) -gdwarf-$* -fPIE -pie -o $@ $<
+
+$(SYM_FIX_DIR)/dwarf_x86_64_nodebug: $(DWARF_FIX_SRC)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) $(filter-out -g,$(SYM_FIX_CFLAGS)) -fPIE -pie -o $@ $<
+
+$(SYM_FIX_DIR)/dwarf_arm: $(DWARF_FIX_SRC)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(call sym_cross,$(ARM_CC),-mcpu=cortex-m3 -mthumb $(SYM_FIX_CFLAGS) \
+	    $(SYM_FIX_BARE) -o $@ $<)
+
+$(SYM_FIX_DIR)/dwarf_riscv: $(DWARF_FIX_SRC)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(call sym_cross,$(RISCV_CC),$(SYM_FIX_CFLAGS) $(SYM_FIX_BARE) -o $@ $<)
