@@ -5,7 +5,7 @@ set -eu
 
 PKGS="gcc libc6-dev make pkg-config binutils-dev libdwarf-dev libncurses-dev check
       gcc-arm-none-eabi libnewlib-arm-none-eabi gcc-riscv64-unknown-elf
-      qemu-system-arm gdb-multiarch gdbserver cmake clang valgrind uftrace hyperfine time tmux"
+      qemu-system-arm gdb-multiarch gdbserver cmake clang valgrind jq uftrace hyperfine time tmux"
 
 missing=""
 for p in $PKGS; do

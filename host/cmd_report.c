@@ -1,0 +1,276 @@
+/* cmd_report.c - "cygtrace report": a flat profile per function (calls, total, self, avg, max)
+ * from fnstat tables fed by the filtered trees: one table per context when there are several,
+ * and one for them all. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "cyg_format.h"
+#include "fnstat.h"
+#include "render.h"
+
+enum { SORT_AVG = FNSTAT_KEYS, REPORT_SORT = 0x200, REPORT_TICKS };
+
+/* A context's tree feeds its own table and the all-contexts one. */
+struct tee {
+    struct tree_sink sink;
+    const struct tree_sink *a, *b;
+    struct fnstat *own;
+    uint32_t id;
+};
+
+struct report {
+    struct load *l;
+    uint64_t hz; /* what durations are shown with: 0 for clock ticks */
+    struct fnstat *all;
+    struct tee *tee;
+    unsigned n, cap;
+};
+
+static void tee_enter(void *arg, const struct tree_frame *f, unsigned d)
+{
+    struct tee *t = arg;
+
+    t->a->enter(t->a->arg, f, d);
+    t->b->enter(t->b->arg, f, d);
+}
+
+static void tee_exit(void *arg, const struct tree_frame *f, unsigned d, uint64_t te,
+                     enum tree_exit_how how)
+{
+    struct tee *t = arg;
+
+    t->a->exit(t->a->arg, f, d, te, how);
+    t->b->exit(t->b->arg, f, d, te, how);
+}
+
+static void tee_special(void *arg, const struct ev *e, unsigned d)
+{
+    struct tee *t = arg;
+
+    t->a->special(t->a->arg, e, d);
+    t->b->special(t->b->arg, e, d);
+}
+
+static void tee_finish(void *arg, const struct tree_frame *s, unsigned n)
+{
+    struct tee *t = arg;
+
+    t->a->finish(t->a->arg, s, n);
+    t->b->finish(t->b->arg, s, n);
+}
+
+static const struct tree_sink *sink_of(void *arg, const struct tree_ctx *c)
+{
+    struct report *r = arg;
+    struct tee *t;
+
+    if (r->n == r->cap) /* sized by the caller: every context */
+        return NULL;
+    t = &r->tee[r->n];
+    t->own = fnstat_new(r->l->sym, r->l->ring.load_bias);
+    if (!t->own || !(t->a = fnstat_sink(t->own, c->id)) || !(t->b = fnstat_sink(r->all, c->id)))
+        return NULL;
+    r->n++;
+    t->id = c->id;
+    t->sink = (struct tree_sink){t, tee_enter, tee_exit, tee_special, tee_finish};
+    return &t->sink;
+}
+
+static uint64_t avg_of(const struct fnstat_row *r)
+{
+    return r->calls ? r->total / r->calls : 0;
+}
+
+static int cmp_avg(const void *pa, const void *pb)
+{
+    const struct fnstat_row *a = pa, *b = pb;
+    uint64_t x = avg_of(a), y = avg_of(b);
+
+    if (x != y)
+        return x < y ? 1 : -1;
+    return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+/* One table: a header line and a line per function. */
+static int print_table(struct report *r, struct fnstat *s, int key, uint64_t *partial)
+{
+    const struct fnstat_row *rows;
+    struct fnstat_row *copy = NULL;
+    uint64_t hz = r->hz;
+    size_t n;
+
+    rows = fnstat_rows(s, key == SORT_AVG ? FNSTAT_BY_TOTAL : (enum fnstat_key)key, &n);
+    if (!rows)
+        return n ? -1 : 0;
+    if (key == SORT_AVG) {
+        if (!(copy = malloc(n * sizeof *copy)))
+            return -1;
+        memcpy(copy, rows, n * sizeof *copy);
+        qsort(copy, n, sizeof *copy, cmp_avg);
+        rows = copy;
+    }
+    printf("%10s %14s %14s %14s %14s  %s\n", "calls", "total", "self", "avg", "max",
+           "function");
+    for (size_t i = 0; i < n; i++) {
+        char t[32], se[32], a[32], m[32], name[256];
+
+        render_duration(rows[i].total, hz, t, sizeof t);
+        render_duration(rows[i].self, hz, se, sizeof se);
+        render_duration(avg_of(&rows[i]), hz, a, sizeof a);
+        render_duration(rows[i].max, hz, m, sizeof m);
+        render_addr(r->l->sym, r->l->ring.load_bias, rows[i].addr, name, sizeof name);
+        printf("%10" PRIu64 " %14s %14s %14s %14s  %s\n", rows[i].calls, t, se, a, m, name);
+        *partial += rows[i].partial;
+    }
+    free(copy);
+    return 0;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: cygtrace report [options] ELF DUMP\n"
+               "  --sort=KEY                  total (default), self, calls, avg, max, name\n"
+               "  --ticks                     times in clock ticks, not in seconds\n%s",
+            cmd_show_usage);
+}
+
+static int parse_sort(const char *s, int *key)
+{
+    static const char *const names[] = {"calls", "total", "self", "max", "name", "avg"};
+    static const int keys[] = {FNSTAT_BY_CALLS, FNSTAT_BY_TOTAL, FNSTAT_BY_SELF,
+                               FNSTAT_BY_MAX,   FNSTAT_BY_NAME,  SORT_AVG};
+
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(s, names[i])) {
+            *key = keys[i];
+            return 0;
+        }
+    return -1;
+}
+
+static int report(struct load *l, const char *elf, const char *dump, const struct show_opts *o,
+                  int key, int ticks)
+{
+    struct report r = {.l = l, .hz = ticks ? 0 : l->ring.ts_hz};
+    struct cmd_filter_run run;
+    uint64_t partial = 0, dropped;
+    int rc;
+
+    if (!(r.all = fnstat_new(l->sym, l->ring.load_bias)) ||
+        !(r.tee = calloc(r.cap = 1024, sizeof *r.tee))) {
+        cmd_error("%s: out of memory", dump);
+        fnstat_free(r.all);
+        return 1;
+    }
+    setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+    rc = cmd_filter_run(l, elf, dump, o, sink_of, &r, &run);
+    if (rc)
+        goto out;
+    dropped = fnstat_dropped(r.all);
+    for (unsigned i = 0; r.n > 1 && i < r.n; i++) {
+        const struct tree_ctx *c = NULL;
+        uint64_t ignored = 0;
+
+        for (unsigned k = 0; k < run.sc.n; k++)
+            if (run.sc.ctx[k].id == r.tee[i].id)
+                c = &run.sc.ctx[k];
+        printf("# %s %u", l->ring.word_bytes == 8 ? "thread" : "context", r.tee[i].id);
+        if (c && c->os_tid)
+            printf(" (tid %" PRIu64 ")", c->os_tid);
+        printf(", %" PRIu64 " events\n", c ? c->events : 0);
+        if (print_table(&r, r.tee[i].own, key, &ignored) < 0)
+            goto oom;
+        printf("\n");
+    }
+    if (r.n > 1)
+        printf("# all %u %ss\n", r.n, l->ring.word_bytes == 8 ? "thread" : "context");
+    if (!r.n)
+        printf("# the trace holds no calls\n");
+    else if (print_table(&r, r.all, key, &partial) < 0)
+        goto oom;
+    if (!(l->ring.flags & CYG_F_TIMESTAMPS))
+        printf("# the trace has no timestamps: only the calls are counted\n");
+    else if (!l->ring.ts_hz)
+        printf("# times in clock ticks: the trace does not say the clock's rate\n");
+    else if (!r.hz)
+        printf("# times in clock ticks of %" PRIu64 " Hz\n", l->ring.ts_hz);
+    if (partial)
+        printf("# %" PRIu64 " calls are only partly in the trace (entered before it, never "
+               "returned, or still running): their known part is counted\n", partial);
+    if (run.forced)
+        printf("# %" PRIu64 " calls shorter than --min-time were kept: more than %u events "
+               "happened inside them before it was known\n", run.forced, FILTER_HOLD);
+    if (run.unmatched)
+        printf("# %" PRIu64 " exits matched no call and were skipped\n", run.unmatched);
+    if (dropped)
+        printf("# %" PRIu64 " events could not be counted (out of memory)\n", dropped);
+    goto out;
+oom:
+    cmd_error("%s: out of memory", dump);
+    rc = 1;
+out:
+    fflush(stdout);
+    for (unsigned i = 0; i < r.n; i++)
+        fnstat_free(r.tee[i].own);
+    if (r.n < r.cap)
+        fnstat_free(r.tee[r.n].own); /* one made by a sink_of that failed */
+    free(r.tee);
+    fnstat_free(r.all);
+    tree_scan_free(&run.sc);
+    return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    static const struct option opts[] = {CMD_SHOW_LONGOPTS,
+                                         {"sort", required_argument, 0, REPORT_SORT},
+                                         {"ticks", no_argument, 0, REPORT_TICKS},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    struct show_opts o;
+    struct load l;
+    char err[512];
+    int c, rc, key = FNSTAT_BY_TOTAL, ticks = 0;
+
+    cmd_show_init(&o);
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if ((rc = cmd_show_option(c, optarg, &o)) == 1)
+            continue;
+        if (rc < 0)
+            return 2;
+        if (c == 'h') {
+            usage(stdout);
+            return 0;
+        }
+        if (c == REPORT_TICKS) {
+            ticks = 1;
+            continue;
+        }
+        if (c == REPORT_SORT) {
+            if (parse_sort(optarg, &key) < 0) {
+                cmd_error("--sort=%s: not a key (total, self, calls, avg, max, name)", optarg);
+                return 2;
+            }
+            continue;
+        }
+        cmd_bad_option(argv, "report");
+        return 2;
+    }
+    if (argc - optind != 2) {
+        cmd_error("report: needs an ELF file and a dump (see 'cygtrace report --help')");
+        return 2;
+    }
+    if (load_open(&l, argv[optind], argv[optind + 1], o.force, err, sizeof err) < 0) {
+        cmd_error("%s", err);
+        return 1;
+    }
+    rc = report(&l, argv[optind], argv[optind + 1], &o, key, ticks);
+    load_close(&l);
+    return rc;
+}

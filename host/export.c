@@ -1,0 +1,618 @@
+/* export.c - chrome, folded and callgrind writers over one accounting of calls per context
+ * (the same as fnstat's: see fnstat.h). */
+#include "export.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cyg_format.h"
+#include "dec.h"
+#include "render.h"
+
+struct level {
+    uint64_t addr;
+    uint32_t node; /* folded: the stack's node */
+    int open;
+    uint64_t t_enter, last, kids, kids_base;
+};
+
+struct xctx {
+    struct export *x;
+    struct tree_sink sink;
+    uint32_t id;
+    struct level *lvl;
+    unsigned n, cap;
+    int need_base;
+    uint64_t t_base;
+};
+
+/* Open addressing from a pair of keys to an index in a value array. */
+struct map {
+    struct slot {
+        uint64_t a, b;
+        uint32_t v_plus1;
+    } *s;
+    size_t cap, used;
+};
+
+struct node { /* folded: a distinct stack; callgrind: a function (b = 0) or a call pair */
+    uint64_t a, b; /* folded: parent node, addr; callgrind: caller, callee */
+    uint64_t self, calls, incl;
+};
+
+#define NAME_CACHE 1024u /* direct-mapped: traces call few functions over and over */
+
+struct export {
+    FILE *out;
+    struct {
+        uint64_t addr;
+        char *json; /* the name as a JSON string, quotes included; NULL: empty */
+    } names[NAME_CACHE];
+    struct export_opts o;
+    struct xctx **ctx;
+    unsigned nctx;
+    struct map map;
+    struct node *nodes;
+    size_t nn, ncap;
+    int first; /* chrome: no event written yet */
+    int failed;
+};
+
+static size_t hash2(uint64_t a, uint64_t b)
+{
+    uint64_t v = a * UINT64_C(0x9e3779b97f4a7c15) ^ b;
+
+    v ^= v >> 33;
+    v *= UINT64_C(0xff51afd7ed558ccd);
+    v ^= v >> 33;
+    return (size_t)v;
+}
+
+/* The node for (a, b), made when new; -1 when out of memory. */
+static long node_of(struct export *x, uint64_t a, uint64_t b)
+{
+    struct map *m = &x->map;
+    size_t i;
+
+    if ((m->used + 1) * 2 > m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 1024;
+        struct slot *s = calloc(cap, sizeof *s);
+
+        if (!s)
+            return -1;
+        for (size_t k = 0; k < m->cap; k++) {
+            if (!m->s[k].v_plus1)
+                continue;
+            for (i = hash2(m->s[k].a, m->s[k].b) & (cap - 1); s[i].v_plus1; i = (i + 1) & (cap - 1))
+                ;
+            s[i] = m->s[k];
+        }
+        free(m->s);
+        m->s = s;
+        m->cap = cap;
+    }
+    for (i = hash2(a, b) & (m->cap - 1); m->s[i].v_plus1; i = (i + 1) & (m->cap - 1))
+        if (m->s[i].a == a && m->s[i].b == b)
+            return m->s[i].v_plus1 - 1;
+    if (x->nn == x->ncap) {
+        size_t cap = x->ncap ? x->ncap * 2 : 1024;
+        struct node *p = realloc(x->nodes, cap * sizeof *p);
+
+        if (!p)
+            return -1;
+        x->nodes = p;
+        x->ncap = cap;
+    }
+    x->nodes[x->nn] = (struct node){.a = a, .b = b};
+    m->s[i] = (struct slot){a, b, (uint32_t)(x->nn + 1)};
+    m->used++;
+    return (long)x->nn++;
+}
+
+static uint64_t span(uint64_t from, uint64_t to)
+{
+    return to > from ? to - from : 0;
+}
+
+/* ---- chrome */
+
+/* Writes s as a JSON string (quotes included) into buf (at least 6 * strlen(s) + 3 long). */
+static size_t json_put(char *buf, const char *s)
+{
+    size_t n = 0;
+
+    buf[n++] = '"';
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') {
+            buf[n++] = '\\';
+            buf[n++] = *s;
+        } else if ((unsigned char)*s < 0x20) {
+            n += (size_t)sprintf(buf + n, "\\u%04x", *s);
+        } else {
+            buf[n++] = *s;
+        }
+    }
+    buf[n++] = '"';
+    buf[n] = 0;
+    return n;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    char buf[6 * 512 + 3];
+    char tmp[512];
+
+    snprintf(tmp, sizeof tmp, "%s", s); /* json_put's buf is sized for 511 characters */
+    json_put(buf, tmp);
+    fputs(buf, f);
+}
+
+/* Writes v's decimal digits at buf; returns how many. */
+static size_t put_u64(char *buf, uint64_t v)
+{
+    char tmp[24];
+    size_t n = 0, k = 0;
+
+    do
+        tmp[n++] = (char)('0' + v % 10);
+    while ((v /= 10));
+    while (n)
+        buf[k++] = tmp[--n];
+    return k;
+}
+
+/* A time in ticks as microseconds with 3 decimals (ticks when the rate is unknown): integers
+ * only, this is the writer's hot spot. */
+static size_t put_ts(struct export *x, char *buf, uint64_t ticks)
+{
+    uint64_t ns;
+    size_t n;
+
+    if (!x->o.hz)
+        return put_u64(buf, ticks);
+    ns = (uint64_t)((double)ticks * 1e9 / (double)x->o.hz + 0.5);
+    n = put_u64(buf, ns / 1000);
+    buf[n++] = '.';
+    buf[n++] = (char)('0' + ns % 1000 / 100);
+    buf[n++] = (char)('0' + ns % 100 / 10);
+    buf[n++] = (char)('0' + ns % 10);
+    return n;
+}
+
+static void chrome_ts(struct export *x, uint64_t ticks)
+{
+    char buf[32];
+
+    fwrite(buf, 1, put_ts(x, buf, ticks), x->out);
+}
+
+/* The function's name for an address as a JSON string, from the cache or looked up. */
+static const char *json_name(struct export *x, uint64_t addr, char *buf, size_t len)
+{
+    unsigned i = (unsigned)(addr ^ addr >> 10) & (NAME_CACHE - 1);
+    char name[512];
+
+    if (x->names[i].json && x->names[i].addr == addr)
+        return x->names[i].json;
+    render_addr(x->o.sym, x->o.bias, addr, name, sizeof name);
+    if (len < 6 * sizeof name + 3)
+        return "\"?\"";
+    json_put(buf, name);
+    free(x->names[i].json);
+    if ((x->names[i].json = strdup(buf)))
+        x->names[i].addr = addr;
+    return buf;
+}
+
+/* Starts an event: {"ph":PH,"pid":..,"tid":..,"ts":T */
+static void chrome_begin(struct export *x, struct xctx *c, const char *ph, uint64_t t)
+{
+    char buf[160];
+    size_t n = 0;
+
+    if (!x->first)
+        buf[n++] = ',';
+    x->first = 0;
+    memcpy(buf + n, "\n{\"ph\":\"", 8);
+    n += 8;
+    memcpy(buf + n, ph, strlen(ph));
+    n += strlen(ph);
+    memcpy(buf + n, "\",\"pid\":", 8);
+    n += 8;
+    n += put_u64(buf + n, x->o.pid);
+    memcpy(buf + n, ",\"tid\":", 7);
+    n += 7;
+    n += put_u64(buf + n, c->id);
+    memcpy(buf + n, ",\"ts\":", 6);
+    n += 6;
+    n += put_ts(x, buf + n, t);
+    fwrite(buf, 1, n, x->out);
+}
+
+static void chrome_name(struct export *x, uint64_t addr)
+{
+    char buf[6 * 512 + 3];
+
+    fputs(",\"name\":", x->out);
+    fputs(json_name(x, addr, buf, sizeof buf), x->out);
+}
+
+static void chrome_end_call(struct export *x, struct xctx *c, uint64_t addr, uint64_t t)
+{
+    chrome_begin(x, c, "E", t);
+    chrome_name(x, addr);
+    fputs("}", x->out);
+}
+
+/* ---- the accounting */
+
+/* A call ends: dur its time, kids its children's; caller is its caller's address (0: not
+ * known). */
+static void account(struct xctx *c, unsigned d, uint64_t addr, uint64_t dur, uint64_t kids)
+{
+    struct export *x = c->x;
+    uint64_t self = dur > kids ? dur - kids : 0;
+    uint64_t caller = d && c->lvl[d - 1].open ? c->lvl[d - 1].addr : 0;
+    long k;
+
+    if (x->o.format == EXPORT_FOLDED) {
+        uint32_t parent = d && c->lvl[d - 1].open ? c->lvl[d - 1].node : 0;
+
+        if (d < c->n && c->lvl[d].open && c->lvl[d].addr == addr)
+            k = c->lvl[d].node;
+        else
+            k = node_of(x, parent, addr);
+        if (k < 0)
+            x->failed = 1;
+        else
+            x->nodes[k].self += self;
+    } else if (x->o.format == EXPORT_CALLGRIND) {
+        if ((k = node_of(x, addr, 0)) < 0) {
+            x->failed = 1;
+            return;
+        }
+        x->nodes[k].self += self;
+        x->nodes[k].calls++;
+        if (caller) {
+            if ((k = node_of(x, caller, addr)) < 0) {
+                x->failed = 1;
+                return;
+            }
+            x->nodes[k].calls++;
+            x->nodes[k].incl += dur;
+        }
+    }
+}
+
+static void to_parent(struct xctx *c, unsigned d, uint64_t dur, uint64_t end)
+{
+    struct level *p;
+
+    if (!d)
+        return;
+    p = &c->lvl[d - 1];
+    p->kids += dur;
+    p->kids_base += dur;
+    if (p->last < end)
+        p->last = end;
+}
+
+/* Levels above d that are open vanished without an exit (made unknown by a loss): chrome
+ * still closes them, at the last time known inside them. */
+static int reach(struct xctx *c, unsigned d)
+{
+    if (d >= c->cap) {
+        unsigned cap = c->cap ? c->cap : 64;
+        struct level *l;
+
+        while (cap <= d)
+            cap *= 2;
+        if (!(l = realloc(c->lvl, cap * sizeof *l)))
+            return -1;
+        memset(l + c->cap, 0, (cap - c->cap) * sizeof *l);
+        c->lvl = l;
+        c->cap = cap;
+    }
+    for (unsigned k = c->n; k-- > d + 1;) {
+        if (c->lvl[k].open && c->x->o.format == EXPORT_CHROME)
+            chrome_end_call(c->x, c, c->lvl[k].addr, c->lvl[k].last);
+        c->lvl[k] = (struct level){0};
+    }
+    if (c->n < d + 1)
+        c->n = d + 1;
+    return 0;
+}
+
+static void base_at(struct xctx *c, uint64_t t)
+{
+    if (c->need_base) {
+        c->need_base = 0;
+        c->t_base = t;
+    }
+}
+
+static void x_enter(void *arg, const struct tree_frame *f, unsigned d)
+{
+    struct xctx *c = arg;
+    struct export *x = c->x;
+    struct level *l;
+    long node = 0;
+
+    base_at(c, f->t_enter);
+    if (reach(c, d) < 0) {
+        x->failed = 1;
+        return;
+    }
+    l = &c->lvl[d];
+    if (l->open && x->o.format == EXPORT_CHROME) /* the level was open at d: it vanished */
+        chrome_end_call(x, c, l->addr, l->last);
+    if (x->o.format == EXPORT_FOLDED &&
+        (node = node_of(x, d && c->lvl[d - 1].open ? c->lvl[d - 1].node : 0, f->addr)) < 0) {
+        x->failed = 1;
+        node = 0;
+    }
+    *l = (struct level){.addr = f->addr, .node = (uint32_t)node, .open = 1,
+                        .t_enter = f->t_enter, .last = f->t_enter};
+    c->n = d + 1;
+    if (d && c->lvl[d - 1].last < f->t_enter)
+        c->lvl[d - 1].last = f->t_enter;
+    if (x->o.format == EXPORT_CHROME) {
+        chrome_begin(x, c, "B", f->t_enter);
+        chrome_name(x, f->addr);
+        fputs("}", x->out);
+    }
+}
+
+/* A call open at level d ends at end (known from its entry). */
+static void close_known(struct xctx *c, unsigned d, uint64_t end)
+{
+    struct level *l = &c->lvl[d];
+    uint64_t dur = span(l->t_enter, end);
+
+    account(c, d, l->addr, dur, l->kids);
+    to_parent(c, d, dur, end);
+    if (c->x->o.format == EXPORT_CHROME)
+        chrome_end_call(c->x, c, l->addr, end);
+}
+
+static void x_exit(void *arg, const struct tree_frame *f, unsigned d, uint64_t t,
+                   enum tree_exit_how how)
+{
+    struct xctx *c = arg;
+    struct export *x = c->x;
+    struct level *l;
+
+    base_at(c, t);
+    if (reach(c, d) < 0) {
+        x->failed = 1;
+        return;
+    }
+    l = &c->lvl[d];
+    if (how == TREE_RETURNED && l->open && l->addr == f->addr) {
+        close_known(c, d, t);
+    } else if (how == TREE_ABANDONED && l->open) {
+        close_known(c, d, l->last);
+    } else {
+        /* Entered before the trace (or a loss): known from the context's first event since. */
+        uint64_t dur = span(c->t_base, t);
+
+        if (l->open && x->o.format == EXPORT_CHROME)
+            chrome_end_call(x, c, l->addr, l->last);
+        l->open = 0;
+        account(c, d, f->addr, dur, l->kids_base);
+        to_parent(c, d, dur, t);
+        if (x->o.format == EXPORT_CHROME) {
+            chrome_begin(x, c, "X", c->t_base);
+            fputs(",\"dur\":", x->out);
+            chrome_ts(x, dur);
+            chrome_name(x, f->addr);
+            fputs(",\"args\":{\"entered\":\"before the trace\"}}", x->out);
+        }
+    }
+    *l = (struct level){0};
+    c->n = d;
+}
+
+static void x_special(void *arg, const struct ev *e, unsigned d)
+{
+    struct xctx *c = arg;
+    struct export *x = c->x;
+    char buf[512];
+
+    (void)d;
+    if (e->kind == EV_LOST) {
+        c->need_base = 1;
+        for (unsigned k = 0; k < c->n; k++)
+            c->lvl[k].kids_base = 0;
+    }
+    if (x->o.format != EXPORT_CHROME)
+        return;
+    if (e->kind == EV_MARK)
+        snprintf(buf, sizeof buf, "mark %" PRIu32 " = 0x%" PRIx64, e->data, e->addr);
+    else if (e->kind == EV_FAULT)
+        render_fault_text(x->o.sym, x->o.bias, 16, e, NULL, buf, sizeof buf);
+    else if (e->kind == EV_LOST)
+        snprintf(buf, sizeof buf, "%" PRIu64 " events lost", e->addr);
+    else
+        return;
+    chrome_begin(x, c, "i", e->time);
+    fputs(",\"s\":\"t\",\"name\":", x->out);
+    json_str(x->out, buf);
+    fputs("}", x->out);
+}
+
+static void x_finish(void *arg, const struct tree_frame *stack, unsigned n)
+{
+    struct xctx *c = arg;
+
+    (void)stack, (void)n;
+    for (unsigned d = c->n; d-- > 0;)
+        if (c->lvl[d].open)
+            close_known(c, d, c->lvl[d].last);
+    memset(c->lvl, 0, c->cap * sizeof *c->lvl);
+    c->n = 0;
+    c->need_base = 1;
+}
+
+/* ---- the writer */
+
+struct export *export_new(FILE *out, const struct export_opts *o)
+{
+    struct export *x = calloc(1, sizeof *x);
+
+    if (!x)
+        return NULL;
+    x->out = out;
+    x->o = *o;
+    x->first = 1;
+    if (o->format == EXPORT_CHROME)
+        fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
+    else if (o->format == EXPORT_FOLDED && node_of(x, 0, 0) < 0) { /* node 0: the root */
+        free(x);
+        return NULL;
+    }
+    return x;
+}
+
+int export_parse_format(const char *s, enum export_format *f)
+{
+    if (!strcmp(s, "chrome"))
+        *f = EXPORT_CHROME;
+    else if (!strcmp(s, "folded"))
+        *f = EXPORT_FOLDED;
+    else if (!strcmp(s, "callgrind"))
+        *f = EXPORT_CALLGRIND;
+    else
+        return -1;
+    return 0;
+}
+
+const struct tree_sink *export_sink(struct export *x, uint32_t ctx, uint64_t os_tid)
+{
+    struct xctx *c, **p = realloc(x->ctx, (x->nctx + 1) * sizeof *p);
+
+    if (!p)
+        return NULL;
+    x->ctx = p;
+    if (!(c = calloc(1, sizeof *c)))
+        return NULL;
+    x->ctx[x->nctx++] = c;
+    c->x = x;
+    c->id = ctx;
+    c->need_base = 1;
+    c->sink = (struct tree_sink){c, x_enter, x_exit, x_special, x_finish};
+    if (x->o.format == EXPORT_CHROME) {
+        char name[64];
+
+        if (os_tid)
+            snprintf(name, sizeof name, "%s %" PRIu32 " (tid %" PRIu64 ")", x->o.ctx_word, ctx,
+                     os_tid);
+        else
+            snprintf(name, sizeof name, "%s %" PRIu32, x->o.ctx_word, ctx);
+        fprintf(x->out, "%s\n{\"ph\":\"M\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
+                        ",\"name\":\"thread_name\",\"args\":{\"name\":",
+                x->first ? "" : ",", x->o.pid, ctx);
+        json_str(x->out, name);
+        fputs("}}", x->out);
+        x->first = 0;
+    }
+    return &c->sink;
+}
+
+/* Writes the folded stack of node k (root first, ';' between). */
+static void folded_path(struct export *x, size_t k, unsigned depth)
+{
+    char name[512];
+
+    if (!k)
+        return;
+    if (depth < 100000)
+        folded_path(x, x->nodes[k].a, depth + 1);
+    render_addr(x->o.sym, x->o.bias, x->nodes[k].b, name, sizeof name);
+    for (char *p = name; *p; p++) /* the format's separators */
+        if (*p == ';' || *p == ' ')
+            *p = '_';
+    if (x->nodes[k].a)
+        putc(';', x->out);
+    fputs(name, x->out);
+}
+
+static int cmp_pair(const void *pa, const void *pb)
+{
+    const struct node *a = pa, *b = pb;
+
+    if (a->a != b->a)
+        return a->a < b->a ? -1 : 1;
+    if (a->b != b->b) /* the function's own entry (b = 0) first, then its callees */
+        return a->b < b->b ? -1 : 1;
+    return 0;
+}
+
+static void cg_name(struct export *x, const char *key, uint64_t addr)
+{
+    char name[512];
+
+    render_addr(x->o.sym, x->o.bias, addr, name, sizeof name);
+    fprintf(x->out, "%s=%s\n", key, name);
+}
+
+static void callgrind(struct export *x)
+{
+    uint64_t total = 0;
+
+    qsort(x->nodes, x->nn, sizeof *x->nodes, cmp_pair);
+    for (size_t i = 0; i < x->nn; i++)
+        if (!x->nodes[i].b)
+            total += x->nodes[i].self;
+    fprintf(x->out, "# callgrind format\nversion: 1\ncreator: cygtrace\npositions: line\n"
+                    "events: Ticks\nsummary: %" PRIu64 "\n",
+            total);
+    for (size_t i = 0; i < x->nn; i++) {
+        const struct node *n = &x->nodes[i];
+
+        if (!n->b) {
+            fputs("\nfl=???\n", x->out);
+            cg_name(x, "fn", n->a);
+            fprintf(x->out, "0 %" PRIu64 "\n", n->self);
+        } else {
+            cg_name(x, "cfn", n->b);
+            fprintf(x->out, "calls=%" PRIu64 " 0\n0 %" PRIu64 "\n", n->calls, n->incl);
+        }
+    }
+}
+
+int export_end(struct export *x)
+{
+    if (x->o.format == EXPORT_CHROME) {
+        fputs("\n]}\n", x->out);
+    } else if (x->o.format == EXPORT_FOLDED) {
+        for (size_t k = 1; k < x->nn; k++) {
+            if (!x->nodes[k].self)
+                continue;
+            folded_path(x, k, 0);
+            fprintf(x->out, " %" PRIu64 "\n", x->nodes[k].self);
+        }
+    } else {
+        callgrind(x);
+    }
+    if (fflush(x->out) != 0 || ferror(x->out))
+        return -1;
+    return x->failed ? -1 : 0;
+}
+
+void export_free(struct export *x)
+{
+    if (!x)
+        return;
+    for (unsigned i = 0; i < x->nctx; i++) {
+        free(x->ctx[i]->lvl);
+        free(x->ctx[i]);
+    }
+    free(x->ctx);
+    for (unsigned i = 0; i < NAME_CACHE; i++)
+        free(x->names[i].json);
+    free(x->map.s);
+    free(x->nodes);
+    free(x);
+}

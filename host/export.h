@@ -1,0 +1,55 @@
+/* export.h - the trace in other tools' formats, written from the call trees (a struct
+ * tree_sink per context, behind the filters):
+ *   chrome     Chrome trace event JSON (Perfetto UI, chrome://tracing): B/E events per thread
+ *              as they happen, so memory is the stack's depth; a call entered before the trace
+ *              is an X event from the context's first event to its exit; calls that never
+ *              returned end at the last event seen inside them; marks and faults are instant
+ *              events. ts in microseconds (in ticks when the clock rate is unknown).
+ *   folded     flamegraph.pl / speedscope lines "main;f;g N", N the stack's self time in
+ *              ticks, summed per distinct stack: memory is one node per distinct stack.
+ *   callgrind  a callgrind.out file (KCachegrind, callgrind_annotate): "events: Ticks", per
+ *              function its self cost, per caller and callee the calls and inclusive cost:
+ *              memory is one entry per function and per caller-callee pair.
+ * A call's time is counted as fnstat counts it (see fnstat.h), so a function's folded self
+ * times add up to report's self, and a function that does not recurse has report's total as
+ * its callgrind inclusive cost. */
+#ifndef EXPORT_H
+#define EXPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sym.h"
+#include "tree.h"
+
+enum export_format { EXPORT_CHROME, EXPORT_FOLDED, EXPORT_CALLGRIND };
+
+struct export_opts {
+    enum export_format format;
+    const struct sym_table *sym; /* may be NULL: addresses are written */
+    uint64_t bias;               /* run-time minus link-time address */
+    uint64_t hz;                 /* timestamp ticks per second; 0: unknown */
+    uint32_t pid;                /* chrome's pid */
+    const char *ctx_word;        /* "thread" or "context", in chrome's thread names */
+};
+
+struct export;
+
+/* A writer of format o->format to out. NULL when out of memory. */
+struct export *export_new(FILE *out, const struct export_opts *o);
+
+/* Parses "chrome", "folded", "callgrind"; 0, or -1 when s is none. */
+int export_parse_format(const char *s, enum export_format *f);
+
+/* The sink for context ctx (os_tid: its OS thread id, 0 if unknown); one per context, valid
+ * while the writer lives. NULL when out of memory. */
+const struct tree_sink *export_sink(struct export *x, uint32_t ctx, uint64_t os_tid);
+
+/* Writes what was gathered (folded, callgrind) or closes the JSON, after every tree finished;
+ * 0, or -1 when out of memory or on a write error. */
+int export_end(struct export *x);
+
+/* Frees the writer. NULL is fine. */
+void export_free(struct export *x);
+
+#endif

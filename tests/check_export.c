@@ -1,0 +1,163 @@
+/* check_export.c - the export writers against fnstat's numbers (the same calls, counted the
+ * same way) and the Chrome JSON's begin/end balance, on traces with the tree's repairs. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "fnstat.h"
+#include "suites.h"
+#include "tree.h"
+
+/* Feeds the script ("A+@t", "A-@t", functions A=0x10, B=0x20, ...) to a tree into sink. */
+static void feed(const struct tree_sink *sink, unsigned start_depth, const char *script)
+{
+    struct tree *t = tree_new(sink, start_depth, NULL, NULL);
+    char tok[32];
+    int off = 0, len;
+
+    ck_assert_ptr_nonnull(t);
+    while (sscanf(script + off, "%31s%n", tok, &len) == 1) {
+        struct ev e = {.kind = tok[1] == '+' ? EV_ENTER : EV_EXIT};
+        unsigned long long time = 0;
+
+        off += len;
+        e.addr = (uint64_t)(tok[0] - 'A' + 1) * 16;
+        sscanf(strchr(tok, '@') + 1, "%llu", &time);
+        e.time = time;
+        ck_assert_int_eq(tree_feed(t, &e), 0);
+    }
+    tree_finish(t);
+    tree_free(t);
+}
+
+static char *export_of(enum export_format fmt, unsigned start_depth, const char *script)
+{
+    struct export_opts o = {.format = fmt, .hz = 1000000, .pid = 7, .ctx_word = "thread"};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct export *x = export_new(f, &o);
+
+    ck_assert_ptr_nonnull(x);
+    feed(export_sink(x, 1, 0), start_depth, script);
+    ck_assert_int_eq(export_end(x), 0);
+    export_free(x);
+    fclose(f);
+    return buf;
+}
+
+static struct fnstat_row row_of(unsigned start_depth, const char *script, uint64_t addr)
+{
+    struct fnstat *s = fnstat_new(NULL, 0);
+    const struct fnstat_row *rows;
+    struct fnstat_row r = {0};
+    size_t n;
+
+    feed(fnstat_sink(s, 1), start_depth, script);
+    rows = fnstat_rows(s, FNSTAT_BY_TOTAL, &n);
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].addr == addr)
+            r = rows[i];
+    fnstat_free(s);
+    return r;
+}
+
+/* Sum of the folded lines whose last frame is the function at addr ("0x10" without symbols). */
+static uint64_t folded_self(const char *out, const char *name)
+{
+    uint64_t sum = 0;
+    const char *line = out;
+
+    while (line && *line) {
+        const char *nl = strchr(line, '\n'), *sp, *semi;
+        char l[256];
+
+        ck_assert_ptr_nonnull(nl);
+        ck_assert_uint_lt((size_t)(nl - line), sizeof l);
+        memcpy(l, line, (size_t)(nl - line));
+        l[nl - line] = 0;
+        sp = strrchr(l, ' ');
+        ck_assert_ptr_nonnull(sp);
+        for (semi = sp; semi > l && semi[-1] != ';'; semi--)
+            ;
+        if ((size_t)(sp - semi) == strlen(name) && !strncmp(semi, name, strlen(name)))
+            sum += strtoull(sp + 1, NULL, 10);
+        line = nl + 1;
+    }
+    return sum;
+}
+
+/* A deep start (B's entry is before the trace), a call that never returns (D, left by a
+ * longjmp to B) and calls still open at the end. */
+static const char trace[] = "C+@10 C-@20 B-@25 A+@30 B+@31 D+@33 C+@34 C-@36 B-@40 "
+                            "B+@41 C+@42 C-@50 B-@55 A-@60 A+@61 B+@62 C+@64";
+
+START_TEST(test_export_folded_self_equals_fnstat)
+{
+    char *out = export_of(EXPORT_FOLDED, 1, trace);
+    static const char *const names[] = {"0x10", "0x20", "0x30", "0x40"};
+
+    for (unsigned i = 0; i < 4; i++)
+        ck_assert_uint_eq(folded_self(out, names[i]), row_of(1, trace, 16 * (i + 1)).self);
+    ck_assert_ptr_nonnull(strstr(out, "0x10;0x20;0x30 8\n")); /* 42..50 under A, B */
+    free(out);
+}
+END_TEST
+
+START_TEST(test_export_callgrind_inclusive_equals_total)
+{
+    static const char t[] = "A+@0 B+@1 C+@2 C-@5 C+@6 C-@10 B-@12 C+@13 C-@20 A-@30";
+    char *out = export_of(EXPORT_CALLGRIND, 0, t);
+    char *p;
+    uint64_t self_a, incl_b, incl_c;
+
+    /* A's inclusive cost is its self cost and its calls' costs: fnstat's total. */
+    ck_assert_ptr_nonnull(strstr(out, "events: Ticks\n"));
+    ck_assert_ptr_nonnull(p = strstr(out, "fn=0x10\n0 "));
+    self_a = strtoull(p + 10, NULL, 10);
+    ck_assert_ptr_nonnull(p = strstr(out, "cfn=0x20\ncalls=1 0\n0 "));
+    incl_b = strtoull(p + 21, NULL, 10);
+    ck_assert_ptr_nonnull(p = strstr(p, "cfn=0x30\ncalls=1 0\n0 "));
+    incl_c = strtoull(p + 21, NULL, 10);
+    ck_assert_uint_eq(self_a + incl_b + incl_c, row_of(0, t, 0x10).total);
+    ck_assert_uint_eq(incl_b, row_of(0, t, 0x20).total);
+    ck_assert_ptr_nonnull(strstr(out, "fn=0x20\n0 4\ncfn=0x30\ncalls=2 0\n0 7\n"));
+    ck_assert_ptr_nonnull(strstr(out, "summary: 30\n"));
+    free(out);
+}
+END_TEST
+
+START_TEST(test_export_chrome_balanced)
+{
+    char *out = export_of(EXPORT_CHROME, 1, trace);
+    int b = 0, e = 0, x = 0;
+
+    for (char *p = out; (p = strstr(p, "\"ph\":\"")); p += 6) {
+        b += p[6] == 'B';
+        e += p[6] == 'E';
+        x += p[6] == 'X';
+    }
+    ck_assert_int_eq(b, 10);
+    ck_assert_int_eq(e, b); /* D abandoned, A B C open at the end: all closed */
+    ck_assert_int_eq(x, 1); /* B, entered before the trace */
+    ck_assert_ptr_nonnull(strstr(out, "\"ts\":10.000,\"dur\":15.000,\"name\":\"0x20\""));
+    ck_assert_ptr_nonnull(strstr(out, "{\"ph\":\"E\",\"pid\":7,\"tid\":1,\"ts\":36.000,"
+                                      "\"name\":\"0x40\"}"));
+    ck_assert_str_eq(out + strlen(out) - 4, "\n]}\n");
+    free(out);
+}
+END_TEST
+
+Suite *export_suite(void)
+{
+    Suite *s = suite_create("export");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, test_export_folded_self_equals_fnstat);
+    tcase_add_test(tc, test_export_callgrind_inclusive_equals_total);
+    tcase_add_test(tc, test_export_chrome_balanced);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,162 @@
+#!/bin/bash
+# export.sh - report and the three exports on real traces, each read back by its real consumer:
+# the Chrome JSON by jq (begin/end balanced and nested per thread), the callgrind file by
+# callgrind_annotate (inclusive costs equal report's totals), the folded stacks summed per
+# function (equal report's self times). Traces: crumble (Linux), hardcases threads (two threads
+# in one ring), and the firmware stream example's saved stream (QEMU mps2-an385). Then the
+# filters on those traces.
+. "$(dirname "$0")/lib.sh"
+
+need "$CT" "$BUILD/examples/crumble" "$BUILD/examples/hardcases"
+for tool in jq callgrind_annotate; do
+    if ! command -v $tool >/dev/null; then
+        fail export-prerequisites "$tool is missing (make deps)"
+        finish
+    fi
+done
+
+# report_col TAG COL: "function value" lines from report --ticks output $T/TAG.out (each time
+# is "N ticks": column 2 = total, 4 = self, 8 = max), the all-contexts table only (the last
+# one), sorted.
+report_col() {
+    awk -v c="$2" '/^# all / { delete v } /^ *[0-9]+ / { v[$NF] = $c }
+                   END { for (f in v) print f, v[f] }' "$T/$1.out" | sort
+}
+
+# folded_self FILE: "function sum" of the self times of the stacks ending in it.
+folded_self() {
+    awk '{ n = split($1, a, ";"); s[a[n]] += $2 } END { for (f in s) print f, s[f] }' "$1" | sort
+}
+
+# callgrind_incl FILE: "function inclusive" as callgrind_annotate prints them.
+callgrind_incl() {
+    callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>&1 |
+        awk '/\?\?\?:/ && $1 ~ /^[0-9,]+$/ { v = $1; gsub(",", "", v); n = $0
+                                             sub(/.*\?\?\?:/, "", n); sub(/ .*/, "", n)
+                                             print n, v }' | sort
+}
+
+# chrome_ok FILE: jq says the JSON parses, each thread's B/E nest and balance, and every
+# event has a numeric ts.
+chrome_ok() {
+    jq -e '[.traceEvents[] | select(.ph == "B" or .ph == "E")] | group_by(.tid) |
+           map(reduce .[] as $e ({s: [], ok: true};
+               if $e.ph == "B" then .s += [$e.name]
+               elif (.s | length) > 0 and .s[-1] == $e.name then .s |= .[:-1]
+               else .ok = false end) | .ok and (.s | length) == 0) | all' "$1" >/dev/null &&
+        jq -e '[.traceEvents[] | select(.ph != "M") | .ts | numbers] | length > 0' "$1" \
+            >/dev/null &&
+        jq -e '[.traceEvents[] | select(.ph != "M" and (.ts | type) != "number")] | length == 0' \
+            "$1" >/dev/null
+}
+
+# check_all TAG ELF TRACE FUNCS...: the three exports of TRACE against report, FUNCS (which do
+# not recurse) for the callgrind inclusive costs.
+check_all() {
+    local tag=$1 elf=$2 trace=$3
+    shift 3
+    run "$tag-report" "$CT" report --ticks "$elf" "$trace"
+    check "$tag-report" "status $RC: $(head -c 300 "$T/$tag-report.err")" [ "$RC" -eq 0 ]
+    report_col "$tag-report" 4 | awk '$2 > 0' >"$T/$tag.self"
+    report_col "$tag-report" 2 >"$T/$tag.total"
+
+    run "$tag-chrome" "$CT" export --format=chrome "$elf" "$trace" -o "$T/$tag.json"
+    check "$tag-chrome-balanced" "jq: bad JSON or unbalanced B/E (status $RC)" chrome_ok "$T/$tag.json"
+    check "$tag-chrome-names" "no $tag event" \
+        eval "jq -e --arg f '$tag' '[.traceEvents[] | select(.name == \$f)] | length > 0' \
+            '$T/$tag.json' >/dev/null"
+
+    run "$tag-folded" "$CT" export --format=folded "$elf" "$trace"
+    folded_self "$T/$tag-folded.out" >"$T/$tag.fself"
+    check "$tag-folded-equals-report-self" "$(diff "$T/$tag.self" "$T/$tag.fself" | head -5 | tr '\n' '|')" \
+        same "$T/$tag.self" "$T/$tag.fself"
+
+    run "$tag-cg" "$CT" export --format=callgrind "$elf" "$trace" -o "$T/$tag.callgrind"
+    callgrind_incl "$T/$tag.callgrind" >"$T/$tag.incl"
+    local f bad=
+    for f in "$@"; do
+        a=$(awk -v f="$f" '$1 == f { print $2 }' "$T/$tag.total")
+        b=$(awk -v f="$f" '$1 == f { print $2 }' "$T/$tag.incl")
+        [ -n "$a" ] && [ "$a" = "$b" ] || bad="$bad $f: report $a, callgrind_annotate $b;"
+    done
+    check "$tag-callgrind-inclusive-equals-total" "$bad" [ -z "$bad" ]
+}
+
+same() {
+    [ -s "$1" ] && cmp -s "$1" "$2"
+}
+
+# --- crumble ---------------------------------------------------------------------------------
+run crumble env CYGTRACE_OUT="$T/crumble.trace" "$BUILD/examples/crumble"
+CR=$BUILD/examples/crumble
+check_all Crumble_buy "$CR" "$T/crumble.trace" main Crumble_make_apple_crumble Crumble_buy_stuff \
+    Crumble_buy Crumble_finalize Crumble_put
+check crumble-report-header "no header line" \
+    grep -qE '^ +calls +total +self +avg +max +function$' "$T/Crumble_buy-report.out"
+
+# --- hardcases threads: two contexts in one ring ------------------------------------------------
+run threads env CYGTRACE_OUT="$T/threads.trace" "$BUILD/examples/hardcases" threads
+H=$BUILD/examples/hardcases
+check_all step_a2 "$H" "$T/threads.trace" step_a1 step_a2 step_b2 worker_a worker_b
+run threads-report "$CT" report "$H" "$T/threads.trace"
+check threads-report-per-thread "not one table per thread and one for all" \
+    [ "$(grep -c '^# thread' "$T/threads-report.out")" -ge 2 ] && \
+    grep -q '^# all [0-9]* threads' "$T/threads-report.out"
+check threads-chrome-tids "not one tid per thread" \
+    [ "$(jq '[.traceEvents[] | select(.ph == "B") | .tid] | unique | length' "$T/step_a2.json")" -ge 2 ]
+
+# --- firmware: the stream example's saved stream ------------------------------------------------
+FWELF=$BUILD/firmware/mps2-an385/stream.elf
+if command -v qemu-system-arm >/dev/null && [ -f "$FWELF" ]; then
+    timeout 60 qemu-system-arm -M mps2-an385 -display none -monitor none \
+        -semihosting-config enable=on,target=native -serial "file:$T/s.cyg" -kernel "$FWELF" \
+        </dev/null >"$T/qemu.log" 2>&1
+    check fw-stream-saved "QEMU status $?, $(wc -c <"$T/s.cyg" 2>/dev/null) bytes" [ -s "$T/s.cyg" ]
+    check_all decide "$FWELF" "$T/s.cyg" stream_round DEMO_Run Crumble_make_apple_crumble \
+        Crumble_buy_stuff
+else
+    fail fw-stream "qemu-system-arm or $FWELF missing (make deps; make)"
+fi
+
+# --- filters on the real traces -----------------------------------------------------------------
+# --only: the report holds only the function and what it calls, --hide leaves them out.
+run only "$CT" report --only=Crumble_buy_stuff "$CR" "$T/crumble.trace"
+check filter-only "$(tr '\n' '|' <"$T/only.out")" \
+    [ "$(awk '/^ *[0-9]+ / { print $NF }' "$T/only.out" | sort | tr '\n' ' ')" = "Crumble_buy Crumble_buy_stuff " ]
+run hide "$CT" tree --hide=Crumble_buy_stuff "$CR" "$T/crumble.trace"
+check filter-hide "Crumble_buy still shown" \
+    eval '! grep -q Crumble_buy "$T/hide.out" && grep -q Crumble_mix "$T/hide.out"'
+run depth "$CT" export --format=folded --depth=2 "$CR" "$T/crumble.trace"
+check filter-depth "a stack deeper than 2" \
+    eval '[ -s "$T/depth.out" ] && ! grep -q ";.*;" "$T/depth.out"'
+# --min-time: each call kept lasted that long (report's max of every function >= it).
+run mint "$CT" report --ticks --min-time=1000 "$H" "$T/threads.trace"
+min_ok() {
+    [ "$(awk '/^ *[0-9]+ / { n++; if ($8 < 1000) bad++ } END { print (n > 0 && !bad) }' "$1")" = 1 ]
+}
+check filter-min-time "a call shorter than 1000 ticks kept, or no call left" min_ok "$T/mint.out"
+check filter-min-time-fewer "min-time left nothing out" \
+    [ "$(grep -c '^ *[0-9]' "$T/mint.out")" -lt "$(grep -c '^ *[0-9]' "$T/step_a2-report.out")" ]
+# --time-range: a window of the firmware stream holds fewer calls, all of them well nested.
+if [ -s "$T/s.cyg" ]; then
+    run range "$CT" export --format=chrome --time-range=100ms..200ms "$FWELF" "$T/s.cyg" -o "$T/range.json"
+    check filter-time-range-balanced "unbalanced or bad JSON" chrome_ok "$T/range.json"
+    check filter-time-range-window "events outside 100..200 ms after the first" \
+        eval "jq -e '[.traceEvents[] | select(.ph == \"B\" or .ph == \"E\") | .ts] |
+                     (max - min) <= 100000.5' '$T/range.json' >/dev/null"
+    full=$(jq '[.traceEvents[] | select(.ph == "B")] | length' "$T/decide.json")
+    part=$(jq '[.traceEvents[] | select(.ph == "B")] | length' "$T/range.json")
+    check filter-time-range-fewer "$part of $full calls" [ "$part" -gt 0 ] && [ "$part" -lt "$full" ]
+fi
+expect_bad() {
+    run "$1" "$CT" "${@:2}"
+    check "$1" "status $RC, stderr $(head -c 200 "$T/$1.err")" \
+        eval "[ \"\$RC\" -ne 0 ] && grep -q '^cygtrace: ' '$T/$1.err'"
+}
+expect_bad bad-format export --format=svg "$CR" "$T/crumble.trace"
+expect_bad bad-only report --only=no_such_function "$CR" "$T/crumble.trace"
+expect_bad bad-min tree --min-time=3parsecs "$CR" "$T/crumble.trace"
+expect_bad bad-range tree --time-range=5ms "$CR" "$T/crumble.trace"
+expect_bad bad-sort report --sort=colour "$CR" "$T/crumble.trace"
+
+finish
