@@ -43,6 +43,33 @@ static void print_common(const struct load *l)
         printf("resets:     %u warm resets survived\n", r->resets);
 }
 
+/* What DUMP.maps says: how this process came to be, its objects, the other processes' rings. */
+static void print_map(const struct modmap *m)
+{
+    const struct modmap_process *p = modmap_process(m);
+
+    if (!strcmp(p->how, "start"))
+        printf("run:        first process of the run\n");
+    else if (!strcmp(p->how, "fork"))
+        printf("run:        forked from process %" PRIu32 ", which records into %s\n", p->ppid,
+               p->ring);
+    else if (!strcmp(p->how, "exec"))
+        printf("run:        a program exec'ed by process %" PRIu32 " (before the exec: %s)\n",
+               p->pid, p->ring);
+    for (size_t i = 0; i < modmap_count(m); i++) {
+        const struct modmap_object *o = modmap_object(m, i);
+
+        printf("%s 0x%" PRIx64 "-0x%" PRIx64 " %s\n", i ? "object:    " : "program:   ", o->start,
+               o->end, o->path);
+    }
+    for (size_t i = 0; i < modmap_children(m); i++) {
+        const struct modmap_process *c = modmap_child(m, i);
+
+        printf("also:       process %" PRIu32 " (%s, parent %" PRIu32 ") records into %s\n",
+               c->pid, c->how, c->ppid, c->ring);
+    }
+}
+
 static void print_ring(const struct load *l, const char *dump)
 {
     const struct dec_ring *r = &l->ring;
@@ -159,6 +186,8 @@ int cmd_info(int argc, char **argv)
         return 1;
     }
     print_ring(&l, dump);
+    if (l.map)
+        print_map(l.map);
     rc = print_records(&l);
     if (rc < 0)
         cmd_error("%s: read error", dump);

@@ -19,6 +19,7 @@
 #include "cmd.h"
 #include "cyg_format.h"
 #include "dec.h"
+#include "modmap.h"
 #include "src.h"
 
 /* Finds libcygtrace.so beside this binary: build/ layout, then an installed one. */
@@ -67,7 +68,9 @@ static int set_env(const char *out, const char *size, const char *mode, int call
             return -1;
     } else if (!(pre = strdup(lib)))
         return -1;
-    rc = setenv("LD_PRELOAD", pre, 1) | setenv("CYGTRACE_OUT", out, 1);
+    /* Without CYGTRACE_RING the program is the run's first process: its ring is out. */
+    rc = setenv("LD_PRELOAD", pre, 1) | setenv("CYGTRACE_OUT", out, 1) |
+         unsetenv("CYGTRACE_RING");
     free(pre);
     if (size)
         rc |= setenv("CYGTRACE_SIZE", size, 1);
@@ -79,6 +82,34 @@ static int set_env(const char *out, const char *size, const char *mode, int call
 }
 
 /* After the run: how much the trace holds, or why there is none. */
+static int report(const char *out, const char *prog);
+
+/* The rings of the run's other processes (forked, exec'ed), as the first one's map lists
+ * them; returns how many of them could not be read. */
+static int report_children(const char *out, const char *prog)
+{
+    char path[PATH_MAX + 8], err[256];
+    struct modmap *m;
+    int bad = 0;
+
+    snprintf(path, sizeof path, "%s.maps", out);
+    if (!(m = modmap_open(path, err, sizeof err)))
+        return 0;
+    for (size_t i = 0; i < modmap_children(m); i++) {
+        const struct modmap_process *c = modmap_child(m, i);
+
+        if (!strcmp(c->how, "exec"))
+            fprintf(stderr, "cygtrace: process %" PRIu32 " exec'ed a program that recorded too:\n",
+                    c->pid);
+        else
+            fprintf(stderr, "cygtrace: process %" PRIu32 " (%s of %" PRIu32 ") recorded too:\n",
+                    c->pid, c->how, c->ppid);
+        bad += report(c->ring, prog) < 0;
+    }
+    modmap_close(m);
+    return bad;
+}
+
 static int report(const char *out, const char *prog)
 {
     char err[256];
@@ -110,7 +141,7 @@ int cmd_record(int argc, char **argv)
         {"mode", required_argument, 0, 'm'},   {"callsites", no_argument, 0, 'c'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     const char *out = "cygtrace.out", *size = NULL, *mode = NULL;
-    char lib[PATH_MAX], abs_out[PATH_MAX];
+    char lib[PATH_MAX], abs_out[PATH_MAX], maps[PATH_MAX + 8];
     int c, callsites = 0, status;
     pid_t pid;
 
@@ -150,6 +181,12 @@ int cmd_record(int argc, char **argv)
         cmd_error("%s: cannot replace: %s", out, strerror(errno));
         return 1;
     }
+    /* A stale map would name children that this run does not have. */
+    snprintf(maps, sizeof maps, "%s.maps", out);
+    if (unlink(maps) < 0 && errno != ENOENT) {
+        cmd_error("%s: cannot replace: %s", maps, strerror(errno));
+        return 1;
+    }
     if (set_env(out, size, mode, callsites, lib) < 0) {
         cmd_error("record: cannot set the environment");
         return 1;
@@ -173,7 +210,7 @@ int cmd_record(int argc, char **argv)
     if (WIFSIGNALED(status))
         fprintf(stderr, "cygtrace: %s: killed by signal %d (%s); the trace survives\n",
                 argv[optind], WTERMSIG(status), strsignal(WTERMSIG(status)));
-    if (report(out, argv[optind]) < 0)
+    if (report(out, argv[optind]) < 0 || report_children(out, argv[optind]))
         return 1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

@@ -48,6 +48,18 @@ int load_check(struct load *l, const char *elf, const char *dump, int force, cha
     return -1;
 }
 
+/* DUMP.maps beside a ring file: its shared libraries are named through the program's table.
+ * A map that is missing or unreadable leaves the names as they were (addresses). */
+static void load_map(struct load *l)
+{
+    char path[4096], why[256];
+
+    if (l->stream || snprintf(path, sizeof path, "%s.maps", src_name(l->src)) >= (int)sizeof path)
+        return;
+    if ((l->map = modmap_open(path, why, sizeof why)) && l->sym)
+        modmap_attach(l->map, l->sym, l->ring.load_bias);
+}
+
 int load_attach(struct load *l, const char *elf, struct src *src, int force, char *err,
                 size_t errlen)
 {
@@ -77,6 +89,7 @@ int load_attach(struct load *l, const char *elf, struct src *src, int force, cha
     }
     if (l->sym && load_check(l, elf, src_name(src), force, err, errlen) < 0)
         goto fail;
+    load_map(l);
     return 0;
 fail:
     load_close(l);
@@ -165,6 +178,7 @@ void load_pass_close(struct load_pass *p)
 void load_close(struct load *l)
 {
     sym_close(l->sym);
+    modmap_close(l->map);
     src_close(l->src);
     memset(l, 0, sizeof *l);
 }

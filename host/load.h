@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "dec.h"
+#include "modmap.h"
 #include "sdec.h"
 #include "sframe.h"
 #include "src.h"
@@ -17,6 +18,7 @@ struct load {
     struct dec_ring ring;  /* a stream's: what its first description says (head unknown: 0) */
     int stream;            /* src holds a saved live stream, not a ring */
     int id_match;          /* 1 same build-id, 0 differs, -1 cannot tell (one has none) */
+    struct modmap *map;    /* DUMP.maps of a Linux ring (loaded objects, processes), or NULL */
 };
 
 /* What a pass skipped and decoded: dec for a ring, fr and sd for a stream. */

@@ -57,6 +57,8 @@ struct sym_table {
     unsigned machine;
     unsigned word;
     unsigned type;
+    sym_fallback_fn fallback; /* addresses this table does not know (other objects) */
+    void *fallback_arg;
 };
 
 /* What we need from the ELF header; section header fields are used by the size reader. */
@@ -631,7 +633,7 @@ void sym_close(struct sym_table *t)
     free(t);
 }
 
-const struct sym_info *sym_lookup(const struct sym_table *t, uint64_t addr)
+static const struct sym_info *lookup_own(const struct sym_table *t, uint64_t addr)
 {
     size_t lo = 0, hi = t->nfuncs;
     const struct sym_entry *e;
@@ -652,6 +654,19 @@ const struct sym_info *sym_lookup(const struct sym_table *t, uint64_t addr)
     /* past its end but maybe inside an enclosing symbol (a label typed as a function) */
     e = &t->funcs[e->outer];
     return addr < e->end ? &e->info : NULL;
+}
+
+const struct sym_info *sym_lookup(const struct sym_table *t, uint64_t addr)
+{
+    const struct sym_info *s = lookup_own(t, addr);
+
+    return s || !t->fallback ? s : t->fallback(t->fallback_arg, addr);
+}
+
+void sym_set_fallback(struct sym_table *t, sym_fallback_fn fn, void *arg)
+{
+    t->fallback = fn;
+    t->fallback_arg = arg;
 }
 
 /* O(N) over every named symbol: it runs a few times per file (the control block, a handful of

@@ -24,6 +24,14 @@ void sym_close(struct sym_table *t);
 /* Returns the function containing link-time address addr, or NULL. O(log n). */
 const struct sym_info *sym_lookup(const struct sym_table *t, uint64_t addr);
 
+/* What sym_lookup asks for an address the table does not hold: the function there in another
+ * object of the process (a shared library), or NULL. */
+typedef const struct sym_info *(*sym_fallback_fn)(void *arg, uint64_t addr);
+
+/* Makes sym_lookup call fn(arg, addr) for the addresses that are in none of the table's own
+ * functions. */
+void sym_set_fallback(struct sym_table *t, sym_fallback_fn fn, void *arg);
+
 /* Returns the address and size of the data or function symbol called name; 0, or -1 if absent. */
 int sym_find(const struct sym_table *t, const char *name, uint64_t *addr, uint64_t *size);
 
