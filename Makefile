@@ -94,7 +94,7 @@ HOST_LIB_SRC := $(filter-out $(HOST_CMD_SRC),$(wildcard host/*.c)) $(COMMON_SRC)
 HOST_INC := -Icommon -Ihost
 # The live view needs ncurses(w); without it, view.c builds as a stub that says so.
 HOST_CURSES := $(firstword $(foreach p,ncursesw ncurses,$(shell pkg-config --exists $(p) && echo $(p))))
-HOST_LIBS := -lbfd $(if $(HOST_CURSES),$(shell pkg-config --libs $(HOST_CURSES)))
+HOST_LIBS := -lbfd -ldwarf $(if $(HOST_CURSES),$(shell pkg-config --libs $(HOST_CURSES)))
 $(O)/host/obj/host/view.o: BASE_CFLAGS += $(if $(HOST_CURSES),-DVIEW_CURSES $(shell pkg-config --cflags $(HOST_CURSES)))
 HOST_LIB_OBJ := $(patsubst %.c,$(O)/host/obj/%.o,$(HOST_LIB_SRC))
 HOST_CMD_OBJ := $(patsubst %.c,$(O)/host/obj/%.o,$(HOST_CMD_SRC))
@@ -125,6 +125,25 @@ $(O)/examples/%: examples/%/*.c $(O)/linux/libcygtrace.a
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)$(CC) -std=gnu11 $(WARN) $(INSTR) -Itarget/core -o $@ \
 	    $(filter %.c,$^) $(O)/linux/libcygtrace.a -lpthread
+
+# examples/libs: a PIE program, the shared library it links and a plugin it dlopens, all
+# instrumented and none linked with the runtime: cygtrace record preloads libcygtrace.so.
+LIBS_EX := $(O)/examples/libs
+examples: $(LIBS_EX)/libsdemo
+$(LIBS_EX)/libshape.so: examples/libs/shape.c
+$(LIBS_EX)/plugin.so: examples/libs/plugin.c
+$(LIBS_EX)/libshape.so $(LIBS_EX)/plugin.so:
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) -std=gnu11 $(WARN) $(INSTR) -fPIC -shared -o $@ $<
+$(LIBS_EX)/libsdemo: examples/libs/libsdemo.c $(LIBS_EX)/libshape.so $(LIBS_EX)/plugin.so
+	$(call say,CC,$@)$(CC) -std=gnu11 $(WARN) $(INSTR) -fPIE -pie -o $@ $< -L$(LIBS_EX) \
+	    -lshape -Wl,-rpath,'$$ORIGIN'
+# The same linked with libcygtrace.a, exporting the hooks to its libraries: no preload needed.
+examples: $(LIBS_EX)/libsdemo-static
+$(LIBS_EX)/libsdemo-static: examples/libs/libsdemo.c $(LIBS_EX)/libshape.so $(LIBS_EX)/plugin.so \
+                            $(O)/linux/libcygtrace.a
+	$(call say,CC,$@)$(CC) -std=gnu11 $(WARN) $(INSTR) -Itarget/core -fPIE -pie -rdynamic -o $@ \
+	    $< -L$(LIBS_EX) -lshape -Wl,-rpath,'$$ORIGIN' $(O)/linux/libcygtrace.a -lpthread
 
 # ---------------------------------------------------------------------------------------------
 # tests: one Check runner with every module's suite, then the end-to-end scripts

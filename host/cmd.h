@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "filter.h"
 #include "load.h"
 
 /* cygtrace tree [options] ELF DUMP: the call tree. */
@@ -17,6 +18,12 @@ int cmd_info(int argc, char **argv);
 
 /* cygtrace record [options] -- PROGRAM [ARGS]: runs a program with the runtime preloaded. */
 int cmd_record(int argc, char **argv);
+
+/* cygtrace report [options] ELF DUMP: a flat profile per function. */
+int cmd_report(int argc, char **argv);
+
+/* cygtrace export --format=chrome|folded|callgrind [options] ELF DUMP: for other tools. */
+int cmd_export(int argc, char **argv);
 
 /* cygtrace pull [options] ELF: read the buffer out of a target through a GDB server. */
 int cmd_pull(int argc, char **argv);
@@ -29,6 +36,13 @@ struct show_opts {
     int have_thread;
     uint32_t thread;
     int force;          /* decode even when the ELF does not match */
+    unsigned show;      /* RENDER_SRCLINE, RENDER_SIGNATURES, RENDER_FULL_PATH */
+    int color;          /* --color: 1 always, 0 never, -1 auto (a terminal, TERM, NO_COLOR) */
+    const char *only, *hide; /* --only, --hide: function names (cmd_filter.c) */
+    int have_min;
+    struct filter_dur min;   /* --min-time */
+    struct filter_time range; /* --time-range (in ticks once resolved) */
+    struct filter_dur from, to;
 };
 
 enum {
@@ -37,6 +51,13 @@ enum {
     CMD_SHOW_NO_COLLAPSE,
     CMD_SHOW_THREAD,
     CMD_SHOW_FORCE,
+    CMD_SHOW_ONLY,
+    CMD_SHOW_HIDE,
+    CMD_SHOW_MIN_TIME,
+    CMD_SHOW_TIME_RANGE,
+    CMD_SHOW_SRCLINE,
+    CMD_SHOW_SIGNATURES,
+    CMD_SHOW_COLOR,
 };
 
 /* getopt_long entries of the show options, to put in a command's own table. */
@@ -45,7 +66,18 @@ enum {
         {"depth", required_argument, 0, CMD_SHOW_DEPTH},                                          \
         {"no-collapse", no_argument, 0, CMD_SHOW_NO_COLLAPSE},                                    \
         {"thread", required_argument, 0, CMD_SHOW_THREAD},                                        \
-        {"force", no_argument, 0, CMD_SHOW_FORCE}
+        {"force", no_argument, 0, CMD_SHOW_FORCE},                                        \
+        {"only", required_argument, 0, CMD_SHOW_ONLY},                                    \
+        {"hide", required_argument, 0, CMD_SHOW_HIDE},                                    \
+        {"min-time", required_argument, 0, CMD_SHOW_MIN_TIME},                            \
+        {"time-range", required_argument, 0, CMD_SHOW_TIME_RANGE},                        \
+        {"srcline", optional_argument, 0, CMD_SHOW_SRCLINE},                              \
+        {"signatures", no_argument, 0, CMD_SHOW_SIGNATURES},                              \
+        {"color", required_argument, 0, CMD_SHOW_COLOR}
+
+/* Whether --color=auto means colour: stdout is a terminal, TERM is set and not "dumb", and
+ * NO_COLOR is unset or empty. */
+int cmd_color_auto(void);
 
 /* The usage lines of the show options. */
 extern const char cmd_show_usage[];
@@ -60,6 +92,34 @@ int cmd_show_option(int c, const char *arg, struct show_opts *o);
 /* Prints each context's call tree of the trace l holds (elf and dump name the inputs in
  * messages); returns the exit status. */
 int cmd_show(struct load *l, const char *elf, const char *dump, const struct show_opts *o);
+
+/* Takes a filter option of the show options (cmd_filter.c): as cmd_show_option. */
+int cmd_filter_option(int c, const char *arg, struct show_opts *o);
+
+/* Turns o's filters into what filter.h takes for the trace l holds: names to addresses,
+ * durations to ticks (fo->max_depth stays 0: the caller decides who limits the depth); 0, or
+ * -1 with "INPUT: what is wrong" in err. */
+int cmd_filter_resolve(const struct show_opts *o, const struct load *l, const char *elf,
+                       const char *dump, struct filter_opts *fo, struct filter_time *ft,
+                       char *err, size_t errlen);
+
+/* What cmd_filter_run learned of the trace, for the caller's headers and notes. */
+struct cmd_filter_run {
+    struct tree_scan sc;  /* the contexts (of the events in the time range) */
+    struct load_stats st;
+    uint64_t unmatched;   /* exits that matched no call */
+    uint64_t forced;      /* calls kept because the --min-time hold was full */
+};
+
+/* Gives the sink that context c's filtered tree feeds; NULL when out of memory. */
+typedef const struct tree_sink *(*cmd_sink_of)(void *arg, const struct tree_ctx *c);
+
+/* Builds every context's call tree (only --thread's, if given) through o's filters (--depth
+ * too) into the sinks sink_of gives, in two passes over the trace (the scan, then all the
+ * trees at once); run->sc is the caller's to free. Returns the exit status after its
+ * messages. */
+int cmd_filter_run(struct load *l, const char *elf, const char *dump, const struct show_opts *o,
+                   cmd_sink_of sink_of, void *arg, struct cmd_filter_run *run);
 
 /* What cmd_func_of needs: the symbols and the image's load bias. */
 struct cmd_resolver {

@@ -38,6 +38,7 @@ struct live_ctx {
     uint32_t id;
     struct tree *tree;
     struct render *render;
+    struct filter *filter; /* the show options' filters, in front of the renderer */
 };
 
 struct live {
@@ -51,6 +52,8 @@ struct live {
     struct dec_ring ring;
     struct render_opts ro;
     struct cmd_resolver res; /* the tree builder's call-site repair */
+    struct filter_opts fo;   /* --only, --hide, --min-time */
+    struct filter_time ft;   /* --time-range: from the first event seen */
     /* --plain: one tree per context, in order of appearance */
     struct live_ctx *ctx;
     unsigned nctx;
@@ -133,6 +136,11 @@ static int configure(struct live *l, const struct dec_ring *ring)
     l->ro.addr_width = ring->word_bytes * 2;
     l->res.sym = l->sym;
     l->res.bias = ring->load_bias;
+    if (cmd_filter_resolve(&l->show, &ld, l->elf, l->source, &l->fo, &l->ft, l->err,
+                           sizeof l->err) < 0) {
+        l->failed = 1;
+        return -1;
+    }
     if (l->ro.style == RENDER_BRACES && !(ring->flags & CYG_F_CALLSITES)) {
         snprintf(l->err, sizeof l->err, "%s: --style=braces needs call sites, and this stream "
                  "has none", l->source);
@@ -163,9 +171,11 @@ static struct live_ctx *plain_ctx(struct live *l, uint32_t id)
     c->render = render_new(stdout, &l->ro, l->sym, l->ring.load_bias);
     /* Live, the depth the trace starts at is unknown: exits of calls made before it are
      * counted as unmatched, not shown. */
-    if (c->render)
-        c->tree = tree_new(render_sink(c->render), 0, cmd_func_of, &l->res);
+    if (c->render && (c->filter = filter_new(render_sink(c->render), &l->fo)))
+        c->tree = tree_new(filter_active(&l->fo) ? filter_sink(c->filter) : render_sink(c->render),
+                           0, cmd_func_of, &l->res);
     if (!c->render || !c->tree) {
+        filter_free(c->filter);
         render_free(c->render);
         return NULL;
     }
@@ -184,6 +194,8 @@ static void plain_event(struct live *l, const struct ev *e)
     int idx;
 
     if (e->kind != EV_LOST && l->show.have_thread && e->ctx != l->show.thread)
+        return;
+    if (!filter_time_keep(&l->ft, e))
         return;
     if (e->kind == EV_LOST && l->cur >= 0) {
         idx = l->cur;
@@ -310,6 +322,7 @@ static int pump_follow(struct live *l)
         if (l->plain) {
             for (unsigned i = 0; i < l->nctx; i++) {
                 tree_free(l->ctx[i].tree);
+                filter_free(l->ctx[i].filter);
                 render_free(l->ctx[i].render);
             }
             l->nctx = 0;
@@ -554,13 +567,22 @@ int cmd_live(int argc, char **argv)
     if (rc >= 0)
         return rc;
     kind = -rc;
+    if (!l.plain && (l.show.only || l.show.hide || l.show.have_min || l.show.range.on)) {
+        cmd_error("live: --only, --hide, --min-time and --time-range need --plain");
+        return 2;
+    }
     l.ro.style = (enum render_style)l.show.style;
     l.ro.max_depth = l.show.max_depth;
     l.ro.collapse = l.show.collapse;
+    l.ro.show = l.show.show;
+    if (l.show.color > 0 || (l.show.color < 0 && cmd_color_auto()))
+        l.ro.show |= RENDER_COLOR;
     if (!(l.sym = sym_open(l.elf, why, sizeof why))) {
         cmd_error("%s: %s", l.elf, why);
         return 1;
     }
+    if (l.show.show & (RENDER_SRCLINE | RENDER_SIGNATURES))
+        l.ro.dwarf = dwarf_src_open(l.elf); /* read lazily; NULL (no memory): names only */
     rc = 1;
     if (!l.plain && !(l.view = view_open(why, sizeof why))) {
         cmd_error("live: %s", why);
@@ -602,6 +624,7 @@ out:
         fclose(l.save);
     for (unsigned i = 0; i < l.nctx; i++) {
         tree_free(l.ctx[i].tree);
+        filter_free(l.ctx[i].filter);
         render_free(l.ctx[i].render);
     }
     free(l.ctx);
@@ -609,6 +632,7 @@ out:
     sdec_free(l.sd);
     link_close(l.link);
     follow_close(l.follow);
+    dwarf_src_close(l.ro.dwarf);
     sym_close(l.sym);
     return rc;
 }

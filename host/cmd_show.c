@@ -23,12 +23,21 @@ const char cmd_show_usage[] =
     "  --depth=N                   show N levels of calls\n"
     "  --no-collapse               show repeated calls one by one\n"
     "  --thread=N                  only thread (or context) N\n"
-    "  --force                     decode even if the dump is from another build\n";
+    "  --force                     decode even if the dump is from another build\n"
+    "  --only=FUNC                 only the calls of FUNC and what they call\n"
+    "  --hide=FUNC                 leave out FUNC and what it calls\n"
+    "  --min-time=DURATION         leave out calls shorter (10us, 2ms, 1s, or ticks)\n"
+    "  --time-range=A..B           only events A to B after the first (either may be empty)\n"
+    "  --srcline[=full]            each call's source line from DWARF, and its call site's\n"
+    "                              when the trace has call sites; full: whole paths\n"
+    "  --signatures                functions with their parameter lists from DWARF\n"
+    "  --color=auto|always|never   colour (auto: on a terminal, unless TERM=dumb or NO_COLOR)\n";
 
 void cmd_show_init(struct show_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->collapse = 1;
+    o->color = -1;
 }
 
 int cmd_show_option(int c, const char *arg, struct show_opts *o)
@@ -69,9 +78,33 @@ int cmd_show_option(int c, const char *arg, struct show_opts *o)
     case CMD_SHOW_FORCE:
         o->force = 1;
         return 1;
+    case CMD_SHOW_SRCLINE:
+        if (arg && strcmp(arg, "full")) {
+            cmd_error("--srcline=%s: only --srcline=full takes a value", arg);
+            return -2;
+        }
+        o->show |= RENDER_SRCLINE | (arg ? RENDER_FULL_PATH : 0);
+        return 1;
+    case CMD_SHOW_SIGNATURES:
+        o->show |= RENDER_SIGNATURES;
+        return 1;
+    case CMD_SHOW_COLOR:
+        if (!strcmp(arg, "auto") || !strcmp(arg, "always") || !strcmp(arg, "never")) {
+            o->color = arg[0] == 'a' ? (arg[1] == 'u' ? -1 : 1) : 0;
+            return 1;
+        }
+        cmd_error("--color=%s: not a choice (auto, always, never)", arg);
+        return -2;
     default:
-        return 0;
+        return cmd_filter_option(c, arg, o);
     }
+}
+
+int cmd_color_auto(void)
+{
+    const char *term = getenv("TERM"), *no = getenv("NO_COLOR");
+
+    return isatty(STDOUT_FILENO) && term && *term && strcmp(term, "dumb") && !(no && *no);
 }
 
 uint64_t cmd_func_of(void *arg, uint64_t addr)
@@ -84,8 +117,8 @@ uint64_t cmd_func_of(void *arg, uint64_t addr)
 
 /* One pass over every event: the contexts, and how deep each starts. It also counts how many
  * of the first functions entered the ELF knows: none means a stripped ELF or the wrong one. */
-static int scan(struct load *l, struct tree_scan *sc, struct load_stats *st, unsigned *checked,
-                unsigned *known)
+static int scan(struct load *l, struct filter_time ft, struct tree_scan *sc,
+                struct load_stats *st, unsigned *checked, unsigned *known)
 {
     struct load_pass *p = load_pass_open(l);
     struct ev e;
@@ -94,6 +127,8 @@ static int scan(struct load *l, struct tree_scan *sc, struct load_stats *st, uns
     if (!p)
         return -1;
     while ((rc = load_pass_next(p, &e)) > 0) {
+        if (!filter_time_keep(&ft, &e))
+            continue;
         if (e.kind == EV_ENTER && *checked < 256) {
             const struct sym_info *s = sym_lookup(l->sym, e.addr - l->ring.load_bias);
 
@@ -111,23 +146,25 @@ static int scan(struct load *l, struct tree_scan *sc, struct load_stats *st, uns
 }
 
 static int render_ctx(struct load *l, const struct render_opts *ro, const struct tree_ctx *c,
-                      uint64_t *unmatched)
+                      const struct filter_opts *fo, struct filter_time ft, uint64_t *unmatched)
 {
     struct cmd_resolver res = {l->sym, l->ring.load_bias};
     struct render *r = render_new(stdout, ro, l->sym, l->ring.load_bias);
     struct tree *t = NULL;
+    struct filter *fl = NULL;
     struct load_pass *p = load_pass_open(l);
     struct ev e;
     int rc = -1;
 
-    if (!r || !p)
+    if (!r || !p || !(fl = filter_new(render_sink(r), fo)))
         goto out;
-    t = tree_new(render_sink(r), (unsigned)-c->min_depth, cmd_func_of, &res);
+    t = tree_new(filter_active(fo) ? filter_sink(fl) : render_sink(r), (unsigned)-c->min_depth,
+                 cmd_func_of, &res);
     if (!t)
         goto out;
     render_header(r);
     while ((rc = load_pass_next(p, &e)) > 0)
-        if (e.ctx == c->id && tree_feed(t, &e) < 0) {
+        if (e.ctx == c->id && filter_time_keep(&ft, &e) && tree_feed(t, &e) < 0) {
             rc = -1;
             break;
         }
@@ -137,6 +174,7 @@ static int render_ctx(struct load *l, const struct render_opts *ro, const struct
     }
 out:
     tree_free(t);
+    filter_free(fl);
     load_pass_close(p);
     render_free(r);
     return rc;
@@ -200,6 +238,9 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
                              .collapse = o->collapse};
     struct tree_scan sc = {0};
     struct load_stats st;
+    struct filter_opts fo;
+    struct filter_time ft;
+    char err[512];
     uint64_t unmatched = 0;
     unsigned checked = 0, known = 0;
     int rc = 1, shown = 0;
@@ -213,9 +254,18 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
     ro.ts_hz = l->ring.ts_hz;
     ro.has_time = !!(l->ring.flags & CYG_F_TIMESTAMPS);
     ro.addr_width = l->ring.word_bytes * 2;
+    ro.show = o->show;
+    if (o->color > 0 || (o->color < 0 && cmd_color_auto()))
+        ro.show |= RENDER_COLOR;
+    if (o->show & (RENDER_SRCLINE | RENDER_SIGNATURES) && elf && l->sym)
+        ro.dwarf = dwarf_src_open(elf); /* read lazily; NULL (no memory): names only */
     if (!isatty(STDOUT_FILENO))
         setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-    if (scan(l, &sc, &st, &checked, &known) < 0) {
+    if (cmd_filter_resolve(o, l, elf, dump, &fo, &ft, err, sizeof err) < 0) {
+        cmd_error("%s", err);
+        goto out;
+    }
+    if (scan(l, ft, &sc, &st, &checked, &known) < 0) {
         cmd_error("%s: read error", dump);
         goto out;
     }
@@ -237,7 +287,7 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
             printf(", %" PRIu64 " events\n", c->events);
         }
         shown++;
-        if (render_ctx(l, &ro, c, &unmatched) < 0) {
+        if (render_ctx(l, &ro, c, &fo, ft, &unmatched) < 0) {
             cmd_error("%s: read error", dump);
             goto out;
         }
@@ -252,6 +302,7 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
     rc = 0;
 out:
     fflush(stdout);
+    dwarf_src_close(ro.dwarf);
     tree_scan_free(&sc);
     return rc;
 }

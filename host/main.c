@@ -14,6 +14,8 @@ static const struct {
     const char *what;
 } cmds[] = {
     {"tree", cmd_tree, "print the call tree of a trace"},
+    {"report", cmd_report, "a flat profile: calls, total, self, avg, max per function"},
+    {"export", cmd_export, "write a trace for Perfetto, flame graphs or KCachegrind"},
     {"info", cmd_info, "show what a trace's control block says"},
     {"pull", cmd_pull, "read the trace out of a target through a GDB server"},
     {"live", cmd_live, "watch a running target's calls: serial, TCP, pipe, or a Linux ring"},

@@ -22,6 +22,10 @@ int main(void)
     srunner_add_suite(sr, fnstat_suite());
     srunner_add_suite(sr, drain_suite());
     srunner_add_suite(sr, vlines_suite());
+    srunner_add_suite(sr, filter_suite());
+    srunner_add_suite(sr, export_suite());
+    srunner_add_suite(sr, modmap_suite());
+    srunner_add_suite(sr, dwarf_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -17,5 +17,9 @@ Suite *stream_suite(void);
 Suite *fnstat_suite(void);
 Suite *drain_suite(void);
 Suite *vlines_suite(void);
+Suite *filter_suite(void);
+Suite *export_suite(void);
+Suite *modmap_suite(void);
+Suite *dwarf_suite(void);
 
 #endif
