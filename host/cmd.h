@@ -111,6 +111,13 @@ struct cmd_filter_run {
     uint64_t forced;      /* calls kept because the --min-time hold was full */
 };
 
+/* One pass over the events in ft's time range: the contexts and how deep each starts (sc),
+ * what the pass skipped (st), and how many of the first functions entered the ELF knows
+ * (*known of *checked: none means a stripped ELF or the wrong one). 0, or -1 on a read error
+ * or out of memory. */
+int cmd_scan(struct load *l, struct filter_time ft, struct tree_scan *sc, struct load_stats *st,
+             unsigned *checked, unsigned *known);
+
 /* Gives the sink that context c's filtered tree feeds; NULL when out of memory. */
 typedef const struct tree_sink *(*cmd_sink_of)(void *arg, const struct tree_ctx *c);
 

@@ -83,36 +83,6 @@ int cmd_filter_resolve(const struct show_opts *o, const struct load *l, const ch
     return 0;
 }
 
-/* The scan: contexts, starting depths, and how many of the first functions entered the ELF
- * knows (none: a stripped ELF, or the wrong one). */
-static int scan(struct load *l, struct filter_time ft, struct cmd_filter_run *run,
-                unsigned *checked, unsigned *known)
-{
-    struct load_pass *p = load_pass_open(l);
-    struct ev e;
-    int rc;
-
-    if (!p)
-        return -1;
-    while ((rc = load_pass_next(p, &e)) > 0) {
-        if (!filter_time_keep(&ft, &e))
-            continue;
-        if (e.kind == EV_ENTER && *checked < 256) {
-            const struct sym_info *s = sym_lookup(l->sym, e.addr - l->ring.load_bias);
-
-            (*checked)++;
-            *known += s && s->start == e.addr - l->ring.load_bias;
-        }
-        if (tree_scan_add(&run->sc, &e) < 0) {
-            rc = -1;
-            break;
-        }
-    }
-    load_pass_stats(p, &run->st);
-    load_pass_close(p);
-    return rc;
-}
-
 struct ctx_run {
     uint32_t id;
     struct tree *t;
@@ -167,7 +137,7 @@ int cmd_filter_run(struct load *l, const char *elf, const char *dump, const stru
         return 1;
     }
     fo.max_depth = o->max_depth;
-    if (scan(l, ft, run, &checked, &known) < 0) {
+    if (cmd_scan(l, ft, &run->sc, &run->st, &checked, &known) < 0) {
         cmd_error("%s: read error", dump);
         return 1;
     }

@@ -117,8 +117,8 @@ uint64_t cmd_func_of(void *arg, uint64_t addr)
 
 /* One pass over every event: the contexts, and how deep each starts. It also counts how many
  * of the first functions entered the ELF knows: none means a stripped ELF or the wrong one. */
-static int scan(struct load *l, struct filter_time ft, struct tree_scan *sc,
-                struct load_stats *st, unsigned *checked, unsigned *known)
+int cmd_scan(struct load *l, struct filter_time ft, struct tree_scan *sc, struct load_stats *st,
+             unsigned *checked, unsigned *known)
 {
     struct load_pass *p = load_pass_open(l);
     struct ev e;
@@ -265,7 +265,7 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
         cmd_error("%s", err);
         goto out;
     }
-    if (scan(l, ft, &sc, &st, &checked, &known) < 0) {
+    if (cmd_scan(l, ft, &sc, &st, &checked, &known) < 0) {
         cmd_error("%s: read error", dump);
         goto out;
     }
