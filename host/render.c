@@ -35,6 +35,7 @@ struct name_slot {
     const char *name; /* NULL: empty slot */
     size_t len;
     char *owned;      /* name, when it is a demangled copy */
+    unsigned exc;     /* Cortex-M: the exception it handles (sym_exception), 0: none */
 };
 
 /* What --srcline and --signatures add, per function and per call site: looked up in the DWARF
@@ -144,7 +145,8 @@ static const char *name_of(struct render *r, uint64_t addr, char *buf, size_t le
         char *dm = render_demangle(s->name);
 
         free(slot->owned);
-        *slot = (struct name_slot){addr, dm ? dm : s->name, strlen(dm ? dm : s->name), dm};
+        *slot = (struct name_slot){addr, dm ? dm : s->name, strlen(dm ? dm : s->name), dm,
+                                   sym_exception(r->sym, s->start)};
         return slot->name;
     }
     render_addr(r->sym, r->bias, addr, buf, len);
@@ -246,6 +248,20 @@ static const char *site_text(struct render *r, uint64_t site)
 
 /* A call in the tree style: "name()", or with --signatures and --srcline
  * "decide(int i) [demo.c:42] <- demo.c:60". */
+/* Cortex-M: after a function the ELF's vector table names, what it handles ("[interrupt 9]",
+ * "[exception 15]": SysTick), from the name cache. */
+static void put_handler(struct render *r, uint64_t addr)
+{
+    const struct name_slot *slot = &r->names[(addr ^ addr >> 10) & (NAME_CACHE - 1)];
+    char nb[256];
+
+    if (!(slot->name && slot->addr == addr))
+        name_of(r, addr, nb, sizeof nb); /* fills the slot for a function's start */
+    if (slot->name && slot->addr == addr && slot->exc)
+        out_fmt(r, slot->exc >= 16 ? " [interrupt %u]" : " [exception %u]",
+                slot->exc >= 16 ? slot->exc - 16 : slot->exc);
+}
+
 static void put_call(struct render *r, uint64_t addr, uint64_t site)
 {
     size_t call_len;
@@ -256,12 +272,14 @@ static void put_call(struct render *r, uint64_t addr, uint64_t site)
         put_name(r, addr);
         col(r, COL_OFF);
         out_mem(r, "()", 2);
+        put_handler(r, addr);
         return;
     }
     t = fn_text(r, addr, &call_len);
     col(r, COL_NAME);
     out_mem(r, t, call_len);
     col(r, COL_OFF);
+    put_handler(r, addr);
     out_str(r, t + call_len);
     if (r->o.show & RENDER_SRCLINE && site && r->o.dwarf)
         out_str(r, site_text(r, site));

@@ -59,6 +59,8 @@ struct sym_table {
     unsigned type;
     sym_fallback_fn fallback; /* addresses this table does not know (other objects) */
     void *fallback_arg;
+    uint32_t *vectors;        /* Cortex-M: the vector table's handlers (Thumb bit cleared), */
+    unsigned nvectors;        /* indexed by exception number; 0 where none */
 };
 
 /* What we need from the ELF header; section header fields are used by the size reader. */
@@ -544,6 +546,53 @@ static bool check_format_quietly(bfd *abfd)
     return ok;
 }
 
+/* Cortex-M: the vector table, found by the names CMSIS, the vendors and our examples give it.
+ * Entry 0 is the initial stack pointer and entry 1 the reset handler: neither is an interrupt
+ * of a running program. Without the table's size, the 16 entries of the core's exceptions. */
+static void vectors_read(bfd *abfd, struct sym_table *t)
+{
+    static const char *const names[] = {"__isr_vector", "__Vectors",     "g_pfnVectors",
+                                        "__vector_table", "vector_table", "_vectors",
+                                        "vectors",        "isr_vector"};
+    uint64_t addr = 0, size = 0;
+    uint8_t *buf = NULL;
+    asection *sec;
+    unsigned n;
+    size_t i;
+
+    for (i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (sym_find(t, names[i], &addr, &size) == 0)
+            break;
+    if (i == sizeof names / sizeof names[0])
+        return;
+    n = size >= 8 && size <= 4 * 512 ? (unsigned)(size / 4) : 16;
+    for (sec = abfd->sections; sec; sec = sec->next)
+        if (addr >= bfd_section_vma(sec) &&
+            addr + 4u * n <= bfd_section_vma(sec) + bfd_section_size(sec) &&
+            (bfd_section_flags(sec) & SEC_HAS_CONTENTS))
+            break;
+    if (!sec || !(buf = malloc(4u * n)) || !(t->vectors = calloc(n, sizeof *t->vectors)) ||
+        !bfd_get_section_contents(abfd, sec, buf, (file_ptr)(addr - bfd_section_vma(sec)),
+                                  4u * n)) {
+        free(t->vectors);
+        t->vectors = NULL;
+        free(buf);
+        return;
+    }
+    for (unsigned k = 2; k < n; k++)
+        t->vectors[k] = (uint32_t)rd(buf + 4u * k, 4, 0) & ~1u;
+    t->nvectors = n;
+    free(buf);
+}
+
+unsigned sym_exception(const struct sym_table *t, uint64_t start)
+{
+    for (unsigned k = 2; t && k < t->nvectors; k++)
+        if (t->vectors[k] == start)
+            return k;
+    return 0;
+}
+
 struct sym_table *sym_open(const char *path, char *err, size_t errlen)
 {
     struct sym_table *t = NULL;
@@ -606,6 +655,8 @@ struct sym_table *sym_open(const char *path, char *err, size_t errlen)
     t->word = h.is64 ? 8 : 4;
     t->type = h.type;
     build_id_read(abfd, &h, t);
+    if (h.machine == 40 && !h.is64)
+        vectors_read(abfd, t);
 out:
     if (why) {
         if (err && errlen)
@@ -630,6 +681,7 @@ void sym_close(struct sym_table *t)
     free(t->all);
     free(t->names);
     free(t->build_id);
+    free(t->vectors);
     free(t);
 }
 

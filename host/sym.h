@@ -35,6 +35,11 @@ void sym_set_fallback(struct sym_table *t, sym_fallback_fn fn, void *arg);
 /* Returns the address and size of the data or function symbol called name; 0, or -1 if absent. */
 int sym_find(const struct sym_table *t, const char *name, uint64_t *addr, uint64_t *size);
 
+/* Cortex-M: returns the exception number (2..15 for the core's, 16 + n for IRQ n) whose
+ * handler in the ELF's vector table starts at link-time address start, else 0. The first
+ * entry that matches: one handler in several slots (a default handler) gives the lowest. */
+unsigned sym_exception(const struct sym_table *t, uint64_t start);
+
 /* Returns the number of function symbols in the table. */
 size_t sym_count(const struct sym_table *t);
 

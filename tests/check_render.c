@@ -91,6 +91,52 @@ START_TEST(test_render_etrace_repeated_callers_not_folded)
 }
 END_TEST
 
+/* Cortex-M: a handler that the ELF's vector table names says what it handles. The ARM
+ * fixture (tests/fixtures/symsrc.c) puts sym_static_fn in SysTick's slot (exception 15) and
+ * sym_global_fn in IRQ 1's; main is in no slot. */
+START_TEST(test_render_marks_handlers)
+{
+    const char *dir = getenv("CYGTRACE_BUILD");
+    char path[512], err[256], *text = NULL;
+    const char *names[] = {"main", "sym_global_fn", "sym_static_fn"};
+    uint64_t a[3], size;
+    size_t len = 0;
+    struct sym_table *sym;
+    struct render_opts o = style(RENDER_TREE);
+    FILE *f;
+    struct render *r;
+    struct tree *t;
+
+    snprintf(path, sizeof path, "%s/tests/fixtures/sym_arm", dir && *dir ? dir : "build");
+    if (!(sym = sym_open(path, err, sizeof err)))
+        return; /* no arm-none-eabi-gcc: check_sym says so */
+    for (int k = 0; k < 3; k++)
+        ck_assert_int_eq(sym_find(sym, names[k], &a[k], &size), 0);
+    f = open_memstream(&text, &len);
+    r = render_new(f, &o, sym, 0);
+    t = tree_new(render_sink(r), 0, NULL, NULL);
+    render_header(r);
+    for (int k = 0; k < 6; k++) {
+        struct ev e = {.kind = k < 3 ? EV_ENTER : EV_EXIT, .addr = a[k < 3 ? k : 5 - k] & ~1u,
+                       .time = 1000u * (unsigned)(k + 1)};
+
+        tree_feed(t, &e);
+    }
+    tree_finish(t);
+    tree_free(t);
+    render_free(r);
+    fclose(f);
+    ck_assert_str_eq(text, "    DURATION  FUNCTION\n"
+                           "              main() {\n"
+                           "                sym_global_fn() [interrupt 1] {\n"
+                           "    1.000 us      sym_static_fn() [exception 15];\n"
+                           "    3.000 us    } /* sym_global_fn */\n"
+                           "    5.000 us  } /* main */\n");
+    free(text);
+    sym_close(sym);
+}
+END_TEST
+
 START_TEST(test_render_tree_durations)
 {
     CHECK_RENDER("+A +B -B +B -B +C +D -D -C -A", style(RENDER_TREE),
@@ -199,6 +245,7 @@ Suite *render_suite(void)
     tcase_add_test(tc, test_render_etrace_no_collapse);
     tcase_add_test(tc, test_render_etrace_repeated_callers_not_folded);
     tcase_add_test(tc, test_render_tree_durations);
+    tcase_add_test(tc, test_render_marks_handlers);
     tcase_add_test(tc, test_render_tree_without_time);
     tcase_add_test(tc, test_render_tree_depth_limit);
     tcase_add_test(tc, test_render_tree_open_frames_and_abandoned);

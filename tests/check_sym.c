@@ -195,6 +195,31 @@ START_TEST(test_sym_thumb_bit)
 }
 END_TEST
 
+/* Cortex-M: the handlers in the ELF's vector table are known by their exception numbers;
+ * other functions, and other architectures' tables, are not. */
+START_TEST(test_sym_vector_table)
+{
+    struct sym_table *t = NULL;
+    uint64_t a, size;
+    char path[512];
+
+    if (!fixture_open(&fixtures[1], path, sizeof(path), &t))
+        return;
+    ck_assert_int_eq(sym_find(t, "sym_static_fn", &a, &size), 0);
+    ck_assert_uint_eq(sym_exception(t, a & ~(uint64_t)1), 15);
+    ck_assert_int_eq(sym_find(t, "sym_global_fn", &a, &size), 0);
+    ck_assert_uint_eq(sym_exception(t, a & ~(uint64_t)1), 17);
+    ck_assert_int_eq(sym_find(t, "main", &a, &size), 0);
+    ck_assert_uint_eq(sym_exception(t, a & ~(uint64_t)1), 0);
+    sym_close(t);
+    if (!fixture_open(&fixtures[0], path, sizeof(path), &t))
+        return;
+    ck_assert_int_eq(sym_find(t, "sym_static_fn", &a, &size), 0);
+    ck_assert_uint_eq(sym_exception(t, a), 0);
+    sym_close(t);
+}
+END_TEST
+
 START_TEST(test_sym_header_fields)
 {
     const struct fixture *f = &fixtures[_i];
@@ -531,6 +556,7 @@ Suite *sym_suite(void)
 
     tcase_add_loop_test(tc, test_sym_lookup_functions, 0, N_FIXTURES);
     tcase_add_test(tc, test_sym_thumb_bit);
+    tcase_add_test(tc, test_sym_vector_table);
     tcase_add_loop_test(tc, test_sym_header_fields, 0, N_FIXTURES);
     tcase_add_loop_test(tc, test_sym_build_id, 0, N_FIXTURES);
     tcase_add_loop_test(tc, test_sym_find_variable, 0, N_FIXTURES);
