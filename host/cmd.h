@@ -148,6 +148,11 @@ int cmd_live(int argc, char **argv);
 /* Prints "cygtrace: " and the formatted message to stderr. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Opens the ELF and the dump that follow the options (argv[optind], argv[optind + 1]) into l.
+ * Returns 0, or the exit status after a message: 2 when they are not two, 1 when they cannot
+ * be loaded or do not belong together. */
+int cmd_load_args(int argc, char **argv, const char *cmd, int force, struct load *l);
+
 /* After getopt_long returned '?': says which option was wrong, in one line. */
 void cmd_bad_option(char **argv, const char *cmd);
 

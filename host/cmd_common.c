@@ -41,3 +41,18 @@ int cmd_parse_u64(const char *s, unsigned long long *v)
     *v = strtoull(s, &end, 0);
     return (errno || *end) ? -1 : 0;
 }
+
+int cmd_load_args(int argc, char **argv, const char *cmd, int force, struct load *l)
+{
+    char err[512];
+
+    if (argc - optind != 2) {
+        cmd_error("%s: needs an ELF file and a dump (see 'cygtrace %s --help')", cmd, cmd);
+        return 2;
+    }
+    if (load_open(l, argv[optind], argv[optind + 1], force, err, sizeof err) < 0) {
+        cmd_error("%s", err);
+        return 1;
+    }
+    return 0;
+}

@@ -42,7 +42,6 @@ int cmd_export(int argc, char **argv)
     struct load l;
     const char *outname = NULL, *elf, *dump;
     FILE *out = stdout;
-    char err[512];
     int c, rc, have_format = 0;
 
     cmd_show_init(&o);
@@ -72,17 +71,14 @@ int cmd_export(int argc, char **argv)
         cmd_bad_option(argv, "export");
         return 2;
     }
-    if (!have_format || argc - optind != 2) {
-        cmd_error("export: needs --format, an ELF file and a dump (see 'cygtrace export "
-                  "--help')");
+    if (!have_format) {
+        cmd_error("export: needs --format=chrome|folded|callgrind (see 'cygtrace export --help')");
         return 2;
     }
+    if ((rc = cmd_load_args(argc, argv, "export", o.force, &l)) != 0)
+        return rc;
     elf = argv[optind];
     dump = argv[optind + 1];
-    if (load_open(&l, elf, dump, o.force, err, sizeof err) < 0) {
-        cmd_error("%s", err);
-        return 1;
-    }
     rc = 1;
     if (xo.format != EXPORT_CHROME && !(l.ring.flags & CYG_F_TIMESTAMPS)) {
         cmd_error("%s: --format=%s needs timestamps, and this trace has none", dump,

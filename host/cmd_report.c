@@ -233,7 +233,6 @@ int cmd_report(int argc, char **argv)
                                          {0, 0, 0, 0}};
     struct show_opts o;
     struct load l;
-    char err[512];
     int c, rc, key = FNSTAT_BY_TOTAL, ticks = 0;
 
     cmd_show_init(&o);
@@ -262,14 +261,8 @@ int cmd_report(int argc, char **argv)
         cmd_bad_option(argv, "report");
         return 2;
     }
-    if (argc - optind != 2) {
-        cmd_error("report: needs an ELF file and a dump (see 'cygtrace report --help')");
-        return 2;
-    }
-    if (load_open(&l, argv[optind], argv[optind + 1], o.force, err, sizeof err) < 0) {
-        cmd_error("%s", err);
-        return 1;
-    }
+    if ((rc = cmd_load_args(argc, argv, "report", o.force, &l)) != 0)
+        return rc;
     rc = report(&l, argv[optind], argv[optind + 1], &o, key, ticks);
     load_close(&l);
     return rc;

@@ -22,7 +22,6 @@ int cmd_tree(int argc, char **argv)
                                          {0, 0, 0, 0}};
     struct show_opts o;
     struct load l;
-    char err[512];
     unsigned long long ram = 0;
     int c, have_ram = 0, rc;
 
@@ -49,14 +48,8 @@ int cmd_tree(int argc, char **argv)
         cmd_bad_option(argv, "tree");
         return 2;
     }
-    if (argc - optind != 2) {
-        cmd_error("tree: needs an ELF file and a dump (see 'cygtrace tree --help')");
-        return 2;
-    }
-    if (load_open(&l, argv[optind], argv[optind + 1], o.force, err, sizeof err) < 0) {
-        cmd_error("%s", err);
-        return 1;
-    }
+    if ((rc = cmd_load_args(argc, argv, "tree", o.force, &l)) != 0)
+        return rc;
     /* In a RAM image the block must sit where it says it lives: else the image is not of this
      * RAM, or not from the address given. */
     if (have_ram && l.ring.ctl_addr != ram + l.ring.off && !o.force) {
