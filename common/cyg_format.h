@@ -26,6 +26,8 @@
 #define CYG_F_CALLSITES (1u << 1)      /* records carry the call site (4 words, not 2) */
 #define CYG_F_TIMESTAMPS (1u << 2)     /* records carry a timestamp (else the field is 0) */
 #define CYG_F_THREADS (1u << 3)        /* 64-bit records carry a thread index */
+#define CYG_F_LAPTAG (1u << 4)         /* 64-bit call records carry 11 more bits of their lap
+                                          number (CYG64_TAG_*), timestamps 50 bits */
 
 /* state (control block, byte 84): who may write records now */
 #define CYG_S_STOPPED 0u               /* not recording (before start, after stop) */
@@ -145,6 +147,16 @@ _Static_assert(sizeof(struct cyg_ctl) == CYG_HDR_BYTES, "control block size");
 #define CYG64_STHREAD_SHIFT 40u
 #define CYG64_DATA_MASK ((UINT64_C(1) << 40) - 1u)
 
+/* With CYG_F_LAPTAG (from the issue-6 runtime on), a 64-bit call record's b holds bits 1..11 of
+ * the inverted lap number in bits 60..50, the timestamp in bits 49..0 (ts_bits <= 50). One lap
+ * bit tells a slot's last lap from the one before; it cannot tell a record that a preempted
+ * writer stored two laps late, with another thread's record of this lap under it. With the tag,
+ * such a stale record passes only if its writer was late by a multiple of 4096 laps. */
+#define CYG64_TAG_SHIFT 50u
+#define CYG64_TAG_MASK (UINT64_C(0x7ff) << CYG64_TAG_SHIFT)
+#define CYG64_TAGGED_TS_BITS 50u
+#define CYG64_TAGGED_TS_MASK ((UINT64_C(1) << CYG64_TAGGED_TS_BITS) - 1u)
+
 /* Special record types (6 bits). Specials carry no timestamp: they take the time of the record
  * before them. */
 #define CYG_SP_THREAD 1u   /* a = OS thread id; the record's thread index is the new thread's */
@@ -168,6 +180,15 @@ _Static_assert(sizeof(struct cyg_ctl) == CYG_HDR_BYTES, "control block size");
 static inline unsigned cyg_lap(uint64_t seq, unsigned cap_log2)
 {
     return (unsigned)((seq >> cap_log2) & 1u) ^ 1u;
+}
+
+/* The lap bit and tag (CYG64_LAP | CYG64_TAG_MASK bits of b) that call record number seq
+ * carries in a CYG_F_LAPTAG ring of 2^cap_log2. */
+static inline uint64_t cyg64_lap_tag(uint64_t seq, unsigned cap_log2)
+{
+    uint64_t x = ~seq >> cap_log2; /* the inverted lap number */
+
+    return x << 63 | (x << (CYG64_TAG_SHIFT - 1u) & CYG64_TAG_MASK);
 }
 
 #endif

@@ -126,6 +126,34 @@ int cmd_scan(struct load *l, struct filter_time ft, struct tree_scan *sc, struct
 
     if (!p)
         return -1;
+    if (!ft.on) { /* a ring, and every event counts: the fast pass */
+        struct dec_counts c = {0};
+
+        rc = load_pass_count(p, &c);
+        for (unsigned i = 0; rc == 0 && i < c.n; i++) {
+            const struct dec_ctx *x = &c.ctx[i];
+            struct tree_ctx *t = tree_scan_ctx(sc, x->id);
+
+            if (!t) {
+                rc = -1;
+                break;
+            }
+            *t = (struct tree_ctx){x->id, x->os_tid, x->events, x->depth, x->min_depth};
+        }
+        for (unsigned i = 0; rc == 0 && i < c.n_first; i++) {
+            const struct sym_info *s = sym_lookup(l->sym, c.first[i] - l->ring.load_bias);
+
+            (*checked)++;
+            *known += s && s->start == c.first[i] - l->ring.load_bias;
+        }
+        free(c.ctx);
+        if (rc != -2) {
+            load_pass_stats(p, st);
+            load_pass_close(p);
+            return rc;
+        }
+        rc = 0;
+    }
     while ((rc = load_pass_next(p, &e)) > 0) {
         if (!filter_time_keep(&ft, &e))
             continue;

@@ -15,7 +15,7 @@ struct dec {
     uint8_t *buf;          /* the window: records [win_seq, win_seq + win_n) */
     uint64_t win_seq;
     unsigned win_n;        /* records in the window that the dump holds in full */
-    unsigned win_want;     /* records the window should have held */
+    uint64_t win_want;     /* records the window should have held (or skips: load_window) */
     uint64_t seq;          /* next to decode */
     uint64_t end;
     struct dec_state ds;
@@ -219,8 +219,14 @@ static int load_window(struct dec *d)
     if (got < 0)
         return -1;
     d->win_seq = d->seq;
-    d->win_want = (unsigned)n;
     d->win_n = (unsigned)((uint64_t)got / d->r.rec_bytes);
+    /* A short read: the dump ends in this run of slots, so it holds none of the slots after
+     * it up to the ring's end either. The window spans them all and the loops skip them in
+     * one step: a header that claims 2^40 records over a short file must not take 2^40
+     * steps (found by tests/fuzz). */
+    if (d->win_n < n)
+        n = d->end - d->seq < d->r.cap - slot ? d->end - d->seq : d->r.cap - slot;
+    d->win_want = n;
     return 0;
 }
 
@@ -269,19 +275,27 @@ static void decode_special(struct dec_state *s, struct ev *e, uint64_t a, uint64
         e->data = type;
 }
 
-/* dec_record's body, inlined into dec_next's loop: the bulk decoder is benchmarked, and a
- * call per record would show there. */
-static inline __attribute__((always_inline)) int record(struct dec_state *s, const uint8_t *p,
-                                                        uint64_t seq, struct ev *e)
+/* A 64-bit call record whose lap tag is not its slot's: written laps late (CYG_F_LAPTAG). */
+static inline __attribute__((always_inline)) int stale(const struct dec_state *s, uint64_t seq,
+                                                       uint64_t b, unsigned w)
 {
-    const unsigned w = s->word_bytes;
+    return w == 8 && (s->flags & CYG_F_LAPTAG) && !(b & CYG64_SPECIAL) &&
+           (b & CYG64_TAG_MASK) != (cyg64_lap_tag(seq, s->cap_log2) & CYG64_TAG_MASK);
+}
+
+/* dec_record's body, inlined into dec_next's loop: the bulk decoder is benchmarked, and a
+ * call per record would show there. w, the word size, is a constant in each copy, so every
+ * test on it folds away. */
+static inline __attribute__((always_inline)) int record_w(struct dec_state *s, const uint8_t *p,
+                                                          uint64_t seq, struct ev *e, unsigned w)
+{
     uint64_t a = get_le(p, w), b = get_le(p + w, w);
     unsigned lap = (unsigned)(b >> (w * 8 - 1)) & 1u;
 
     /* An all-zero slot was never written in any lap: in an even lap its lap bit would pass.
      * No real record is all zero (a thread index or a special bit is always set; a 32-bit
      * entry of a function at address 0 at time 0 is the one exception). */
-    if (lap != cyg_lap(seq, s->cap_log2) || (a == 0 && b == 0))
+    if (lap != cyg_lap(seq, s->cap_log2) || (a == 0 && b == 0) || stale(s, seq, b, w))
         return 0;
     memset(e, 0, sizeof *e);
     e->seq = seq;
@@ -296,7 +310,7 @@ static inline __attribute__((always_inline)) int record(struct dec_state *s, con
         e->addr = a & CYG64_ADDR_MASK;
         e->ctx = (uint32_t)(a >> CYG64_THREAD_SHIFT);
         e->time = (s->flags & CYG_F_TIMESTAMPS)
-                      ? dec_clock_unwrap(&s->clock, b & CYG64_TS_MASK, s->ts_mask)
+                      ? dec_clock_unwrap(&s->clock, b & s->ts_mask, s->ts_mask)
                       : 0;
     } else {
         e->kind = (a & CYG32_EXIT) ? EV_EXIT : EV_ENTER;
@@ -311,10 +325,10 @@ static inline __attribute__((always_inline)) int record(struct dec_state *s, con
 
 int dec_record(struct dec_state *s, const uint8_t *rec, uint64_t seq, struct ev *e)
 {
-    return record(s, rec, seq, e);
+    return s->word_bytes == 8 ? record_w(s, rec, seq, e, 8) : record_w(s, rec, seq, e, 4);
 }
 
-int dec_next(struct dec *d, struct ev *e)
+static inline __attribute__((always_inline)) int next_w(struct dec *d, struct ev *e, unsigned w)
 {
     while (d->seq < d->end) {
         uint64_t i;
@@ -322,12 +336,12 @@ int dec_next(struct dec *d, struct ev *e)
         if (d->seq >= d->win_seq + d->win_want && load_window(d) < 0)
             return -1;
         i = d->seq - d->win_seq;
-        if (i >= d->win_n) {
-            d->st.truncated++;
-            d->seq++;
+        if (i >= d->win_n) { /* past the end of the dump, and so is the rest of the window */
+            d->st.truncated += d->win_seq + d->win_want - d->seq;
+            d->seq = d->win_seq + d->win_want;
             continue;
         }
-        if (!record(&d->ds, d->buf + i * d->r.rec_bytes, d->seq++, e)) {
+        if (!record_w(&d->ds, d->buf + i * d->r.rec_bytes, d->seq++, e, w)) {
             d->st.unwritten++;
             continue;
         }
@@ -335,6 +349,94 @@ int dec_next(struct dec *d, struct ev *e)
         return 1;
     }
     return 0;
+}
+
+int dec_next(struct dec *d, struct ev *e)
+{
+    return d->r.word_bytes == 8 ? next_w(d, e, 8) : next_w(d, e, 4);
+}
+
+static struct dec_ctx *count_ctx(struct dec_counts *c, uint32_t id)
+{
+    for (unsigned i = c->n; i-- > 0;)
+        if (c->ctx[i].id == id)
+            return &c->ctx[i];
+    if (c->n == c->cap) {
+        unsigned cap = c->cap ? c->cap * 2 : 8;
+        struct dec_ctx *p = realloc(c->ctx, cap * sizeof *p);
+
+        if (!p)
+            return NULL;
+        c->ctx = p;
+        c->cap = cap;
+    }
+    c->ctx[c->n] = (struct dec_ctx){.id = id};
+    return &c->ctx[c->n++];
+}
+
+/* dec_count's loop, w a constant. A call record is counted from its two words alone; a
+ * special one goes through record_w, which keeps the decoder's state (the firmware's current
+ * context) as dec_next would. */
+static inline __attribute__((always_inline)) int count_w(struct dec *d, struct dec_counts *c,
+                                                         unsigned w)
+{
+    const uint64_t special = w == 8 ? CYG64_SPECIAL : CYG32_SPECIAL;
+    struct dec_ctx *x = NULL;
+
+    while (d->seq < d->end) {
+        uint64_t i, a, b, seq = d->seq;
+        const uint8_t *p;
+        unsigned kind;
+        uint32_t id;
+        struct ev e = {0};
+
+        if (seq >= d->win_seq + d->win_want && load_window(d) < 0)
+            return -1;
+        d->seq++;
+        i = seq - d->win_seq;
+        if (i >= d->win_n) { /* past the end of the dump, and so is the rest of the window */
+            d->st.truncated += d->win_seq + d->win_want - seq;
+            d->seq = d->win_seq + d->win_want;
+            continue;
+        }
+        p = d->buf + i * d->r.rec_bytes;
+        a = get_le(p, w);
+        b = get_le(p + w, w);
+        if (((unsigned)(b >> (w * 8 - 1)) & 1u) != cyg_lap(seq, d->ds.cap_log2) ||
+            (a == 0 && b == 0) || stale(&d->ds, seq, b, w)) {
+            d->st.unwritten++;
+            continue;
+        }
+        d->st.decoded++;
+        if (b & special) {
+            record_w(&d->ds, p, seq, &e, w);
+            kind = e.kind;
+            id = e.ctx;
+        } else {
+            kind = (w == 8 ? b & CYG64_EXIT : a & CYG32_EXIT) ? EV_EXIT : EV_ENTER;
+            id = w == 8 ? (uint32_t)(a >> CYG64_THREAD_SHIFT) : d->ds.ctx;
+            if (kind == EV_ENTER && c->n_first < DEC_COUNT_FIRST)
+                c->first[c->n_first++] = w == 8 ? a & CYG64_ADDR_MASK : a & ~(uint64_t)1;
+        }
+        if ((!x || x->id != id) && !(x = count_ctx(c, id)))
+            return -1;
+        if (kind == EV_ENTER) {
+            x->events++;
+            x->depth++;
+        } else if (kind == EV_EXIT) {
+            x->events++;
+            if (--x->depth < x->min_depth)
+                x->min_depth = x->depth;
+        } else if (kind == EV_THREAD) {
+            x->os_tid = e.addr;
+        }
+    }
+    return 0;
+}
+
+int dec_count(struct dec *d, struct dec_counts *c)
+{
+    return d->r.word_bytes == 8 ? count_w(d, c, 8) : count_w(d, c, 4);
 }
 
 void dec_get_stats(const struct dec *d, struct dec_stats *st)

@@ -157,6 +157,11 @@ int load_pass_next(struct load_pass *p, struct ev *e)
     return p->dec ? dec_next(p->dec, e) : sread_next(p->sread, e);
 }
 
+int load_pass_count(struct load_pass *p, struct dec_counts *c)
+{
+    return p->dec ? dec_count(p->dec, c) : -2;
+}
+
 void load_pass_stats(const struct load_pass *p, struct load_stats *st)
 {
     memset(st, 0, sizeof *st);

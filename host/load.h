@@ -54,6 +54,10 @@ struct load_pass *load_pass_open(struct load *l);
 /* Gets the next event: 1, or 0 at the end, or -1 on a read error. */
 int load_pass_next(struct load_pass *p, struct ev *e);
 
+/* Runs the rest of a ring's pass through dec_count: 0, -1 on a read error or out of memory, or
+ * -2 when the pass reads a stream, which goes event by event. */
+int load_pass_count(struct load_pass *p, struct dec_counts *c);
+
 /* Returns what the pass skipped and decoded so far. */
 void load_pass_stats(const struct load_pass *p, struct load_stats *st);
 

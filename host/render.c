@@ -82,27 +82,41 @@ static void out_flush(struct render *r)
     r->n = 0;
 }
 
-static void out_mem(struct render *r, const char *p, size_t len)
+/* Rare: the buffer is full, or len alone is larger than it. */
+static void __attribute__((noinline)) out_big(struct render *r, const char *p, size_t len)
 {
-    if (r->n + len > sizeof r->buf) {
-        out_flush(r);
-        if (len > sizeof r->buf) {
-            fwrite(p, 1, len, r->out);
-            return;
-        }
+    out_flush(r);
+    if (len > sizeof r->buf) {
+        fwrite(p, 1, len, r->out);
+        return;
+    }
+    memcpy(r->buf, p, len);
+    r->n = len;
+}
+
+/* Inlined: most pieces of a line are a few bytes, often a constant string whose length the
+ * compiler knows. */
+static inline __attribute__((always_inline)) void out_mem(struct render *r, const char *p,
+                                                          size_t len)
+{
+    if (__builtin_expect(r->n + len > sizeof r->buf, 0)) {
+        out_big(r, p, len);
+        return;
     }
     memcpy(r->buf + r->n, p, len);
     r->n += len;
 }
 
-static void out_str(struct render *r, const char *s)
+static inline __attribute__((always_inline)) void out_str(struct render *r, const char *s)
 {
     out_mem(r, s, strlen(s));
 }
 
-static void out_chr(struct render *r, char c)
+static inline __attribute__((always_inline)) void out_chr(struct render *r, char c)
 {
-    out_mem(r, &c, 1);
+    if (__builtin_expect(r->n + 1 > sizeof r->buf, 0))
+        out_flush(r);
+    r->buf[r->n++] = c;
 }
 
 static void out_fmt(struct render *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -327,35 +341,64 @@ static size_t put_u64(char *buf, uint64_t v, unsigned min_digits)
     return n;
 }
 
-/* Formatting is the decoder's hot spot: integers only, no printf. */
-void render_duration(uint64_t ticks, uint64_t hz, char *buf, size_t len)
+/* "000" to "999": two table copies instead of six divisions for a duration's digits. */
+static char digits3[1000][3];
+
+static void __attribute__((constructor)) digits3_init(void)
 {
-    static const char *const units[] = {" us", " ms", " s"};
-    double ns;
+    for (unsigned i = 0; i < 1000; i++) {
+        digits3[i][0] = (char)('0' + i / 100);
+        digits3[i][1] = (char)('0' + i / 10 % 10);
+        digits3[i][2] = (char)('0' + i % 10);
+    }
+}
+
+/* A duration as render_duration() writes it, with its length: "1.234 us". buf holds at least
+ * 32 bytes. Formatting is the decoder's hot spot: integers only, no printf. */
+static size_t duration_text(uint64_t ticks, uint64_t hz, char *buf)
+{
+    static const char units[][4] = {" us", " ms", " s"};
     uint64_t milli; /* thousandths of the unit chosen */
+    double ns;
     unsigned u = 0;
     size_t n;
 
+    if (!hz) {
+        n = put_u64(buf, ticks, 1);
+        memcpy(buf + n, " ticks", 7);
+        return n + 6;
+    }
+    ns = (double)ticks * 1e9 / (double)hz + 0.5; /* ns = thousandths of a us */
+    /* A slow clock (a bad ts_hz, a corrupt timestamp) can give more ns than 64 bits hold, and
+     * converting such a double is undefined: saturate (found by tests/fuzz/fuzz_dump.c). */
+    milli = ns < 0x1p63 ? (uint64_t)ns : UINT64_C(1) << 63; /* room for the rounding below */
+    while (u < 2 && milli >= 1000000) {
+        milli = (milli + 500) / 1000;
+        u++;
+    }
+    if (milli < 1000000) { /* the integer part's 1 to 3 digits, from the table */
+        uint64_t ip = milli / 1000;
+
+        n = ip < 10 ? 1 : ip < 100 ? 2 : 3;
+        memcpy(buf, digits3[ip] + 3 - n, n);
+    } else {
+        n = put_u64(buf, milli / 1000, 1);
+    }
+    buf[n++] = '.';
+    memcpy(buf + n, digits3[milli % 1000], 3);
+    n += 3;
+    memcpy(buf + n, units[u], 4);
+    return n + (u == 2 ? 2 : 3);
+}
+
+void render_duration(uint64_t ticks, uint64_t hz, char *buf, size_t len)
+{
     if (len < 32) { /* the longest: 20 digits and " ticks" */
         if (len)
             buf[0] = 0;
         return;
     }
-    if (!hz) {
-        n = put_u64(buf, ticks, 1);
-        memcpy(buf + n, " ticks", 7);
-        return;
-    }
-    ns = (double)ticks * 1e9 / (double)hz;
-    milli = (uint64_t)(ns + 0.5); /* ns = thousandths of a us */
-    while (u < 2 && milli >= 1000000) {
-        milli = (milli + 500) / 1000;
-        u++;
-    }
-    n = put_u64(buf, milli / 1000, 1);
-    buf[n++] = '.';
-    n += put_u64(buf + n, milli % 1000, 3);
-    memcpy(buf + n, units[u], strlen(units[u]) + 1);
+    duration_text(ticks, hz, buf);
 }
 
 static void indent(struct render *r, unsigned depth)
@@ -372,14 +415,13 @@ static void indent(struct render *r, unsigned depth)
  * nothing to say. */
 static void time_col(struct render *r, int known, uint64_t ticks)
 {
-    char d[32] = "";
-    size_t n;
+    char d[32];
+    size_t n = 0;
 
     if (!r->o.has_time)
         return;
     if (known)
-        render_duration(ticks, r->o.ts_hz, d, sizeof d);
-    n = strlen(d);
+        n = duration_text(ticks, r->o.ts_hz, d);
     if (n < 12)
         out_mem(r, "            ", 12 - n);
     if (r->o.show & RENDER_COLOR && known && r->o.ts_hz && ticks >= r->o.ts_hz / 1000) {
@@ -416,10 +458,15 @@ static void flush_run(struct render *r)
     time_col(r, 1, r->run.ticks);
     indent(r, r->run.depth);
     put_call(r, r->run.addr, r->run.site);
-    if (r->run.count > 1)
-        out_fmt(r, "; x%" PRIu64 "\n", r->run.count);
-    else
-        out_str(r, ";\n");
+    if (r->run.count > 1) {
+        char num[24];
+
+        out_mem(r, "; x", 3);
+        out_mem(r, num, put_u64(num, r->run.count, 1));
+        out_chr(r, '\n');
+    } else {
+        out_mem(r, ";\n", 2);
+    }
 }
 
 /* Shows the held-back call as a caller: "name() {". */

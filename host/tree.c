@@ -182,30 +182,34 @@ void tree_free(struct tree *t)
     free(t);
 }
 
+struct tree_ctx *tree_scan_ctx(struct tree_scan *s, uint32_t id)
+{
+    struct tree_ctx *c;
+
+    for (unsigned i = s->n; i-- > 0;)
+        if (s->ctx[i].id == id)
+            return &s->ctx[i];
+    if (s->n == s->cap) {
+        unsigned cap = s->cap ? s->cap * 2 : 8;
+        struct tree_ctx *p = realloc(s->ctx, cap * sizeof *p);
+
+        if (!p)
+            return NULL;
+        s->ctx = p;
+        s->cap = cap;
+    }
+    c = &s->ctx[s->n++];
+    memset(c, 0, sizeof *c);
+    c->id = id;
+    return c;
+}
+
 int tree_scan_add(struct tree_scan *s, const struct ev *e)
 {
-    struct tree_ctx *c = NULL;
+    struct tree_ctx *c = tree_scan_ctx(s, e->ctx);
 
-    for (unsigned i = s->n; i-- > 0;) {
-        if (s->ctx[i].id == e->ctx) {
-            c = &s->ctx[i];
-            break;
-        }
-    }
-    if (!c) {
-        if (s->n == s->cap) {
-            unsigned cap = s->cap ? s->cap * 2 : 8;
-            struct tree_ctx *p = realloc(s->ctx, cap * sizeof *p);
-
-            if (!p)
-                return -1;
-            s->ctx = p;
-            s->cap = cap;
-        }
-        c = &s->ctx[s->n++];
-        memset(c, 0, sizeof *c);
-        c->id = e->ctx;
-    }
+    if (!c)
+        return -1;
     switch (e->kind) {
     case EV_ENTER:
         c->events++;

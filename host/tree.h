@@ -77,6 +77,9 @@ struct tree_scan {
     unsigned n, cap;
 };
 
+/* The scan's context id, added when it is new; NULL when out of memory. */
+struct tree_ctx *tree_scan_ctx(struct tree_scan *s, uint32_t id);
+
 /* Accounts one event in the scan; -1 when out of memory. */
 int tree_scan_add(struct tree_scan *s, const struct ev *e);
 

@@ -16,6 +16,59 @@ struct decoded {
     struct dec_stats st;
 };
 
+/* dec_count over the same ring must agree with the events dec_next gave, one by one: the same
+ * statistics, and per context the same counts, depths and thread id. */
+static void check_count(struct src *s, const struct decoded *d)
+{
+    struct dec *dc = dec_open(s, &d->r);
+    struct dec_counts c = {0};
+    struct dec_stats st;
+    unsigned enters = 0;
+
+    if (d->n == 256) { /* more than the test kept */
+        dec_close(dc);
+        return;
+    }
+    ck_assert_int_eq(dec_count(dc, &c), 0);
+    dec_get_stats(dc, &st);
+    ck_assert_mem_eq(&st, &d->st, sizeof st);
+    for (unsigned k = 0; k < c.n; k++) {
+        struct dec_ctx want = {.id = c.ctx[k].id};
+
+        for (unsigned i = 0; i < d->n; i++) {
+            const struct ev *e = &d->ev[i];
+
+            if (e->ctx != want.id)
+                continue;
+            if (e->kind == EV_ENTER || e->kind == EV_EXIT) {
+                want.events++;
+                want.depth += e->kind == EV_ENTER ? 1 : -1;
+                if (want.depth < want.min_depth)
+                    want.min_depth = want.depth;
+            } else if (e->kind == EV_THREAD) {
+                want.os_tid = e->addr;
+            }
+        }
+        ck_assert_uint_eq(c.ctx[k].events, want.events);
+        ck_assert_int_eq(c.ctx[k].depth, want.depth);
+        ck_assert_int_eq(c.ctx[k].min_depth, want.min_depth);
+        ck_assert_uint_eq(c.ctx[k].os_tid, want.os_tid);
+    }
+    for (unsigned i = 0; i < d->n; i++) { /* every context is there */
+        unsigned k = 0;
+
+        while (k < c.n && c.ctx[k].id != d->ev[i].ctx)
+            k++;
+        ck_assert_uint_lt(k, c.n);
+    }
+    for (unsigned i = 0; i < d->n; i++)
+        if (d->ev[i].kind == EV_ENTER && enters < DEC_COUNT_FIRST)
+            ck_assert_uint_eq(c.first[enters++], d->ev[i].addr);
+    ck_assert_uint_eq(c.n_first, enters);
+    free(c.ctx);
+    dec_close(dc);
+}
+
 /* Decodes the generated ring (len bytes of it) into d; returns dec_locate's result. */
 static int decode_buf(const uint8_t *buf, size_t len, struct decoded *d)
 {
@@ -34,6 +87,7 @@ static int decode_buf(const uint8_t *buf, size_t len, struct decoded *d)
             d->n++;
         dec_get_stats(dc, &d->st);
         dec_close(dc);
+        check_count(s, d);
     }
     src_close(s);
     return rc;
@@ -204,6 +258,42 @@ START_TEST(test_dec_unwritten_slots_skipped)
     ck_assert_uint_eq(d.ev[1].addr, 0xc0);
     ck_assert_uint_eq(d.st.unwritten, 2);
     rg_free(&g);
+}
+END_TEST
+
+/* A writer preempted for two laps stores its record over another thread's, with the lap bit
+ * its slot expects again: the lap tag (CYG_F_LAPTAG) tells it is stale, in both decoding loops.
+ * A ring without the tag (older runtimes) cannot tell. */
+START_TEST(test_dec_stale_record_lap_tag)
+{
+    for (int tagged = 0; tagged < 2; tagged++) {
+        struct ringgen g;
+        struct decoded d;
+        uint64_t a, b, seq = 60;
+        uint8_t *p;
+
+        rg_init(&g, 8, 4, CYG_F_OVERWRITE | (tagged ? CYG_F_LAPTAG : 0)); /* 16 records */
+        for (unsigned i = 0; i < 72; i++)
+            rg_event(&g, (int)(i & 1), 0x1000 + (i & ~1u) * 16, 100 + i, 1, 0);
+        /* seq 60's slot now holds what the writer of seq 28 (two laps before) stores late */
+        rg_encode(8, 4, seq - 32, 0, 0xdead0, 7, 2, &a, &b);
+        if (tagged)
+            b = cyg64_lap_tag(seq - 32, 4) | 7;
+        p = g.buf + CYG_HDR_BYTES + (seq & 15) * 16;
+        memcpy(p, &a, 8);
+        memcpy(p + 8, &b, 8);
+        rg_seal(&g, 0, CYG_S_FROZEN);
+        decode(&g, &d);
+        ck_assert_uint_eq(d.n, tagged ? 15 : 16);
+        ck_assert_uint_eq(d.st.unwritten, tagged ? 1 : 0);
+        for (unsigned i = 0; i < d.n; i++)
+            ck_assert(tagged ? d.ev[i].addr != 0xdead0 : 1);
+        if (tagged) { /* the times carry no tag bits */
+            ck_assert_uint_eq(d.ev[0].time, 100 + 56);
+            ck_assert_uint_eq(d.ev[d.n - 1].time, 100 + 71);
+        }
+        rg_free(&g);
+    }
 }
 END_TEST
 
@@ -451,6 +541,7 @@ Suite *dec_suite(void)
     tcase_add_test(tc, test_dec_events_in_order);
     tcase_add_test(tc, test_dec_wrapped_keeps_newest);
     tcase_add_test(tc, test_dec_unwritten_slots_skipped);
+    tcase_add_test(tc, test_dec_stale_record_lap_tag);
     tcase_add_test(tc, test_dec_stop_mode);
     tcase_add_test(tc, test_dec_truncated_dump);
     tcase_add_test(tc, test_dec_ts_unwrap_32);

@@ -513,7 +513,7 @@ static void fill_hole(uint64_t seq, uintptr_t fn)
         (uint64_t *)(void *)(ring + CYG_HDR_BYTES) + (seq & ((1u << ctl->cap_log2) - 1)) * 2;
 
     r[0] = fn | (uint64_t)1 << CYG64_THREAD_SHIFT;
-    __atomic_store_n(&r[1], (uint64_t)cyg_lap(seq, ctl->cap_log2) << 63 | 12345, __ATOMIC_RELEASE);
+    __atomic_store_n(&r[1], cyg64_lap_tag(seq, ctl->cap_log2) | 12345, __ATOMIC_RELEASE);
 }
 
 static void record_n(unsigned n, uintptr_t fn)

@@ -34,6 +34,26 @@ START_TEST(test_format_lap_rule)
 }
 END_TEST
 
+/* FORMAT.md section 4.1: the lap bit and bits 1..11 of the inverted lap number. */
+START_TEST(test_format_lap_tag)
+{
+    ck_assert_uint_eq(cyg64_lap_tag(0, 4), UINT64_C(0x9ffc000000000000));
+    ck_assert_uint_eq(cyg64_lap_tag(15, 4), UINT64_C(0x9ffc000000000000));
+    ck_assert_uint_eq(cyg64_lap_tag(16, 4), UINT64_C(0x1ffc000000000000));
+    ck_assert_uint_eq(cyg64_lap_tag(32, 4), UINT64_C(0x9ff8000000000000));
+    /* 4096 laps later it repeats: the one late store it cannot tell */
+    ck_assert_uint_eq(cyg64_lap_tag(4096u << 4, 4), cyg64_lap_tag(0, 4));
+    for (uint64_t seq = 0; seq < 4096u << 4; seq += 16) {
+        uint64_t t = cyg64_lap_tag(seq, 4);
+
+        ck_assert_uint_eq(t >> 63, cyg_lap(seq, 4));
+        ck_assert_uint_eq(t & ~(CYG64_LAP | CYG64_TAG_MASK), 0);
+        for (uint64_t k = 1; k < 4 && seq >= k * 16; k++) /* 1..3 laps late: refused */
+            ck_assert_uint_ne(cyg64_lap_tag(seq - k * 16, 4), t);
+    }
+}
+END_TEST
+
 START_TEST(test_format_layout)
 {
     ck_assert_uint_eq(sizeof(struct cyg_ctl), CYG_HDR_BYTES);
@@ -101,6 +121,7 @@ Suite *format_suite(void)
 
     tcase_add_test(tc, test_format_crc32_vectors);
     tcase_add_test(tc, test_format_lap_rule);
+    tcase_add_test(tc, test_format_lap_tag);
     tcase_add_test(tc, test_format_layout);
     tcase_add_test(tc, test_format_record_vectors);
     tcase_add_test(tc, test_format_special_vectors);

@@ -50,6 +50,9 @@ void rg_event(struct ringgen *g, int exit, uint64_t fn, uint64_t ts, unsigned th
     uint8_t *p = slot(g);
 
     rg_encode(g->word, g->cap_log2, g->head, exit, fn, ts, thread, &a, &b);
+    if (g->word == 8 && (g->flags & CYG_F_LAPTAG))
+        b = cyg64_lap_tag(g->head, g->cap_log2) | (exit ? CYG64_EXIT : 0) |
+            (ts & CYG64_TAGGED_TS_MASK);
     put(p, a, g->word);
     put(p + g->word, b, g->word);
     if (g->flags & CYG_F_CALLSITES) {
@@ -94,7 +97,10 @@ void rg_seal(struct ringgen *g, uint64_t lost, unsigned state)
     put(p + CYG_OFF_MACHINE, g->word == 8 ? 62 : 40, 2);
     put(p + CYG_OFF_HDR, CYG_HDR_BYTES, 4);
     p[CYG_OFF_TS_BITS] =
-        (uint8_t)(g->ts_bits ? g->ts_bits : g->word == 8 ? CYG64_TS_BITS : CYG32_TS_BITS);
+        (uint8_t)(g->ts_bits                      ? g->ts_bits
+                  : g->word == 4                  ? CYG32_TS_BITS
+                  : (g->flags & CYG_F_LAPTAG)     ? CYG64_TAGGED_TS_BITS
+                                                  : CYG64_TS_BITS);
     put(p + CYG_OFF_CHECK, crc32_update(0, p, CYG_OFF_CHECK), 4);
     p[CYG_OFF_STATE] = (uint8_t)state;
     put(p + CYG_OFF_HEAD, g->word == 4 ? (g->head & 0xffffffffu) : g->head, 8);

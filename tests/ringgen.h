@@ -18,7 +18,8 @@ struct ringgen {
 /* Allocates a zeroed ring: word 4 or 8 bytes, 2^cap_log2 records, CYG_F_* flags. */
 void rg_init(struct ringgen *g, unsigned word, unsigned cap_log2, unsigned flags);
 
-/* Appends an entry (exit = 0) or exit record; thread is the 64-bit thread index. */
+/* Appends an entry (exit = 0) or exit record; thread is the 64-bit thread index. With
+ * CYG_F_LAPTAG in the flags, 64-bit records carry the lap tag and 50-bit timestamps. */
 void rg_event(struct ringgen *g, int exit, uint64_t fn, uint64_t ts, unsigned thread,
               uint64_t site);
 

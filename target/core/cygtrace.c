@@ -37,6 +37,12 @@ HOT void cyg_store(uintptr_t *r, uintptr_t a, uintptr_t b, uintptr_t c, unsigned
         r[2] = c;
         r[3] = 0;
     }
+#ifdef CYG_PORT_STORE_PAIR
+    if (CYGTRACE_CALLSITES == 0) {
+        cyg_port_store_pair(r, a, b);
+        return;
+    }
+#endif
     r[0] = a;
     cyg_port_release();
     *(volatile uintptr_t *)&r[1] = b;
@@ -101,20 +107,27 @@ HOT void cyg_event(uintptr_t fn, uintptr_t site, unsigned exit)
     /* A constant unless call sites are chosen at run time: one load and one shift less. */
     shift = CYGTRACE_CALLSITES == 2 ? cyg_rt.shift : CYGTRACE_CALLSITES == 1 ? 2 : 1;
     /* Reserve before reading the clock: an interrupt or signal handler that records between
-     * the two then sits entirely between our reservation and our timestamp, so within one
-     * thread the timestamps follow the sequence numbers. */
+     * the two then sits entirely between our reservation and our timestamp, so the interrupted
+     * code's own records keep their order in time (the handler's step back against ours:
+     * FORMAT.md section 6). */
     seq = cyg_port_reserve(head);
     if (UNLIKELY(seq > last)) {
         cyg_full(cyg_rt.ctl);
         return;
     }
     ts = CYGTRACE_TIMESTAMPS ? cyg_port_now() : 0;
-    /* The lap bit of seq is bit cap_log2 of ~seq, moved to the top: no division, no table. */
-    b = (~seq >> cap_log2) << (CYG_WORD_BITS - 1u);
     if (CYG_WORD_BITS == 64) {
+        /* The lap bit and the tag (cyg64_lap_tag): many writers share the ring, and one that
+         * was preempted for laps must not pass for a record of this lap. */
+        uint64_t x = ~(uint64_t)seq >> cap_log2;
+
         a = fn | tid;
-        b |= (exit ? (uintptr_t)CYG64_EXIT : 0) | (ts & (uintptr_t)CYG64_TS_MASK);
+        b = (uintptr_t)(x << 63 | (x << (CYG64_TAG_SHIFT - 1u) & CYG64_TAG_MASK) |
+                        (exit ? CYG64_EXIT : 0) | (ts & CYG64_TAGGED_TS_MASK));
     } else {
+        /* The lap bit of seq is bit cap_log2 of ~seq, moved to the top: no division, no
+         * table. */
+        b = (~seq >> cap_log2) << (CYG_WORD_BITS - 1u);
         a = (fn & ~(uintptr_t)1) | exit;
         b |= ts & (uintptr_t)CYG32_TS_MASK;
     }
@@ -248,10 +261,10 @@ NOINSTR long cygtrace_init(void *mem, size_t bytes, unsigned flags)
     ctl->cap_log2 = (uint8_t)log2;
     ctl->flags = (uint8_t)((flags & CYG_F_OVERWRITE) | (words == 4 ? CYG_F_CALLSITES : 0) |
                            (CYGTRACE_TIMESTAMPS ? CYG_F_TIMESTAMPS : 0) |
-                           (CYG_WORD_BITS == 64 ? CYG_F_THREADS : 0));
+                           (CYG_WORD_BITS == 64 ? CYG_F_THREADS | CYG_F_LAPTAG : 0));
     ctl->machine = CYG_PORT_MACHINE;
     ctl->hdr_bytes = CYG_HDR_BYTES;
-    ctl->ts_bits = CYG_WORD_BITS == 64 ? CYG64_TS_BITS : CYG32_TS_BITS;
+    ctl->ts_bits = CYG_WORD_BITS == 64 ? CYG64_TAGGED_TS_BITS : CYG32_TS_BITS;
 #ifdef CYG_PORT_TS_BITS
     if (CYG_PORT_TS_BITS < ctl->ts_bits) /* a narrower clock (SysTick: 24 bits) */
         ctl->ts_bits = CYG_PORT_TS_BITS;

@@ -35,11 +35,12 @@
 #define DRAIN_FLAGS(f)                                                                             \
     (((f) & (CYG_F_OVERWRITE | (CYGTRACE_CALLSITES == 2 ? CYG_F_CALLSITES : 0u))) |                \
      (CYGTRACE_CALLSITES == 1 ? CYG_F_CALLSITES : 0u) |                                            \
-     (CYGTRACE_TIMESTAMPS ? CYG_F_TIMESTAMPS : 0u) | (CYG_WORD_BITS == 64 ? CYG_F_THREADS : 0u))
+     (CYGTRACE_TIMESTAMPS ? CYG_F_TIMESTAMPS : 0u) |                                              \
+     (CYG_WORD_BITS == 64 ? CYG_F_THREADS | CYG_F_LAPTAG : 0u))
 /* log2 of words per record, as the hooks have it. */
 #define DRAIN_SHIFT(flags) ((flags)&CYG_F_CALLSITES ? 2u : 1u)
 /* ts_bits as cygtrace_init() sets it: the record's field, or the port's narrower clock. */
-#define DRAIN_WORD_TS_BITS (CYG_WORD_BITS == 64 ? CYG64_TS_BITS : CYG32_TS_BITS)
+#define DRAIN_WORD_TS_BITS (CYG_WORD_BITS == 64 ? CYG64_TAGGED_TS_BITS : CYG32_TS_BITS)
 #ifdef CYG_PORT_TS_BITS
 #define DRAIN_TS_BITS                                                                              \
     (CYG_PORT_TS_BITS < DRAIN_WORD_TS_BITS ? CYG_PORT_TS_BITS : DRAIN_WORD_TS_BITS)
@@ -186,7 +187,10 @@ NOINSTR static size_t drain_events(const struct cyg_ctl *ctl, uintptr_t end, int
             seq = h - window;
             continue;
         }
-        if ((intptr_t)(b ^ (seq << lap)) >= 0) { /* the lap bit is not cyg_lap(seq) */
+        /* The lap bit is not cyg_lap(seq), or (a 64-bit call record) the tag is not seq's. */
+        if ((intptr_t)(b ^ (seq << lap)) >= 0 ||
+            (CYG_WORD_BITS == 64 && !(b & DRAIN_SPECIAL) &&
+             (((uint64_t)b ^ cyg64_lap_tag(seq, cyg_rt.cap_log2)) & CYG64_TAG_MASK))) {
             /* Reserved but not written (yet): a writer that an interrupt preempted, or one
              * that died. Wait for it, unless the writers have gone half a ring further. */
             if (!force && h - seq <= (mask >> 1) + 1u)

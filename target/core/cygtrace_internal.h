@@ -14,7 +14,11 @@
  *                                    then head again)
  *   int cyg_port_wake(void)          called by a hook that finds the ring not running;
  *                                    returns 1 when it may record now (lazy set-up), else 0
- * and may define CYG_PORT_TS_BITS, the width of its clock when narrower than the record's field
+ * and may define CYG_PORT_STORE_PAIR with
+ *   void cyg_port_store_pair(uintptr_t *r, uintptr_t a, uintptr_t b)
+ *                                    stores a record of two words in one instruction that no
+ *                                    reader can see half done with b but not a (one core)
+ * and CYG_PORT_TS_BITS, the width of its clock when narrower than the record's field
  * (the host unwraps timestamps at that width), and CYG_PORT_CAS_STATE with
  *   int cyg_port_cas_state(volatile uint8_t *state, uint8_t from, uint8_t to)
  *                                    atomically: if *state == from, set it to to and return 1,
