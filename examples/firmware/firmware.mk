@@ -7,7 +7,7 @@
 # QEMU the DWT cycle counter reads 0.
 
 FWEX_DIR := examples/firmware
-FWEX_PROGRAMS := demo crash reset stress stream stream_crash stream_live
+FWEX_PROGRAMS := demo crash reset stress stress_ow fault_hook stream stream_crash stream_live
 FWEX_BOARDS := mps2-an385 mps2-an386 mps2-an505 microbit
 
 # Per board: CPU flags, board source, defines for the board source.
@@ -77,6 +77,8 @@ $(O)/firmware/$(1)/obj/%.o: %.c $(FWEX_DEPS)
 # stream_crash and stream_live are stream.c built with STREAM_CRASH, and for ever.
 $(O)/firmware/$(1)/obj/$(FWEX_DIR)/stream_crash.o: $(FWEX_DIR)/stream.c
 $(O)/firmware/$(1)/obj/$(FWEX_DIR)/stream_live.o: $(FWEX_DIR)/stream.c
+# stress_ow is stress.c built with STRESS_OVERWRITE, in the default ring (512 records).
+$(O)/firmware/$(1)/obj/$(FWEX_DIR)/stress_ow.o: $(FWEX_DIR)/stress.c
 
 # stress: FWEX_SUPPORT_BOARD_stress, with the ring of fwex_stress_ring_BOARD.
 fwex_stress_cm := $(O)/firmware/$(1)/obj/stress/cygtrace_cm.o

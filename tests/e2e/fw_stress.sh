@@ -8,16 +8,11 @@
 # every depth of the main loop's, and exactly as many interrupt entries as fit in the ring.
 set -u
 . "$(dirname "$0")/lib.sh"
+. "$E2E_DIR/fw_common.bash"
 
 BOARDS=${FW_STRESS_BOARDS:-mps2-an385 mps2-an386 mps2-an505 microbit}
-FW=$BUILD/firmware
 need "$CT"
 need_qemu
-
-# info_field FILE NAME: the number after "NAME:" in cygtrace info's output, or empty.
-info_field() {
-    awk -v f="$2:" '$1 == f { print $2; exit }' "$1"
-}
 
 # shape FILE: reads an etrace-style tree (--no-collapse) of stress.elf and prints one line per
 # call that the firmware's code cannot make ("bad: ..."), then one summary line:
@@ -69,13 +64,8 @@ shape() {
 
 for board in $BOARDS; do
     tag=$board-stress
-    # A copy: QEMU and pull must see the same ELF even if a make rebuilds it meanwhile.
-    mkdir -p "$T/$board"
-    if ! cp "$FW/$board/stress.elf" "$T/$board/" 2>/dev/null; then
-        fail "$tag-firmware" "$FW/$board/stress.elf is missing: run make (needs arm-none-eabi-gcc)"
-        continue
-    fi
-    elf=$T/$board/stress.elf
+    fw_copy "$board" stress || continue
+    elf=$ELF
     if ! qemu_start "$tag" "$board" "$elf" -icount shift=0 || ! uart_wait "$tag" "stress: done"; then
         qemu_stop
         continue

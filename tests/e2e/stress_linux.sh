@@ -1,0 +1,140 @@
+#!/bin/bash
+# stress_linux.sh - the Linux runtime under load: 4 worker threads and their per-thread timer
+# signals (whose handler records too, often in the middle of a hook) write one small ring in
+# overwrite mode while a reader follows it (host/follow.c, the lock-free read of a running
+# ring, in tests/stress/stress_check). Checks, from each run:
+#   counts    read + lost == the ring's head == the program's own count + the runtime's specials
+#   records   no torn or invented record: every function is the stress program's and of its
+#             thread's family, kinds and order are exactly the thread's pattern after a gap
+#             too (a stale record, or one hidden under it, breaks it), handler calls whole
+#   time      timestamps within a thread never go back (but for the one case the hook's
+#             order allows: a handler between a reservation and its clock read, counted)
+#   balanced  each thread ends between two top-level calls, outside the handler
+#   post      the final ring decoded post-mortem (dec.c): the same checks, nothing unwritten
+#   info      cygtrace info: written == head, no unwritten slot
+#   tree      cygtrace tree --no-collapse --thread=N: balanced, only the thread's functions
+# STRESS_EVENTS (default 10 million; make stress: 100 million) and STRESS_RING (64K) size the
+# first run; the second uses the smallest ring (4K: 256 records) with a fifth of the events.
+. "$(dirname "$0")/lib.sh"
+
+SB=$BUILD/tests/stress
+need "$CT" "$SB/stress_linux" "$SB/stress_check"
+EVENTS=${STRESS_EVENTS:-10000000}
+RING=${STRESS_RING:-64K}
+
+# The lines of LOG that failed a category: FAIL lines of the live part (before "live:") or
+# the post-mortem part, whose message matches REGEX.
+fails() {
+    awk -v part="$2" -v re="$3" '/^live: / { p = "post"; next }
+        { if (p == "") p = "live" }
+        p == part && /^FAIL/ && $0 ~ re' "$1"
+}
+
+# report TAG NAME LINES: pass NAME when LINES is empty, else fail with the first of them and
+# show the details that follow each in the log.
+report() {
+    if [ -z "$3" ]; then
+        pass "$2"
+        return
+    fi
+    fail "$2" "$(printf '%s\n' "$3" | head -n 1)"
+    printf '%s\n' "$3" | head -n 6 | while IFS= read -r l; do
+        grep -F -x -A 8 -- "$l" "$T/$1.log" | head -n 9 | sed 's/^/    | /'
+    done
+}
+
+# tree_check FILE FAMILY: the tree of one thread is balanced after its truncated start, and
+# names only the thread's family (f<FAMILY>_...) and the handler; prints what is wrong.
+tree_check() {
+    tree_body "$1" | awk -v fam="$2" '
+        function bad(why) { print "line " NR ": " why ": " $0 }
+        BEGIN { n = 0 } # a number: an unset n would index the arrays with ""
+        /^#/ || /^ *$/ { next }
+        {
+            match($0, /^ */); ind = RLENGTH; rest = substr($0, ind + 1)
+            if (rest ~ /\(entered before the trace begins\)$/) {
+                if (n) bad("a call closed before the trace began, with calls open inside it")
+                next
+            }
+            if (match(rest, /^[a-z0-9_]+\(\)( \{|;)$/)) {
+                name = rest; sub(/\(.*/, "", name)
+            } else if (match(rest, /^\} \/\* [a-z0-9_]+ \*\//)) {
+                name = rest; sub(/^\} \/\* /, "", name); sub(/ .*/, "", name)
+            } else {
+                bad("not a tree line"); next
+            }
+            if (name !~ "^f" fam "_(top|mid|leaf)[0-3]$" && name !~ /^h[0-2]$/)
+                bad("not a function of thread family f" fam)
+            if (rest ~ /\{$/) { started = 1; callee[n] = name; at[n++] = ind }
+            else if (rest ~ /^\}/) {
+                if (n == 0 || callee[n - 1] != name || at[n - 1] != ind) bad("closes no open call")
+                else n--
+            }
+        }
+        END { if (n) print "end: " n " calls left open"; if (!started) print "no whole call" }'
+}
+
+# live_run TAG EVENTS RING: one run, its checks, and the figures it printed.
+live_run() {
+    local tag=$1 ev=$2 ring=$3 head read lost events specials th fam bad
+    echo "    $tag: $ev events, ring $ring, 4 threads, signals every 50 us"
+    timeout 900 "$SB/stress_check" live --timeout 800 "$T/$tag.ring" "$T/$tag.table" -- \
+        "$SB/stress_linux" --threads 4 --events "$ev" --ring "$ring" --out "$T/$tag.ring" \
+        --table "$T/$tag.table" --go </dev/null >"$T/$tag.log" 2>&1
+    RC=$?
+    grep -E '^(program|reader|note|post):' "$T/$tag.log" | sed 's/^/    /'
+    if [ $RC -ge 124 ] || ! grep -q '^live: ' "$T/$tag.log"; then
+        fail "$tag-run" "status $RC: $(grep -v '^    ' "$T/$tag.log" | head -n 2 | tr '\n' '|')"
+        return
+    fi
+    read -r read lost head < <(sed -n \
+        's/^reader: read \([0-9]*\) + lost \([0-9]*\) = [0-9]*, head \([0-9]*\);.*/\1 \2 \3/p' \
+        "$T/$tag.log")
+    read -r events specials < <(sed -n \
+        's/^program: events \([0-9]*\) (handler [0-9]*) + specials \([0-9]*\) .*/\1 \2/p' \
+        "$T/$tag.log")
+    if [ -z "$head" ] || [ -z "$events" ]; then
+        fail "$tag-counts" "no figures from the reader or the program"
+    elif [ $((read + lost)) -ne "$head" ] || [ $((events + specials)) -ne "$head" ]; then
+        fail "$tag-counts" "read $read + lost $lost, head $head, program $events + $specials"
+    elif [ "$read" -eq 0 ]; then
+        fail "$tag-counts" "the reader read nothing"
+    else
+        pass "$tag-counts"
+    fi
+    report "$tag" "$tag-records" "$(fails "$T/$tag.log" live \
+        'expected|lead up|no run|inside the signal|not a function|family|kind|thread index')"
+    report "$tag" "$tag-time" "$(fails "$T/$tag.log" live 'ticks before')"
+    report "$tag" "$tag-balanced" "$(fails "$T/$tag.log" live 'ends inside')"
+    report "$tag" "$tag-post" "$(fails "$T/$tag.log" post '.')"
+
+    run "$tag-info" "$CT" info "$SB/stress_linux" "$T/$tag.ring"
+    if [ "$RC" -ne 0 ]; then
+        fail "$tag-info" "cygtrace info failed: $(head -n 1 "$T/$tag-info.err")"
+    elif ! grep -q "^written: *$head records" "$T/$tag-info.out" ||
+        ! grep -q '^unwritten: *0 slots' "$T/$tag-info.out"; then
+        fail "$tag-info" "$(grep -E '^(written|unwritten)' "$T/$tag-info.out" | tr '\n' '|'), head $head"
+    else
+        pass "$tag-info"
+    fi
+
+    # Each thread the final ring still holds, by the host's own tree builder.
+    bad=
+    while read -r th; do
+        run "$tag-tree$th" "$CT" tree --no-collapse --thread="$th" "$SB/stress_linux" \
+            "$T/$tag.ring"
+        fam=$(grep -o -m 1 -E '\bf[a-d]_(top|mid|leaf)' "$T/$tag-tree$th.out" | cut -c2)
+        if [ "$RC" -ne 0 ] || [ -z "$fam" ]; then
+            bad="$bad thread $th: status $RC, no worker call;"
+            continue
+        fi
+        tree_check "$T/$tag-tree$th.out" "$fam" >"$T/$tag-tree$th.bad"
+        [ -s "$T/$tag-tree$th.bad" ] && bad="$bad thread $th: $(head -n 1 "$T/$tag-tree$th.bad");"
+    done < <(sed -n 's/^thread *\([0-9]*\) .*/\1/p' "$T/$tag-info.out")
+    if [ -n "$bad" ]; then fail "$tag-tree" "$bad"; else pass "$tag-tree"; fi
+}
+
+live_run stress "$EVENTS" "$RING"
+live_run stress-4k $((EVENTS / 5)) 4K
+
+finish

@@ -1,0 +1,875 @@
+/* stress_check.c - checks what stress_linux recorded, event by event, against the pattern it
+ * must have followed (stress_pattern.h).
+ *
+ *   stress_check live [--timeout S] RING TABLE -- PROGRAM ARGS...
+ *       Runs PROGRAM (stress_linux ... --out RING --table TABLE --go), follows RING with
+ *       host/follow.c while the program writes it (the host's lock-free reader of a running
+ *       ring, on its own CPU when there is one), checks every event it reads, and at the end
+ *       that read + lost == the ring's head == the program's own count + the specials; then
+ *       decodes the final ring post-mortem (dec.c) and checks it again.
+ *   stress_check post RING TABLE
+ *       Decodes a ring after the fact (a program killed with kill -9) and checks it.
+ *   stress_check crash [--trials N] [--seed S] [--timeout S] DIR -- PROGRAM
+ *       kill -9 trials: trial i (seed S + i) runs PROGRAM with 1 or 4 threads, a ring of 4K,
+ *       64K or 1M and signals or none, kills it after a random delay, and checks the ring
+ *       post-mortem. One line per trial, with its seed; --seed X --trials 1 repeats one.
+ *
+ * What is checked, per thread (the thread index of each record):
+ *   - every function is one of the stress program's; every worker function is of the one
+ *     family this thread runs, and no family runs in two threads (a torn or invented record
+ *     shows here: a's address or thread from one record, b from another);
+ *   - the thread's worker events are exactly its cycle, from its THREAD record on, or from
+ *     where the check finds its place again (the first top-level entry after a gap: the
+ *     events before it must still fit the cycle). A stale or missing event breaks the run;
+ *   - handler events come as whole h0(h1 h2) blocks between two worker events;
+ *   - timestamps never go backwards;
+ *   - live: at the end each thread stands between two top-level calls, outside the handler
+ *     (its tree is balanced).
+ * A gap (records the reader lost, or a slot that does not decode) makes every thread find its
+ * place again: nothing in a gap is ever shown, so a stale or invented record still fails.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cyg_format.h"
+#include "dec.h"
+#include "follow.h"
+#include "src.h"
+#include "stress_pattern.h"
+
+#define MAX_THREADS 65536u
+#define HASH_SLOTS 256u
+#define MAX_REPORTS 12
+#define HIST 65536u /* events kept to explain a failure */
+
+struct fn_key {
+    uint64_t addr;
+    uint8_t fam, idx, used;
+};
+
+struct thr {
+    int seen;
+    int fam;          /* worker family, -1 until its first worker event */
+    int synced;       /* pos is known */
+    unsigned pos;     /* next step in the family's pattern */
+    int hknown;       /* hpos is known */
+    unsigned hpos;    /* next step of the handler; 0: not in it */
+    /* Times: of the worker's last two events and of the handler's last; see chk_time */
+    uint64_t wt_last, wt_prev, ht_last;
+    uint64_t events;
+    uint64_t last_seq; /* of its previous event */
+    /* worker events before the first top-level entry after a gap, checked once it comes */
+    struct stress_step pend[STRESS_CYCLE_MAX];
+    unsigned npend;
+};
+
+struct chk {
+    struct fn_key tab[HASH_SLOTS];
+    struct stress_step cycle[STRESS_CYCLE_MAX];
+    unsigned ncycle;
+    struct thr *thr; /* MAX_THREADS */
+    int fam_owner[STRESS_FAM_ALL];
+    uint64_t read, lost, gaps, specials, verified, unverified, failures;
+    uint64_t ts_back; /* handler events stamped before the worker record they interrupted */
+    unsigned max_thr; /* highest thread index seen */
+    struct ev *hist;  /* the last HIST events read, by seq % HIST */
+    struct thr *cur;  /* the thread of the event being checked */
+    /* post-mortem: the ring file's records, to show a slot's words */
+    const uint8_t *recs;
+    uint64_t cap, recs_len;
+    unsigned cap_log2, rec_bytes;
+    int live;
+};
+
+static unsigned hash_of(uint64_t a)
+{
+    return (unsigned)((a * 0x9E3779B97F4A7C15ull) >> 56) % HASH_SLOTS;
+}
+
+static int load_table(struct chk *c, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    unsigned fam, idx, n = 0;
+    unsigned long addr;
+
+    if (!f) {
+        fprintf(stderr, "stress_check: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    while (fscanf(f, " fn %u %u %lx", &fam, &idx, &addr) == 3) {
+        unsigned h = hash_of(addr);
+
+        if (++n > HASH_SLOTS / 2 || fam >= STRESS_FAM_ALL || idx >= STRESS_FNS) {
+            fprintf(stderr, "stress_check: %s: line %u is not a function of the pattern\n",
+                    path, n);
+            fclose(f);
+            return -1;
+        }
+        while (c->tab[h].used)
+            h = (h + 1) % HASH_SLOTS;
+        c->tab[h] = (struct fn_key){addr, (uint8_t)fam, (uint8_t)idx, 1};
+    }
+    fclose(f);
+    if (n != STRESS_FAMILIES * STRESS_FNS + 4) {
+        fprintf(stderr, "stress_check: %s: %u functions, expected %u\n", path, n,
+                STRESS_FAMILIES * STRESS_FNS + 4);
+        return -1;
+    }
+    return 0;
+}
+
+static const struct fn_key *lookup(const struct chk *c, uint64_t addr)
+{
+    for (unsigned h = hash_of(addr);; h = (h + 1) % HASH_SLOTS) {
+        if (!c->tab[h].used)
+            return NULL;
+        if (c->tab[h].addr == addr)
+            return &c->tab[h];
+    }
+}
+
+static int chk_init(struct chk *c, const char *table, int live)
+{
+    memset(c, 0, sizeof *c);
+    c->live = live;
+    c->ncycle = (unsigned)stress_cycle(c->cycle);
+    for (unsigned i = 0; i < STRESS_FAM_ALL; i++)
+        c->fam_owner[i] = -1;
+    c->thr = calloc(MAX_THREADS, sizeof *c->thr);
+    c->hist = calloc(HIST, sizeof *c->hist);
+    if (!c->thr || !c->hist)
+        return -1;
+    return load_table(c, table);
+}
+
+static void chk_free(struct chk *c)
+{
+    free(c->thr);
+    free(c->hist);
+    c->thr = NULL;
+    c->hist = NULL;
+}
+
+static const char *step_name(unsigned fam, unsigned fn, unsigned exit, char *buf, size_t len)
+{
+    static const char *const lv[] = {"top", "mid", "leaf"};
+
+    if (fam == STRESS_FAM_HANDLER)
+        snprintf(buf, len, "%s h%u", exit ? "exit" : "enter", fn);
+    else if (fam == STRESS_FAM_SETUP)
+        snprintf(buf, len, "%s stress_setup", exit ? "exit" : "enter");
+    else
+        snprintf(buf, len, "%s f%c_%s%u", exit ? "exit" : "enter", 'a' + fam, lv[fn / 4], fn % 4);
+    return buf;
+}
+
+/* A slot that did not decode as seq q: lost (live), or its words (post-mortem). */
+static void slot_words(const struct chk *c, uint64_t q)
+{
+    const uint64_t *w;
+    const struct fn_key *k;
+    char name[48];
+
+    if (!c->recs || (q & (c->cap - 1)) * c->rec_bytes + 16 > c->recs_len) {
+        printf("    seq %" PRIu64 ": not read (lost or unwritten)\n", q);
+        return;
+    }
+    w = (const uint64_t *)(const void *)(c->recs + (q & (c->cap - 1)) * c->rec_bytes);
+    k = lookup(c, w[0] & CYG64_ADDR_MASK);
+    printf("    seq %" PRIu64 ": slot words a 0x%016" PRIx64 " b 0x%016" PRIx64 " = thread %u %s, "
+           "lap bit %u where seq %" PRIu64 " needs %u\n",
+           q, w[0], w[1], (unsigned)(w[0] >> CYG64_THREAD_SHIFT),
+           (w[1] & CYG64_SPECIAL) ? "special"
+           : k ? step_name(k->fam, k->idx, (w[1] & CYG64_EXIT) != 0, name, sizeof name)
+               : "?",
+           (unsigned)(w[1] >> 63), q, cyg_lap(q, c->cap_log2));
+}
+
+/* What the reader delivered between the thread's previous event and this one: the other
+ * threads' events, and which of them are stamped out of order with their neighbours (a record
+ * stored long after its reservation, or one left from an earlier lap). */
+static void explain(struct chk *c, const struct ev *e)
+{
+    const struct thr *t = c->cur;
+    uint64_t from = t ? t->last_seq : e->seq, prev_time = 0;
+    unsigned shown = 0;
+
+    if (!t || e->seq - from > HIST / 2) {
+        printf("    (previous event of this thread not kept)\n");
+        return;
+    }
+    printf("    its previous event: seq %" PRIu64 "; in between, %" PRIu64 " seqs:\n", from,
+           e->seq - from - 1);
+    for (uint64_t q = from; q <= e->seq; q++) {
+        const struct ev *h = &c->hist[q % HIST];
+        const struct fn_key *k;
+        char name[48];
+        int odd;
+
+        if (h->seq != q || !h->kind) {
+            if (shown++ < 24 || q == e->seq)
+                slot_words(c, q);
+            continue;
+        }
+        odd = prev_time && (h->time + 100000 < prev_time || h->time > prev_time + 100000);
+        k = lookup(c, h->addr);
+        if (shown++ < 24 || odd || q == e->seq)
+            printf("    seq %" PRIu64 ": thread %u %s time %" PRIu64 "%s\n", q, h->ctx,
+                   k ? step_name(k->fam, k->idx, h->kind == EV_EXIT, name, sizeof name) : "?",
+                   h->time, odd ? "  <- stamped far from its neighbours" : "");
+        if (odd && c->recs)
+            slot_words(c, q);
+        prev_time = h->time;
+    }
+}
+
+static void failf(struct chk *c, const struct ev *e, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void failf(struct chk *c, const struct ev *e, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (c->failures++ >= MAX_REPORTS)
+        return;
+    printf("FAIL seq %" PRIu64 " thread %u: ", e->seq, e->ctx);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+    if (e->kind == EV_ENTER || e->kind == EV_EXIT)
+        explain(c, e);
+}
+
+/* Every thread loses its place: records were lost between what it saw and what comes. */
+static void chk_gap(struct chk *c)
+{
+    c->gaps++;
+    for (unsigned t = 0; t <= c->max_thr; t++) {
+        if (!c->thr[t].seen)
+            continue;
+        c->thr[t].synced = 0;
+        c->thr[t].hknown = 0;
+        c->thr[t].npend = 0;
+    }
+}
+
+static void thr_new(struct thr *t, int from_start)
+{
+    memset(t, 0, sizeof *t);
+    t->seen = 1;
+    t->fam = -1;
+    t->synced = from_start;
+    t->hknown = from_start;
+}
+
+/* Whether the npend events before step `at` of the cycle are the steps before it. */
+static int pend_fits(const struct chk *c, const struct thr *t, unsigned at)
+{
+    for (unsigned k = 0; k < t->npend; k++) {
+        const struct stress_step *want =
+            &c->cycle[(at + c->ncycle * 2 - t->npend + k) % c->ncycle];
+
+        if (want->fn != t->pend[k].fn || want->exit != t->pend[k].exit)
+            return 0;
+    }
+    return 1;
+}
+
+static void worker_event(struct chk *c, struct thr *t, const struct ev *e, unsigned fam,
+                         unsigned fn, unsigned exit)
+{
+    char got[48], want[48];
+
+    if (t->fam < 0) {
+        if (c->fam_owner[fam] >= 0 && c->fam_owner[fam] != (int)e->ctx)
+            failf(c, e, "%s, a function of thread %d's family",
+                  step_name(fam, fn, exit, got, sizeof got), c->fam_owner[fam]);
+        c->fam_owner[fam] = (int)e->ctx;
+        t->fam = (int)fam;
+    } else if ((int)fam != t->fam) {
+        failf(c, e, "%s in a thread of family f%c (torn or invented record)",
+              step_name(fam, fn, exit, got, sizeof got), 'a' + t->fam);
+        return;
+    }
+    if (t->hknown && t->hpos != 0)
+        failf(c, e, "%s inside the signal handler", step_name(fam, fn, exit, got, sizeof got));
+    t->hknown = 1;
+    t->hpos = 0;
+    if (fam == STRESS_FAM_SETUP) { /* main: enter, exit, once */
+        if (t->synced && t->pos != exit)
+            failf(c, e, "%s out of place", step_name(fam, fn, exit, got, sizeof got));
+        t->pos = exit + 1;
+        c->verified += t->synced;
+        return;
+    }
+    if (t->synced) {
+        const struct stress_step *s = &c->cycle[t->pos];
+
+        if (s->fn != fn || s->exit != exit) {
+            failf(c, e, "%s, expected %s (step %u of the cycle)",
+                  step_name(fam, fn, exit, got, sizeof got),
+                  step_name(fam, s->fn, s->exit, want, sizeof want), t->pos);
+            t->synced = 0; /* report once, then find the place again */
+            t->npend = 0;
+            return;
+        }
+        t->pos = (t->pos + 1) % c->ncycle;
+        c->verified++;
+        return;
+    }
+    if (fn >= STRESS_TOP + 4 || exit) { /* not a top-level entry: wait for one */
+        if (t->npend < STRESS_CYCLE_MAX)
+            t->pend[t->npend++] = (struct stress_step){(uint8_t)fn, (uint8_t)exit};
+        else
+            failf(c, e, "a whole cycle without a top-level entry");
+        c->unverified++;
+        return;
+    }
+    for (unsigned i = 0; i < c->ncycle; i++) {
+        if (c->cycle[i].fn != fn || c->cycle[i].exit)
+            continue;
+        if (!pend_fits(c, t, i))
+            failf(c, e, "the %u events before this %s do not lead up to it",
+                  t->npend, step_name(fam, fn, exit, got, sizeof got));
+        c->verified += t->npend + 1;
+        c->unverified -= t->npend;
+        t->npend = 0;
+        t->synced = 1;
+        t->pos = (i + 1) % c->ncycle;
+        return;
+    }
+}
+
+static void handler_event(struct chk *c, struct thr *t, const struct ev *e, unsigned fn,
+                          unsigned exit)
+{
+    char got[48], want[48];
+
+    if (!t->hknown) { /* each step is (function, kind) once: it tells where we are */
+        for (unsigned i = 0; i < STRESS_HANDLER_LEN; i++)
+            if (stress_handler[i].fn == fn && stress_handler[i].exit == exit)
+                t->hpos = i;
+        t->hknown = 1;
+    }
+    if (stress_handler[t->hpos].fn != fn || stress_handler[t->hpos].exit != exit) {
+        failf(c, e, "%s, expected %s", step_name(STRESS_FAM_HANDLER, fn, exit, got, sizeof got),
+              step_name(STRESS_FAM_HANDLER, stress_handler[t->hpos].fn,
+                        stress_handler[t->hpos].exit, want, sizeof want));
+        t->hknown = 0;
+        return;
+    }
+    t->hpos = (t->hpos + 1) % STRESS_HANDLER_LEN;
+    c->verified++;
+}
+
+/* Timestamps within a thread. The hook reserves, then reads the clock: a signal handler that
+ * runs between the two records after the interrupted record (in sequence order) but reads the
+ * clock before it, so a handler's events may be stamped before the one worker event just
+ * before them; counted in ts_back. Any other step back is a failure: a worker event is never
+ * before the thread's previous event of either kind, a handler event never before the
+ * handler's previous one nor the worker event before the latest. */
+static void chk_time(struct chk *c, struct thr *t, const struct ev *e, int handler)
+{
+    uint64_t floor = handler ? (t->wt_prev > t->ht_last ? t->wt_prev : t->ht_last)
+                             : (t->wt_last > t->ht_last ? t->wt_last : t->ht_last);
+
+    if (e->time < floor)
+        failf(c, e, "time %" PRIu64 " is %" PRIu64 " ticks before the thread's earlier events",
+              e->time, floor - e->time);
+    if (handler) {
+        c->ts_back += e->time < t->wt_last;
+        t->ht_last = e->time;
+    } else {
+        t->wt_prev = t->wt_last;
+        t->wt_last = e->time;
+    }
+}
+
+static void chk_event(struct chk *c, const struct ev *e)
+{
+    const struct fn_key *k;
+    struct thr *t;
+
+    if (e->kind == EV_LOST) {
+        c->lost += e->addr;
+        chk_gap(c);
+        return;
+    }
+    c->read++;
+    t = &c->thr[e->ctx % MAX_THREADS];
+    if (e->ctx % MAX_THREADS > c->max_thr)
+        c->max_thr = e->ctx % MAX_THREADS;
+    if (e->kind == EV_THREAD) {
+        c->specials++;
+        thr_new(t, 1);
+        return;
+    }
+    if (e->kind == EV_START) {
+        c->specials++;
+        return;
+    }
+    if (e->kind != EV_ENTER && e->kind != EV_EXIT) {
+        failf(c, e, "an event of kind %u, which the stress program never makes", e->kind);
+        return;
+    }
+    if (!t->seen)
+        thr_new(t, 0);
+    t->events++;
+    c->hist[e->seq % HIST] = *e;
+    c->cur = t;
+    if (e->ctx == 0) {
+        failf(c, e, "a record without a thread index");
+        return;
+    }
+    if (!(k = lookup(c, e->addr))) {
+        failf(c, e, "%s of 0x%" PRIx64 ", not a function of the stress program (torn or "
+                    "invented record)",
+              e->kind == EV_EXIT ? "exit" : "enter", e->addr);
+        return;
+    }
+    chk_time(c, t, e, k->fam == STRESS_FAM_HANDLER);
+    if (k->fam == STRESS_FAM_HANDLER)
+        handler_event(c, t, e, k->idx, e->kind == EV_EXIT);
+    else
+        worker_event(c, t, e, k->fam, k->idx, e->kind == EV_EXIT);
+    t->last_seq = e->seq;
+}
+
+/* The end of a live run: each thread between two top-level calls and out of the handler. */
+static void chk_end(struct chk *c)
+{
+    for (unsigned i = 0; i <= c->max_thr; i++) {
+        struct thr *t = &c->thr[i];
+        struct ev e = {.ctx = i};
+
+        if (!t->seen)
+            continue;
+        if (t->npend && t->fam >= 0 && t->fam < (int)STRESS_FAMILIES) {
+            unsigned fits = 0;
+
+            for (unsigned at = 0; at < c->ncycle && !fits; at++)
+                fits = pend_fits(c, t, at);
+            if (!fits)
+                failf(c, &e, "its last %u events are no run of its cycle", t->npend);
+        }
+        if (!c->live)
+            continue;
+        if (t->hknown && t->hpos != 0)
+            failf(c, &e, "ends inside the signal handler (step %u)", t->hpos);
+        if (t->synced && t->fam >= 0 && t->fam < (int)STRESS_FAMILIES &&
+            (c->cycle[t->pos].fn >= STRESS_TOP + 4 || c->cycle[t->pos].exit))
+            failf(c, &e, "ends inside a top-level call (step %u of the cycle)", t->pos);
+        if (t->synced && t->fam == (int)STRESS_FAM_SETUP && t->pos != 2)
+            failf(c, &e, "ends inside stress_setup");
+    }
+}
+
+/* --- post-mortem: the ring file as dec.c decodes it ---------------------------------------- */
+
+struct post {
+    uint64_t head, decoded, unwritten, overwritten;
+};
+
+/* Decodes and checks a ring file after its writer is gone: no gap is allowed. inflight: how
+ * many writers may have died between a refused reservation (stop mode) and counting it lost. */
+static int post_check(struct chk *c, const char *ring, struct post *p, uint64_t inflight)
+{
+    char err[256];
+    const char *why;
+    struct src *s = src_open_file(ring, err, sizeof err);
+    struct dec_ring r;
+    struct dec_stats st;
+    struct dec *d;
+    struct ev e;
+    uint8_t *buf = NULL;
+    int rc;
+
+    if (!s) {
+        printf("FAIL %s: %s\n", ring, err);
+        return -1;
+    }
+    if (dec_locate(s, &r, &why) < 0) {
+        printf("FAIL %s: %s\n", ring, why);
+        src_close(s);
+        return -1;
+    }
+    d = dec_open(s, &r);
+    /* The records too, for the words of a slot that explain a failure. */
+    c->recs_len = r.cap * r.rec_bytes;
+    if (r.word_bytes == 8 && (buf = malloc(c->recs_len)) &&
+        src_read(s, r.off + CYG_HDR_BYTES, buf, c->recs_len) == (long)c->recs_len) {
+        c->recs = buf;
+        c->cap = r.cap;
+        c->cap_log2 = r.cap_log2;
+        c->rec_bytes = r.rec_bytes;
+    }
+    for (uint64_t next = UINT64_MAX; d && (rc = dec_next(d, &e)) > 0; next = e.seq + 1) {
+        /* A slot that does not decode between two that do is a gap for every thread: its
+         * writer died before its last store, or stored a lap or more late over the record that
+         * belonged there (that record is lost, the late one refused by its lap tag). */
+        if (next != UINT64_MAX && e.seq != next)
+            chk_gap(c);
+        chk_event(c, &e);
+    }
+    chk_end(c);
+    dec_get_stats(d, &st);
+    dec_close(d);
+    src_close(s);
+    free(buf);
+    c->recs = NULL;
+    p->head = r.head;
+    p->decoded = st.decoded;
+    p->unwritten = st.unwritten;
+    p->overwritten = st.overwritten;
+    /* Every slot the ring can hold is an event or counted; overwrite mode: the rest was
+     * lapped. Stop mode: once full the hooks count in lost without reserving, so head passes
+     * the capacity only by the reservations that found it full, each counted lost as well. */
+    if (st.decoded + st.unwritten + st.truncated != st.end_seq - st.first_seq ||
+        st.overwritten != st.first_seq ||
+        ((r.flags & CYG_F_OVERWRITE) ? st.end_seq != r.head
+                                       : r.head - st.end_seq > r.lost + inflight)) {
+        printf("FAIL %s: decoded %" PRIu64 " + unwritten %" PRIu64 " + overwritten %" PRIu64
+               " + lost %" PRIu64 " do not add up to head %" PRIu64 "\n",
+               ring, st.decoded, st.unwritten, st.overwritten, r.lost, r.head);
+        c->failures++;
+    }
+    return 0;
+}
+
+static int cmd_post(int argc, char **argv)
+{
+    struct chk c;
+    struct post p;
+
+    if (argc != 2) {
+        fprintf(stderr, "usage: stress_check post RING TABLE\n");
+        return 2;
+    }
+    if (chk_init(&c, argv[1], 0) < 0)
+        return 2;
+    if (post_check(&c, argv[0], &p, STRESS_FAMILIES) < 0)
+        return 1;
+    printf("post: head %" PRIu64 " decoded %" PRIu64 " unwritten %" PRIu64 " overwritten %" PRIu64
+           " verified %" PRIu64 " unverified %" PRIu64 " failures %" PRIu64 "\n",
+           p.head, p.decoded, p.unwritten, p.overwritten, c.verified, c.unverified, c.failures);
+    chk_free(&c);
+    return c.failures ? 1 : 0;
+}
+
+/* --- running the program ------------------------------------------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+struct child {
+    pid_t pid;
+    int in;    /* its stdin (the go), -1 when not ours */
+    FILE *out; /* its stdout */
+};
+
+/* Starts argv with pipes on its stdin and stdout. */
+static int spawn(struct child *ch, char **argv)
+{
+    int in[2], out[2];
+
+    if (pipe(in) < 0 || pipe(out) < 0)
+        return -1;
+    ch->pid = fork();
+    if (ch->pid < 0)
+        return -1;
+    if (ch->pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[0]);
+        close(in[1]);
+        close(out[0]);
+        close(out[1]);
+        execv(argv[0], argv);
+        fprintf(stderr, "stress_check: %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    ch->in = in[1];
+    ch->out = fdopen(out[0], "r");
+    return ch->out ? 0 : -1;
+}
+
+/* Waits for the child's "ready" line; 0, or -1 when it ended first. */
+static int wait_ready(struct child *ch)
+{
+    char line[256];
+
+    while (fgets(line, sizeof line, ch->out))
+        if (!strncmp(line, "ready", 5))
+            return 0;
+    return -1;
+}
+
+static void follow_cb(void *arg, const struct ev *e)
+{
+    chk_event(arg, e);
+}
+
+static int cmd_live(int argc, char **argv)
+{
+    double timeout = 600, t0, t1;
+    const char *ring, *table;
+    char err[256], line[512];
+    struct follow *f = NULL;
+    struct child ch;
+    struct chk c;
+    struct post p;
+    unsigned long long events = 0, specials = 0, sigs = 0, inhook = 0, hev = 0;
+    double secs = 0;
+    int status = 0, exited = 0, idle = 0, i = 0;
+
+    if (argc > 1 && !strcmp(argv[0], "--timeout")) {
+        timeout = atof(argv[1]);
+        i = 2;
+    }
+    if (argc - i < 4 || strcmp(argv[i + 2], "--")) {
+        fprintf(stderr, "usage: stress_check live [--timeout S] RING TABLE -- PROGRAM ARGS...\n");
+        return 2;
+    }
+    ring = argv[i];
+    table = argv[i + 1];
+    unlink(ring);
+    if (spawn(&ch, argv + i + 3) < 0 || wait_ready(&ch) < 0) {
+        printf("FAIL %s: did not start\n", argv[i + 3]);
+        return 1;
+    }
+    if (chk_init(&c, table, 1) < 0 || !(f = follow_open(ring, 1, err, sizeof err))) {
+        printf("FAIL %s: %s\n", ring, f ? "" : err);
+        kill(ch.pid, SIGKILL);
+        waitpid(ch.pid, NULL, 0);
+        return 1;
+    }
+    t0 = now_s();
+    if (write(ch.in, "g", 1) != 1) {
+        printf("FAIL: cannot tell the program to go\n");
+        kill(ch.pid, SIGKILL);
+        waitpid(ch.pid, NULL, 0);
+        return 1;
+    }
+    /* Until the program is gone and two polls in a row find nothing new. */
+    for (;;) {
+        long n = follow_poll(f, follow_cb, &c, 1u << 16, err, sizeof err);
+
+        if (n < 0) {
+            printf("FAIL %s: %s\n", ring, err);
+            c.failures++;
+            break;
+        }
+        if (!exited && waitpid(ch.pid, &status, WNOHANG) == ch.pid)
+            exited = 1;
+        if (n == 0) {
+            if (exited && ++idle >= 2)
+                break;
+            usleep(200);
+        } else {
+            idle = 0;
+        }
+        if (now_s() - t0 > timeout) {
+            printf("FAIL: no end after %.0f s; killing process %d\n", timeout, (int)ch.pid);
+            kill(ch.pid, SIGKILL);
+            waitpid(ch.pid, NULL, 0);
+            return 1;
+        }
+    }
+    t1 = now_s();
+    while (fgets(line, sizeof line, ch.out))
+        if (sscanf(line, "done events %llu handler_events %llu specials %llu signals %llu "
+                         "in_hook %llu threads %*u seconds %lf",
+                   &events, &hev, &specials, &sigs, &inhook, &secs) == 6)
+            break;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !events) {
+        printf("FAIL %s: exit status 0x%x, no count\n", argv[i + 3], status);
+        c.failures++;
+    }
+    chk_end(&c);
+    {
+        uint64_t head = follow_ring(f)->head;
+
+        printf("program: events %llu (handler %llu) + specials %llu in %.2f s; signals %llu, "
+               "%llu of them in a hook\n",
+               events, hev, specials, secs, sigs, inhook);
+        printf("reader: read %" PRIu64 " + lost %" PRIu64 " = %" PRIu64 ", head %" PRIu64
+               "; %" PRIu64 " gaps, %" PRIu64 " events checked against the pattern, %" PRIu64
+               " before finding their place, %.2f s\n",
+               c.read, c.lost, c.read + c.lost, head, c.gaps, c.verified, c.unverified, t1 - t0);
+        printf("note: %" PRIu64 " handler events stamped before the worker event they "
+               "follow (a signal between a hook's reservation and its clock read)\n",
+               c.ts_back);
+        if (c.read + c.lost != head) {
+            printf("FAIL read + lost != head\n");
+            c.failures++;
+        }
+        if (head != events + specials) {
+            printf("FAIL head %" PRIu64 " != the program's %llu events + %llu specials\n", head,
+                   events, specials);
+            c.failures++;
+        }
+    }
+    follow_close(f);
+    close(ch.in);
+    fclose(ch.out);
+    printf("live: %" PRIu64 " failures\n", c.failures);
+    {
+        uint64_t live_fail = c.failures;
+        struct chk pc;
+
+        chk_free(&c);
+        if (chk_init(&pc, table, 1) < 0 || post_check(&pc, ring, &p, 0) < 0)
+            return 1;
+        printf("post: head %" PRIu64 " decoded %" PRIu64 " unwritten %" PRIu64
+               " overwritten %" PRIu64 " verified %" PRIu64 " failures %" PRIu64 "\n",
+               p.head, p.decoded, p.unwritten, p.overwritten, pc.verified, pc.failures);
+        if (p.unwritten) /* every writer finished: a slot with a wrong lap bit was undone */
+            printf("FAIL post: %" PRIu64 " slots unwritten after a normal exit\n", p.unwritten);
+        chk_free(&pc);
+        return live_fail || pc.failures || p.unwritten ? 1 : 0;
+    }
+}
+
+/* --- kill -9 trials ------------------------------------------------------------------------ */
+
+/* xorshift64*: the trial's choices and delay from its seed alone. */
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 0x2545F4914F6CDD1Dull;
+}
+
+static int one_trial(const char *dir, const char *prog, uint64_t seed, double timeout,
+                     uint64_t *caught)
+{
+    static const char *const rings[] = {"4K", "64K", "1M"};
+    uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
+    unsigned threads = (rnd(&s) & 1) ? 4 : 1;
+    const char *rsz = rings[rnd(&s) % 3];
+    int sig = (rnd(&s) % 3) != 0, stop = rnd(&s) % 8 == 0;
+    long delay_us = (long)(rnd(&s) % 30000);
+    char ring[512], table[512], th[8], sus[16];
+    char *argv[20];
+    struct child ch;
+    struct chk c;
+    struct post p;
+    int n = 0, status;
+    double t0;
+
+    snprintf(ring, sizeof ring, "%s/crash.ring", dir);
+    snprintf(table, sizeof table, "%s/crash.table", dir);
+    snprintf(th, sizeof th, "%u", threads);
+    snprintf(sus, sizeof sus, "%d", sig ? 50 : 0);
+    argv[n++] = (char *)prog;
+    argv[n++] = "--threads";
+    argv[n++] = th;
+    argv[n++] = "--events";
+    argv[n++] = "0";
+    argv[n++] = "--ring";
+    argv[n++] = (char *)rsz;
+    argv[n++] = "--mode";
+    argv[n++] = stop ? "stop" : "overwrite";
+    argv[n++] = "--signal-us";
+    argv[n++] = sus;
+    argv[n++] = "--out";
+    argv[n++] = ring;
+    argv[n++] = "--table";
+    argv[n++] = table;
+    argv[n] = NULL;
+    unlink(ring);
+    printf("trial seed %" PRIu64 ": %u thread%s, ring %s, %s, %s, kill -9 after %ld us: ", seed,
+           threads, threads > 1 ? "s" : "", rsz, stop ? "stop" : "overwrite",
+           sig ? "signals" : "no signals", delay_us);
+    fflush(stdout);
+    if (spawn(&ch, argv) < 0 || wait_ready(&ch) < 0) {
+        printf("FAIL the program did not start\n");
+        return 1;
+    }
+    usleep((useconds_t)delay_us);
+    kill(ch.pid, SIGKILL);
+    t0 = now_s();
+    while (waitpid(ch.pid, &status, 0) < 0 && errno == EINTR && now_s() - t0 < timeout)
+        ;
+    close(ch.in);
+    fclose(ch.out);
+    if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) {
+        printf("FAIL it ended before the kill (status 0x%x)\n", status);
+        return 1;
+    }
+    if (chk_init(&c, table, 0) < 0)
+        return 1;
+    if (post_check(&c, ring, &p, STRESS_FAMILIES) < 0) {
+        chk_free(&c);
+        return 1;
+    }
+    *caught += p.unwritten != 0;
+    printf("%s head %" PRIu64 " decoded %" PRIu64 " unwritten %" PRIu64 " verified %" PRIu64
+           "\n",
+           c.failures ? "FAIL" : "ok", p.head, p.decoded, p.unwritten, c.verified);
+    chk_free(&c);
+    return c.failures ? 1 : 0;
+}
+
+static int cmd_crash(int argc, char **argv)
+{
+    unsigned long trials = 20;
+    uint64_t seed = (uint64_t)time(NULL), caught = 0;
+    double timeout = 20;
+    unsigned long failed = 0;
+    int i = 0;
+
+    for (; i + 1 < argc && argv[i][0] == '-' && argv[i][1] == '-' && argv[i][2]; i += 2) {
+        if (!strcmp(argv[i], "--trials"))
+            trials = strtoul(argv[i + 1], NULL, 10);
+        else if (!strcmp(argv[i], "--seed"))
+            seed = strtoull(argv[i + 1], NULL, 10);
+        else if (!strcmp(argv[i], "--timeout"))
+            timeout = atof(argv[i + 1]);
+        else
+            break;
+    }
+    if (argc - i != 3 || strcmp(argv[i + 1], "--")) {
+        fprintf(stderr, "usage: stress_check crash [--trials N] [--seed S] [--timeout S] DIR "
+                        "-- PROGRAM\n");
+        return 2;
+    }
+    printf("crash: %lu trials from seed %" PRIu64 "\n", trials, seed);
+    for (unsigned long k = 0; k < trials; k++)
+        failed += one_trial(argv[i], argv[i + 2], seed + k, timeout, &caught) != 0;
+    printf("crash: %lu trials, %lu failed, %" PRIu64 " killed a writer between its reservation "
+           "and its last store\n",
+           trials, failed, caught);
+    return failed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    signal(SIGPIPE, SIG_IGN);
+    if (argc > 1 && !strcmp(argv[1], "live"))
+        return cmd_live(argc - 2, argv + 2);
+    if (argc > 1 && !strcmp(argv[1], "post"))
+        return cmd_post(argc - 2, argv + 2);
+    if (argc > 1 && !strcmp(argv[1], "crash"))
+        return cmd_crash(argc - 2, argv + 2);
+    fprintf(stderr, "usage: stress_check live|post|crash ...\n");
+    return 2;
+}
