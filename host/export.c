@@ -8,6 +8,7 @@
 
 #include "cyg_format.h"
 #include "dec.h"
+#include "numfmt.h"
 #include "render.h"
 
 struct level {
@@ -145,22 +146,9 @@ static void json_str(FILE *f, const char *s)
 
     snprintf(tmp, sizeof tmp, "%s", s); /* json_put's buf is sized for 511 characters */
     json_put(buf, tmp);
-    fputs(buf, f);
+    fputs_unlocked(buf, f);
 }
 
-/* Writes v's decimal digits at buf; returns how many. */
-static size_t put_u64(char *buf, uint64_t v)
-{
-    char tmp[24];
-    size_t n = 0, k = 0;
-
-    do
-        tmp[n++] = (char)('0' + v % 10);
-    while ((v /= 10));
-    while (n)
-        buf[k++] = tmp[--n];
-    return k;
-}
 
 /* A time in ticks as microseconds with 3 decimals (ticks when the rate is unknown): integers
  * only, this is the writer's hot spot. */
@@ -170,21 +158,19 @@ static size_t put_ts(struct export *x, char *buf, uint64_t ticks)
     size_t n;
 
     if (!x->o.hz)
-        return put_u64(buf, ticks);
+        return numfmt_u64(buf, ticks, 1);
     ns = (uint64_t)((double)ticks * 1e9 / (double)x->o.hz + 0.5);
-    n = put_u64(buf, ns / 1000);
+    n = numfmt_u64(buf, ns / 1000, 1);
     buf[n++] = '.';
-    buf[n++] = (char)('0' + ns % 1000 / 100);
-    buf[n++] = (char)('0' + ns % 100 / 10);
-    buf[n++] = (char)('0' + ns % 10);
-    return n;
+    numfmt_3(buf + n, (unsigned)(ns % 1000));
+    return n + 3;
 }
 
 static void chrome_ts(struct export *x, uint64_t ticks)
 {
     char buf[32];
 
-    fwrite(buf, 1, put_ts(x, buf, ticks), x->out);
+    fwrite_unlocked(buf, 1, put_ts(x, buf, ticks), x->out);
 }
 
 /* The function's name for an address as a JSON string, from the cache or looked up. */
@@ -220,29 +206,29 @@ static void chrome_begin(struct export *x, struct xctx *c, const char *ph, uint6
     n += strlen(ph);
     memcpy(buf + n, "\",\"pid\":", 8);
     n += 8;
-    n += put_u64(buf + n, x->o.pid);
+    n += numfmt_u64(buf + n, x->o.pid, 1);
     memcpy(buf + n, ",\"tid\":", 7);
     n += 7;
-    n += put_u64(buf + n, c->id);
+    n += numfmt_u64(buf + n, c->id, 1);
     memcpy(buf + n, ",\"ts\":", 6);
     n += 6;
     n += put_ts(x, buf + n, t);
-    fwrite(buf, 1, n, x->out);
+    fwrite_unlocked(buf, 1, n, x->out);
 }
 
 static void chrome_name(struct export *x, uint64_t addr)
 {
     char buf[6 * 512 + 3];
 
-    fputs(",\"name\":", x->out);
-    fputs(json_name(x, addr, buf, sizeof buf), x->out);
+    fputs_unlocked(",\"name\":", x->out);
+    fputs_unlocked(json_name(x, addr, buf, sizeof buf), x->out);
 }
 
 static void chrome_end_call(struct export *x, struct xctx *c, uint64_t addr, uint64_t t)
 {
     chrome_begin(x, c, "E", t);
     chrome_name(x, addr);
-    fputs("}", x->out);
+    fputs_unlocked("}", x->out);
 }
 
 /* ---- the accounting */
@@ -360,7 +346,7 @@ static void x_enter(void *arg, const struct tree_frame *f, unsigned d)
     if (x->o.format == EXPORT_CHROME) {
         chrome_begin(x, c, "B", f->t_enter);
         chrome_name(x, f->addr);
-        fputs("}", x->out);
+        fputs_unlocked("}", x->out);
     }
 }
 
@@ -404,10 +390,10 @@ static void x_exit(void *arg, const struct tree_frame *f, unsigned d, uint64_t t
         to_parent(c, d, dur, t);
         if (x->o.format == EXPORT_CHROME) {
             chrome_begin(x, c, "X", c->t_base);
-            fputs(",\"dur\":", x->out);
+            fputs_unlocked(",\"dur\":", x->out);
             chrome_ts(x, dur);
             chrome_name(x, f->addr);
-            fputs(",\"args\":{\"entered\":\"before the trace\"}}", x->out);
+            fputs_unlocked(",\"args\":{\"entered\":\"before the trace\"}}", x->out);
         }
     }
     *l = (struct level){0};
@@ -437,9 +423,9 @@ static void x_special(void *arg, const struct ev *e, unsigned d)
     else
         return;
     chrome_begin(x, c, "i", e->time);
-    fputs(",\"s\":\"t\",\"name\":", x->out);
+    fputs_unlocked(",\"s\":\"t\",\"name\":", x->out);
     json_str(x->out, buf);
-    fputs("}", x->out);
+    fputs_unlocked("}", x->out);
 }
 
 static void x_finish(void *arg, const struct tree_frame *stack, unsigned n)
@@ -467,7 +453,7 @@ struct export *export_new(FILE *out, const struct export_opts *o)
     x->o = *o;
     x->first = 1;
     if (o->format == EXPORT_CHROME)
-        fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
+        fputs_unlocked("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
     else if (o->format == EXPORT_FOLDED && node_of(x, 0, 0) < 0) { /* node 0: the root */
         free(x);
         return NULL;
@@ -514,7 +500,7 @@ const struct tree_sink *export_sink(struct export *x, uint32_t ctx, uint64_t os_
                         ",\"name\":\"thread_name\",\"args\":{\"name\":",
                 x->first ? "" : ",", x->o.pid, ctx);
         json_str(x->out, name);
-        fputs("}}", x->out);
+        fputs_unlocked("}}", x->out);
         x->first = 0;
     }
     return &c->sink;
@@ -534,8 +520,8 @@ static void folded_path(struct export *x, size_t k, unsigned depth)
         if (*p == ';' || *p == ' ')
             *p = '_';
     if (x->nodes[k].a)
-        putc(';', x->out);
-    fputs(name, x->out);
+        putc_unlocked(';', x->out);
+    fputs_unlocked(name, x->out);
 }
 
 static int cmp_pair(const void *pa, const void *pb)
@@ -572,7 +558,7 @@ static void callgrind(struct export *x)
         const struct node *n = &x->nodes[i];
 
         if (!n->b) {
-            fputs("\nfl=???\n", x->out);
+            fputs_unlocked("\nfl=???\n", x->out);
             cg_name(x, "fn", n->a);
             fprintf(x->out, "0 %" PRIu64 "\n", n->self);
         } else {
@@ -585,7 +571,7 @@ static void callgrind(struct export *x)
 int export_end(struct export *x)
 {
     if (x->o.format == EXPORT_CHROME) {
-        fputs("\n]}\n", x->out);
+        fputs_unlocked("\n]}\n", x->out);
     } else if (x->o.format == EXPORT_FOLDED) {
         for (size_t k = 1; k < x->nn; k++) {
             if (!x->nodes[k].self)

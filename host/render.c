@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cyg_format.h"
+#include "numfmt.h"
 
 /* A call entered but not yet shown: whether it is a leaf is known only at the next event. */
 struct open_call {
@@ -326,32 +327,6 @@ void render_addr(const struct sym_table *sym, uint64_t bias, uint64_t addr, char
     free(dm);
 }
 
-/* Writes v with at least min_digits digits into buf (no terminator); returns the length. */
-static size_t put_u64(char *buf, uint64_t v, unsigned min_digits)
-{
-    char tmp[24];
-    size_t n = 0;
-
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v || n < min_digits);
-    for (size_t i = 0; i < n; i++)
-        buf[i] = tmp[n - 1 - i];
-    return n;
-}
-
-/* "000" to "999": two table copies instead of six divisions for a duration's digits. */
-static char digits3[1000][3];
-
-static void __attribute__((constructor)) digits3_init(void)
-{
-    for (unsigned i = 0; i < 1000; i++) {
-        digits3[i][0] = (char)('0' + i / 100);
-        digits3[i][1] = (char)('0' + i / 10 % 10);
-        digits3[i][2] = (char)('0' + i % 10);
-    }
-}
 
 /* A duration as render_duration() writes it, with its length: "1.234 us". buf holds at least
  * 32 bytes. Formatting is the decoder's hot spot: integers only, no printf. */
@@ -364,7 +339,7 @@ static size_t duration_text(uint64_t ticks, uint64_t hz, char *buf)
     size_t n;
 
     if (!hz) {
-        n = put_u64(buf, ticks, 1);
+        n = numfmt_u64(buf, ticks, 1);
         memcpy(buf + n, " ticks", 7);
         return n + 6;
     }
@@ -376,16 +351,9 @@ static size_t duration_text(uint64_t ticks, uint64_t hz, char *buf)
         milli = (milli + 500) / 1000;
         u++;
     }
-    if (milli < 1000000) { /* the integer part's 1 to 3 digits, from the table */
-        uint64_t ip = milli / 1000;
-
-        n = ip < 10 ? 1 : ip < 100 ? 2 : 3;
-        memcpy(buf, digits3[ip] + 3 - n, n);
-    } else {
-        n = put_u64(buf, milli / 1000, 1);
-    }
+    n = numfmt_u64(buf, milli / 1000, 1);
     buf[n++] = '.';
-    memcpy(buf + n, digits3[milli % 1000], 3);
+    numfmt_3(buf + n, (unsigned)(milli % 1000));
     n += 3;
     memcpy(buf + n, units[u], 4);
     return n + (u == 2 ? 2 : 3);
@@ -462,7 +430,7 @@ static void flush_run(struct render *r)
         char num[24];
 
         out_mem(r, "; x", 3);
-        out_mem(r, num, put_u64(num, r->run.count, 1));
+        out_mem(r, num, numfmt_u64(num, r->run.count, 1));
         out_chr(r, '\n');
     } else {
         out_mem(r, ";\n", 2);
