@@ -9,10 +9,13 @@
 #    so that drift on this noisy machine hits all of them alike; medians. bench/prims (the
 #    fast path's parts alone) runs in the same rounds.
 # 3. Instructions per event under callgrind (deterministic).
-# 4. Decode throughput: `cygtrace tree` against `uftrace replay` on the same workload.
+# 4. Decode throughput: `cygtrace tree`, `report` and `export` (chrome, folded, callgrind)
+#    against `uftrace replay`, `report` and `dump --chrome` on the same workload: events/s and
+#    peak RSS (GNU time); then peak RSS on a trace 11x shorter and one 7x longer.
 #
 # Environment: RUNS (default 5), DECODE_RUNS (default 3), FIB_N (34), FIB_MT_N (32),
-# CG_N (fib for callgrind, 25).
+# CG_N (fib for callgrind, 25), DECODE_SMALL_N (FIB_N - 5), DECODE_BIG_N (FIB_N + 4; 0 skips
+# the big trace).
 set -euo pipefail
 
 O=$(cd "${1:-build}" && pwd)
@@ -315,51 +318,168 @@ else
 fi
 
 # ---------------------------------------------------------------------------------------------
-# Decode. The whole run must fit in the ring so that both tools decode the same events:
-# CYGTRACE_SIZE=1G holds 2^26 16-byte records, fib(34) makes 2^25.1 events.
+# Decode. Every command reads the whole trace and writes to /dev/null. The whole run must fit in
+# the ring so that both tools decode the same events: fib(34)'s 2^25.1 events take
+# CYGTRACE_SIZE=1G, 2^26 16-byte records (ring_size). Then peak RSS once more on a trace about
+# 11 times smaller and one about 7 times bigger: bounded memory means the same RSS on all three.
+
+# ring_size EVENTS: the CYGTRACE_SIZE whose ring of 16-byte records holds EVENTS.
+ring_size() {
+    local r=4096
+    while [ "$r" -lt "$1" ]; do r=$((r * 2)); done
+    echo $((r * 16))
+}
+
+# trace N NAME [UF]: fib(N) recorded by cygtrace into $RUN/NAME.out (checked: every event,
+# nothing wrapped) and, unless UF is 0 or uftrace is missing, by uftrace into $RUN/NAME.uftrace;
+# sets $tevents.
+trace() {
+    local n=$1 name=$2 uf=${3:-1} want
+    tevents=$("$B/fib_empty" "$n" | field events)
+    want=$((tevents + 4))
+    CYGTRACE_SIZE=$(ring_size "$want") "$B/fib_cygtrace" "$n" >/dev/null
+    check_ring "$name" "$want" 1
+    if [ -n "${BAD[$name]:-}" ]; then
+        failed=1
+    elif [ $((1 << $(u8_at cygtrace.out 12))) -lt "$want" ]; then
+        say "  FAILED: $name: the ring wrapped: the decoders would not see the same events"
+        failed=1
+    fi
+    mv cygtrace.out "$RUN/$name.out"
+    if [ "$uf" = 1 ] && [ -z "${BAD[uftrace]:-}" ]; then
+        uftrace record -d "$RUN/$name.uftrace" "$B/fib_plain" "$n" >/dev/null
+    fi
+}
+
+# The decoders; each DCMD runs with the trace's name in $t.
+CT_DECODERS="tree report chrome folded callgrind"
+UF_DECODERS="uf_replay uf_report uf_chrome"
+declare -A DNAME=([tree]="cygtrace tree" [report]="cygtrace report"
+                  [chrome]="cygtrace export --format=chrome" [folded]="cygtrace export --format=folded"
+                  [callgrind]="cygtrace export --format=callgrind" [uf_replay]="uftrace replay"
+                  [uf_report]="uftrace report" [uf_chrome]="uftrace dump --chrome")
+declare -A PEER=([report]=uf_report [chrome]=uf_chrome) # the uftrace command doing the same job
+dcmd() { # dcmd DECODER TRACE: the command line
+    local ct="$O/cygtrace" elf="$B/fib_cygtrace" out="$RUN/$2.out" uf="$RUN/$2.uftrace"
+    case $1 in
+    tree) echo "$ct tree $elf $out" ;;
+    report) echo "$ct report $elf $out" ;;
+    chrome | folded | callgrind) echo "$ct export --format=$1 $elf $out" ;;
+    uf_replay) echo "uftrace replay -d $uf" ;;
+    uf_report) echo "uftrace report -d $uf" ;;
+    uf_chrome) echo "uftrace dump --chrome -d $uf" ;;
+    esac
+}
+
+# decode DECODER TRACE: runs it once, output to /dev/null; appends "wall_ns rss_kb" to
+# $RUN/d.TRACE.DECODER. Returns 1 when the command fails.
+decode() {
+    local t0 t1
+    t0=$(now)
+    # shellcheck disable=SC2046 # the command line is split on purpose
+    if ! /usr/bin/time -f '%M' -o "$RUN/rss" $(dcmd "$1" "$2") >/dev/null 2>"$RUN/stderr"; then
+        say "  ${DNAME[$1]}: FAILED: $(dcmd "$1" "$2"): $(tail -n 3 "$RUN/stderr" | tr '\n' ' ')"
+        failed=1
+        return 1
+    fi
+    t1=$(now)
+    echo "$((t1 - t0)) $(tail -n 1 "$RUN/rss")" >>"$RUN/d.$2.$1"
+}
+
+# check_report DECODER FIELD: fib's call count in its report on the main trace (field FIELD of
+# fib's line: the first in cygtrace's, the one before the name in uftrace's) must be the
+# workload's.
+check_report() {
+    local got
+    # shellcheck disable=SC2046 # the command line is split on purpose
+    got=$($(dcmd "$1" main) 2>/dev/null | awk -v f="$2" '$NF == "fib" { print $(f ? f : NF - 1) }')
+    if [ "$got" != "$CALLS" ]; then
+        say "  FAILED: ${DNAME[$1]} says fib was called ${got:-no} times, not $CALLS"
+        failed=1
+    fi
+}
+
 say ""
 if [ ! -x "$O/cygtrace" ]; then
     say "== decode: skipped: $O/cygtrace not built"
 elif [ ! -x /usr/bin/time ]; then
     say "== decode: skipped: /usr/bin/time missing (apt-get install time)"
 else
-    say "== decode throughput, fib($FIB_N) trace, output to /dev/null; medians of $DECODE_RUNS"
-    CYGTRACE_SIZE=1G "$B/fib_cygtrace" "$FIB_N" >/dev/null
-    check_ring decode $((EVENTS + 4)) 1
-    [ -z "${BAD[decode]:-}" ] || failed=1
-    if [ $((1 << $(u8_at cygtrace.out 12))) -lt $((EVENTS + 4)) ]; then
-        say "  FAILED: the ring wrapped: the decoders would not see the same events"
-        failed=1
-    fi
-    mv cygtrace.out "$RUN/decode.out"
-    DECODERS=cygtrace
+    DECODERS=$CT_DECODERS
     if [ -z "${BAD[uftrace]:-}" ]; then
-        uftrace record -d "$RUN/decode.uftrace" "$B/fib_plain" "$FIB_N" >/dev/null
-        DECODERS="cygtrace uftrace"
+        DECODERS+=" uf_replay uf_report"
+        # Debian's uftrace v0.13 has dump --chrome; check rather than assume.
+        uf_help=$(uftrace dump --help 2>&1 || true)
+        ! grep -q -- --chrome <<<"$uf_help" || DECODERS+=" uf_chrome"
     fi
-    declare -A DCMD=([cygtrace]="$O/cygtrace tree $B/fib_cygtrace $RUN/decode.out"
-                     [uftrace]="uftrace replay -d $RUN/decode.uftrace")
-    declare -A DNAME=([cygtrace]="cygtrace tree" [uftrace]="uftrace replay")
+    say "== decode throughput, fib($FIB_N) trace, $EVENTS events, output to /dev/null;" \
+        "medians of $DECODE_RUNS"
+    trace "$FIB_N" main
+    check_report report 1
+    [ -n "${BAD[uftrace]:-}" ] || check_report uf_report 0
     for ((r = 1; r <= DECODE_RUNS; r++)); do
-        for d in $DECODERS; do
-            t0=$(now)
-            if ! /usr/bin/time -f '%M' -o "$RUN/rss" ${DCMD[$d]} >/dev/null 2>"$RUN/stderr"; then
-                say "  $d: FAILED: ${DCMD[$d]}: $(tail -n 3 "$RUN/stderr" | tr '\n' ' ')"
-                failed=1
-                break 2
-            fi
-            t1=$(now)
-            echo "$((t1 - t0)) $(tail -n 1 "$RUN/rss")" >>"$RUN/d.$d"
-        done
+        for d in $DECODERS; do decode "$d" main || true; done
     done
-    say "  decoder                          events     wall s   Mevents/s   peak RSS MB"
+    say "  decoder                              wall s   Mevents/s  peak RSS MB  / uftrace replay" \
+        " / uftrace same job"
+    declare -A WALLD
     for d in $DECODERS; do
-        [ -f "$RUN/d.$d" ] || continue
-        w=$(cut -d' ' -f1 "$RUN/d.$d" | median)
-        m=$(cut -d' ' -f2 "$RUN/d.$d" | median)
-        say "  $(awk -v d="${DNAME[$d]}" -v n="$EVENTS" -v w="$w" -v m="$m" 'BEGIN {
-            printf "%-22s %16d %10.2f %11.2f %13.1f", d, n, w / 1e9, n / w * 1e3, m / 1024 }')"
+        [ -f "$RUN/d.main.$d" ] && WALLD[$d]=$(cut -d' ' -f1 "$RUN/d.main.$d" | median)
     done
+    for d in $DECODERS; do
+        [ -n "${WALLD[$d]:-}" ] || continue
+        m=$(cut -d' ' -f2 "$RUN/d.main.$d" | median)
+        vs_replay=- vs_peer=-
+        if [ "${d#uf_}" = "$d" ] && [ -n "${WALLD[uf_replay]:-}" ]; then
+            vs_replay=$(awk -v a="${WALLD[uf_replay]}" -v b="${WALLD[$d]}" \
+                'BEGIN { printf "%.1fx", a / b }')
+        fi
+        p=${PEER[$d]:-}
+        if [ -n "$p" ] && [ -n "${WALLD[$p]:-}" ]; then
+            vs_peer=$(awk -v a="${WALLD[$p]}" -v b="${WALLD[$d]}" \
+                'BEGIN { printf "%.1fx (%s)", a / b, "'"${DNAME[$p]#uftrace }"'" }')
+        fi
+        say "  $(awk -v d="${DNAME[$d]}" -v n="$EVENTS" -v w="${WALLD[$d]}" -v m="$m" \
+            -v r="$vs_replay" -v p="$vs_peer" 'BEGIN {
+            printf "%-34s %8.2f %11.2f %12.1f %16s  %s", d, w / 1e9, n / w * 1e3, m / 1024, r, p
+            }')"
+    done
+
+    # Peak RSS against the trace's length: a smaller trace, every decoder once; a bigger one
+    # (DECODE_BIG_N, 0 to skip: it takes about a minute and a half and 4 GB of disk),
+    # cygtrace's decoders once.
+    SMALL_N=${DECODE_SMALL_N:-$((FIB_N - 5))}
+    BIG_N=${DECODE_BIG_N:-$((FIB_N + 4))}
+    say ""
+    say "== peak RSS (MB) against the trace's length, one run each"
+    trace "$SMALL_N" small
+    small_events=$tevents
+    for d in $DECODERS; do decode "$d" small || true; done
+    rm -rf "$RUN/small.out" "$RUN/small.uftrace"
+    big_events=0
+    if [ "$BIG_N" -gt 0 ]; then
+        # Not uftrace: replaying a trace this long alone would take minutes.
+        trace "$BIG_N" big 0
+        big_events=$tevents
+        for d in $CT_DECODERS; do decode "$d" big || true; done
+        rm -rf "$RUN/big.out"
+    fi
+    rss() { [ -f "$RUN/d.$2.$1" ] && awk '{ printf "%.1f", $2 / 1024 }' "$RUN/d.$2.$1" | head -n 1; }
+    say "  $(printf '%-34s %14s %14s %14s' decoder "fib($SMALL_N)" "fib($FIB_N)" \
+        "$([ "$BIG_N" -gt 0 ] && echo "fib($BIG_N)")")"
+    say "  $(printf '%-34s %14s %14s %14s' "events" "$small_events" "$EVENTS" \
+        "$([ "$BIG_N" -gt 0 ] && echo "$big_events")")"
+    for d in $DECODERS; do
+        say "  $(printf '%-34s %14s %14s %14s' "${DNAME[$d]}" "$(rss "$d" small || echo -)" \
+            "$(awk '{ print $2 }' "$RUN/d.main.$d" 2>/dev/null | median |
+               awk '{ printf "%.1f", $1 / 1024 }')" "$(rss "$d" big || echo -)")"
+    done
+    if [ "$BIG_N" -gt 0 ]; then
+        say "  (big trace: $(awk -v a="$big_events" -v b="$EVENTS" 'BEGIN { printf "%.1f", a / b }')x" \
+            "the events of fib($FIB_N); wall s there:$(for d in $CT_DECODERS; do
+                [ -f "$RUN/d.big.$d" ] && awk -v d="$d" '{ printf " %s %.1f", d, $1 / 1e9 }' \
+                    "$RUN/d.big.$d"; done))"
+    fi
 fi
 
 say ""

@@ -1,25 +1,34 @@
-# bench/cortex-m/cortex-m.mk - the Cortex-M hook-cost firmware for mps2-an385 (Cortex-M3): one
-# instrumented fib.o linked with each hook variant in turn. run.sh builds and runs them:
+# bench/cortex-m/cortex-m.mk - the Cortex-M benchmark firmware, for every QEMU board of the
+# examples: microbit (Cortex-M0), mps2-an385 (M3), mps2-an386 (M4F), mps2-an505 (M33). One
+# instrumented fib.o per board linked with each hook variant in turn. run.sh builds and runs them:
 #   bench/cortex-m/run.sh [BUILD_DIR]
 #
-#   fib_plain   fib.c without -finstrument-functions: no hook calls at all
-#   fib_empty   empty hooks: the calls -finstrument-functions adds, and nothing else
-#   fib_dwt     the runtime, DWT CYCCNT clock (the Cortex-M3 default; it reads 0 under QEMU,
-#               but the instructions are the same)
-#   fib_timer   the runtime, the board timer through cygtrace_user_clock() (the examples)
-#   fib_nots    the runtime without timestamps (CYGTRACE_TIMESTAMPS=0)
+# $(B)/BOARD/fib_VARIANT.elf, VARIANT one of:
+#   plain     fib.c without -finstrument-functions: no hook calls at all
+#   empty     empty hooks: the calls -finstrument-functions adds, and nothing else
+#   pmt       the "Poor Man's Trace" ring with its critical section (hooks_pmt.c), no time
+#   pmt_ts    the same with the board timer in each element
+#   nots      the runtime without timestamps (CYGTRACE_TIMESTAMPS=0)
+#   timer     the runtime, the board timer through cygtrace_user_clock() (the examples)
+#   dwt       the runtime, DWT CYCCNT clock (the default where the core has one: not on the M0;
+#             it reads 0 under QEMU, but the instructions are the same)
 #
-# The stream drain (fibloop.c: fib(10) 100 times, the board timer as clock):
+# The stream drain, on mps2-an385 only (fibloop.c: fib(10) 100 times, the board timer as clock):
 #   loop_empty  empty hooks
 #   loop_timer  the runtime, no drain
 #   loop_null   the runtime, cygtrace_drain() after each fib(10) into a sink that takes all
 #   loop_uart   the same into the UART (QEMU's takes every byte at once)
 # Every runtime variant links the drain: a firmware that never calls it gets the same hooks.
+#
+# Footprint: $(B)/BOARD/fp_nodrain.elf and fp_drain.elf, fibloop.c linked with the library the
+# top Makefile builds for the board's core, $(O)/CORE/libcygtrace.a (make firmware-cores), with
+# a link map (.map) that run.sh reads.
 
 O ?= build
 ARM_CC ?= arm-none-eabi-gcc
 B := $(O)/bench/cortex-m
 EX := examples/firmware
+WARN := -Wall -Wextra -Werror
 
 ifeq ($(V),1)
 say :=
@@ -27,65 +36,113 @@ else
 say = @printf '  %-7s %s\n' '$(1)' '$(2)';
 endif
 
-CPU := -mcpu=cortex-m3 -mthumb
-CFLAGS := -std=gnu11 -Wall -Wextra -Werror -g $(CPU) -ffreestanding -ffunction-sections \
-          -fdata-sections -Icommon -Itarget/core -Itarget/cortex-m -I$(EX)
-# The runtime as the Cortex-M cores build it (-Os, see the top Makefile).
-RT_CFLAGS := $(CFLAGS) -Os -fno-instrument-functions
+.PHONY: all
+all:
+
+# The boards' CPU flags (fwex_cpu_BOARD), sources (fwex_board_BOARD) and defines
+# (fwex_def_BOARD) are those of the examples.
+include $(EX)/firmware.mk
+
+BOARDS := microbit mps2-an385 mps2-an386 mps2-an505
+# The core of each board among those the top Makefile builds a libcygtrace.a for.
+core_microbit := cortex-m0
+core_mps2-an385 := cortex-m3
+core_mps2-an386 := cortex-m4f
+core_mps2-an505 := cortex-m33
+
+BASE_CFLAGS := -std=gnu11 $(WARN) -g -mthumb -ffreestanding -ffunction-sections -fdata-sections \
+               -Icommon -Itarget/core -Itarget/cortex-m -I$(EX)
+# The runtime and the hooks as the Cortex-M cores build them (-Os, see the top Makefile).
+RT_CFLAGS := $(BASE_CFLAGS) -Os -fno-instrument-functions
+WORK_CFLAGS := $(BASE_CFLAGS) -O1 -fno-inline
 RT_SRC := target/core/cygtrace.c target/core/cygtrace_drain.c target/cortex-m/cygtrace_cm.c \
           common/crc32.c common/cobs.c
-SUPPORT_SRC := $(EX)/startup.c $(EX)/board_common.c $(EX)/boards/cmsdk.c
-LDFLAGS := $(CPU) -nostartfiles --specs=nano.specs -Wl,--gc-sections -Wl,--build-id -L$(EX) \
-           -T $(EX)/boards/mps2-an385.ld
-VARIANTS := plain empty dwt timer nots
-LOOP_VARIANTS := empty timer null uart
+LDFLAGS := -mthumb -nostartfiles --specs=nano.specs -Wl,--gc-sections -Wl,--build-id -L$(EX)
+
+RT_VARIANTS := nots timer dwt
+VARIANTS := plain empty pmt pmt_ts $(RT_VARIANTS)
+variants_microbit := $(filter-out dwt,$(VARIANTS)) # ARMv6-M: no DWT cycle counter
 rt_def_dwt := -DCYGTRACE_CM_CLOCK=1
 rt_def_timer := -DCYGTRACE_CM_CLOCK=3
-rt_def_nots := -DCYGTRACE_TIMESTAMPS=0
-
-.PHONY: all
-all: $(VARIANTS:%=$(B)/fib_%.elf) $(LOOP_VARIANTS:%=$(B)/loop_%.elf)
-
-$(B)/obj/fib_instr.o: bench/cortex-m/fib.c $(EX)/board.h
-	@mkdir -p $(dir $@)
-	$(call say,CC,$<)$(ARM_CC) $(CFLAGS) -O1 -fno-inline -finstrument-functions -c $< -o $@
-$(B)/obj/fib_plain.o: bench/cortex-m/fib.c $(EX)/board.h
-	@mkdir -p $(dir $@)
-	$(call say,CC,$<)$(ARM_CC) $(CFLAGS) -O1 -fno-inline -c $< -o $@
+# No clock to start at boot either (the micro:bit's M0 has no SysTick in QEMU).
+rt_def_nots := -DCYGTRACE_TIMESTAMPS=0 -DCYGTRACE_CM_CLOCK=3
+LOOP_VARIANTS := empty timer null uart
 loop_def_empty := -DBENCH_SINK=0 -DBENCH_EMPTY
 loop_def_timer := -DBENCH_SINK=0
 loop_def_null := -DBENCH_SINK=1
 loop_def_uart := -DBENCH_SINK=2
-$(LOOP_VARIANTS:%=$(B)/obj/fibloop_%.o): $(B)/obj/fibloop_%.o: bench/cortex-m/fibloop.c $(EX)/board.h
-	@mkdir -p $(dir $@)
-	$(call say,CC,$< [$*])$(ARM_CC) $(CFLAGS) -O1 -fno-inline -finstrument-functions \
-	    $(loop_def_$*) -c $< -o $@
-$(B)/obj/support/%.o: $(EX)/%.c $(wildcard $(EX)/*.h target/cortex-m/*.h)
-	@mkdir -p $(dir $@)
-	$(call say,CC,$<)$(ARM_CC) $(RT_CFLAGS) -DCYGTRACE_CM_CLOCK=3 -c $< -o $@
-$(B)/obj/hooks_empty.o: bench/cortex-m/hooks_empty.c
-	@mkdir -p $(dir $@)
-	$(call say,CC,$<)$(ARM_CC) $(RT_CFLAGS) -c $< -o $@
+loop_def_fp_nodrain := -DBENCH_SINK=0 -DBENCH_HEAD=0
+loop_def_fp_drain := -DBENCH_SINK=1 -DBENCH_HEAD=0
+CM_DEPS := $(wildcard common/*.h target/core/*.h target/cortex-m/*.h $(EX)/*.h)
 
-# One copy of the runtime per variant, each with its own defines.
-define rt_variant
-$(B)/obj/rt_$(1)/%.o: %.c $(wildcard common/*.h target/core/*.h target/cortex-m/*.h)
+# board_rules BOARD: its objects under $(B)/BOARD/obj, its ELFs in $(B)/BOARD.
+define board_rules
+$(1)_D := $(B)/$(1)
+$(1)_CPU := $(fwex_cpu_$(1))
+$(1)_SUPPORT := $$(patsubst $(EX)/%.c,$(B)/$(1)/obj/support/%.o, \
+    $(EX)/startup.c $(EX)/board_common.c $(fwex_board_$(1)))
+$(1)_ELFS := $$(foreach v,$$(or $$(variants_$(1)),$(VARIANTS)),$(B)/$(1)/fib_$$(v).elf) \
+             $(B)/$(1)/fp_nodrain.elf $(B)/$(1)/fp_drain.elf \
+             $(if $(filter mps2-an385,$(1)),$(LOOP_VARIANTS:%=$(B)/$(1)/loop_%.elf))
+all: $$($(1)_ELFS)
+
+$(B)/$(1)/obj/fib_instr.o: bench/cortex-m/fib.c $(EX)/board.h
 	@mkdir -p $$(dir $$@)
-	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(RT_CFLAGS) $(rt_def_$(1)) -c $$< -o $$@
-RT_OBJ_$(1) := $(patsubst %.c,$(B)/obj/rt_$(1)/%.o,$(RT_SRC))
-endef
-$(foreach v,dwt timer nots,$(eval $(call rt_variant,$(v))))
+	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(WORK_CFLAGS) $$($(1)_CPU) -finstrument-functions \
+	    -c $$< -o $$@
+$(B)/$(1)/obj/fib_plain.o: bench/cortex-m/fib.c $(EX)/board.h
+	@mkdir -p $$(dir $$@)
+	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(WORK_CFLAGS) $$($(1)_CPU) -c $$< -o $$@
+$(B)/$(1)/obj/fibloop_%.o: bench/cortex-m/fibloop.c $(EX)/board.h target/core/cygtrace.h
+	@mkdir -p $$(dir $$@)
+	$$(call say,CC,$$< [$(1) $$*])$(ARM_CC) $(WORK_CFLAGS) $$($(1)_CPU) \
+	    -finstrument-functions $$(loop_def_$$*) -c $$< -o $$@
+$(B)/$(1)/obj/support/%.o: $(EX)/%.c $(CM_DEPS)
+	@mkdir -p $$(dir $$@)
+	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(RT_CFLAGS) $$($(1)_CPU) $(fwex_def_$(1)) \
+	    -DCYGTRACE_CM_CLOCK=3 -c $$< -o $$@
+$(B)/$(1)/obj/hooks_empty.o: bench/cortex-m/hooks_empty.c
+	@mkdir -p $$(dir $$@)
+	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(RT_CFLAGS) $$($(1)_CPU) -c $$< -o $$@
+$(B)/$(1)/obj/hooks_pmt.o: bench/cortex-m/hooks_pmt.c
+	@mkdir -p $$(dir $$@)
+	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(RT_CFLAGS) $$($(1)_CPU) -c $$< -o $$@
+$(B)/$(1)/obj/hooks_pmt_ts.o: bench/cortex-m/hooks_pmt.c
+	@mkdir -p $$(dir $$@)
+	$$(call say,CC,$$< [$(1) ts])$(ARM_CC) $(RT_CFLAGS) $$($(1)_CPU) -DPMT_TIMESTAMP=1 \
+	    -c $$< -o $$@
+$(B)/$(1)/obj/recorded_rt.o: bench/cortex-m/recorded_rt.c target/core/cygtrace.h
+	@mkdir -p $$(dir $$@)
+	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(RT_CFLAGS) $$($(1)_CPU) -c $$< -o $$@
 
-SUPPORT_OBJ := $(patsubst $(EX)/%.c,$(B)/obj/support/%.o,$(SUPPORT_SRC))
-$(B)/fib_plain.elf: $(B)/obj/fib_plain.o $(B)/obj/hooks_empty.o $(SUPPORT_OBJ)
-$(B)/fib_empty.elf: $(B)/obj/fib_instr.o $(B)/obj/hooks_empty.o $(SUPPORT_OBJ)
-$(B)/fib_dwt.elf: $(B)/obj/fib_instr.o $(RT_OBJ_dwt) $(SUPPORT_OBJ)
-$(B)/fib_timer.elf: $(B)/obj/fib_instr.o $(RT_OBJ_timer) $(SUPPORT_OBJ)
-$(B)/fib_nots.elf: $(B)/obj/fib_instr.o $(RT_OBJ_nots) $(SUPPORT_OBJ)
-$(B)/loop_empty.elf: $(B)/obj/fibloop_empty.o $(B)/obj/hooks_empty.o $(SUPPORT_OBJ)
-$(B)/loop_timer.elf: $(B)/obj/fibloop_timer.o $(RT_OBJ_timer) $(SUPPORT_OBJ)
-$(B)/loop_null.elf: $(B)/obj/fibloop_null.o $(RT_OBJ_timer) $(SUPPORT_OBJ)
-$(B)/loop_uart.elf: $(B)/obj/fibloop_uart.o $(RT_OBJ_timer) $(SUPPORT_OBJ)
-$(VARIANTS:%=$(B)/fib_%.elf) $(LOOP_VARIANTS:%=$(B)/loop_%.elf): $(EX)/boards/mps2-an385.ld \
-    $(EX)/sections.ld
-	$(call say,LD,$@)$(ARM_CC) $(LDFLAGS) -o $@ $(filter %.o,$^)
+$(B)/$(1)/fib_plain.elf: $(B)/$(1)/obj/fib_plain.o $(B)/$(1)/obj/hooks_empty.o
+$(B)/$(1)/fib_empty.elf: $(B)/$(1)/obj/fib_instr.o $(B)/$(1)/obj/hooks_empty.o
+$(B)/$(1)/fib_pmt.elf: $(B)/$(1)/obj/fib_instr.o $(B)/$(1)/obj/hooks_pmt.o
+$(B)/$(1)/fib_pmt_ts.elf: $(B)/$(1)/obj/fib_instr.o $(B)/$(1)/obj/hooks_pmt_ts.o
+$(B)/$(1)/fp_nodrain.elf: $(B)/$(1)/obj/fibloop_fp_nodrain.o $(O)/$(core_$(1))/libcygtrace.a
+$(B)/$(1)/fp_drain.elf: $(B)/$(1)/obj/fibloop_fp_drain.o $(O)/$(core_$(1))/libcygtrace.a
+$$($(1)_ELFS): $$($(1)_SUPPORT) $(EX)/boards/$(1).ld $(EX)/sections.ld
+	$$(call say,LD,$$@)$(ARM_CC) $$($(1)_CPU) $(LDFLAGS) -T $(EX)/boards/$(1).ld \
+	    -Wl,-Map=$$(@:.elf=.map) -o $$@ $$(filter %.o %.a,$$^)
+endef
+
+# rt_rules BOARD VARIANT: a copy of the runtime with the variant's defines, and its firmware.
+define rt_rules
+$(B)/$(1)/obj/rt_$(2)/%.o: %.c $(CM_DEPS)
+	@mkdir -p $$(dir $$@)
+	$$(call say,CC,$$< [$(1) $(2)])$(ARM_CC) $(RT_CFLAGS) $$($(1)_CPU) $(rt_def_$(2)) \
+	    -c $$< -o $$@
+$(B)/$(1)/fib_$(2).elf: $(B)/$(1)/obj/fib_instr.o $(B)/$(1)/obj/recorded_rt.o \
+                        $(patsubst %.c,$(B)/$(1)/obj/rt_$(2)/%.o,$(RT_SRC))
+endef
+
+# The drain loops, on the AN385 with the board-timer runtime.
+define loop_rules
+$(B)/$(1)/loop_$(2).elf: $(B)/$(1)/obj/fibloop_$(2).o \
+    $(if $(filter empty,$(2)),$(B)/$(1)/obj/hooks_empty.o, \
+         $(patsubst %.c,$(B)/$(1)/obj/rt_timer/%.o,$(RT_SRC)))
+endef
+
+$(foreach b,$(BOARDS),$(foreach v,$(RT_VARIANTS),$(eval $(call rt_rules,$(b),$(v)))))
+$(foreach v,$(LOOP_VARIANTS),$(eval $(call loop_rules,mps2-an385,$(v))))
+$(foreach b,$(BOARDS),$(eval $(call board_rules,$(b))))
