@@ -23,10 +23,34 @@ elif [ "${BUILD#/}" = "$BUILD" ]; then
     BUILD=$ROOT/$BUILD
 fi
 CT=$BUILD/cygtrace
+CT_NATIVE=$CT
 
 T=$BUILD/tests/tmp/$E2E_NAME
 rm -rf "$T"
 mkdir -p "$T" || { echo "$E2E_NAME: cannot create $T" >&2; exit 1; }
+
+# VALGRIND=1: $CT is a script that runs the host tool under valgrind, each run logging to its
+# own $T/valgrind/PID (not to stderr, which the tests read); finish counts every log that is
+# not empty as a failure, and a run with an error also exits 99. CT_NATIVE is the tool itself,
+# for the few runs valgrind cannot do (the script says which and why). A run takes many
+# times longer: run's time limit grows with it.
+E2E_TIMEOUT=20
+if [ "${VALGRIND:-0}" = 1 ]; then
+    if ! command -v valgrind >/dev/null; then
+        echo "FAIL $E2E_NAME-prerequisites: VALGRIND=1 but valgrind is not installed (make deps)"
+        echo "$E2E_NAME: 0 passed, 1 failed"
+        exit 1
+    fi
+    mkdir -p "$T/valgrind"
+    CT=$T/valgrind/cygtrace
+    cat >"$CT" <<EOF_VG
+#!/bin/sh
+exec valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \\
+    --track-fds=no -q --log-file="$T/valgrind/%p" "$CT_NATIVE" "\$@"
+EOF_VG
+    chmod +x "$CT"
+    E2E_TIMEOUT=120
+fi
 
 ulimit -c 0 2>/dev/null # the crash scenarios must not leave core files behind
 
@@ -47,16 +71,16 @@ check() {
     if "$@"; then pass "$name"; else fail "$name" "$why"; fi
 }
 
-# run TAG CMD...: runs CMD under timeout 20 with stdin from /dev/null; stdout goes to
-# $T/TAG.out, stderr to $T/TAG.err, the status to $RC (128 + N for signal N). A subshell with
-# its stderr closed waits for it: a shell reports a child killed by a signal ("Segmentation
-# fault") on its stderr, and the crash scenarios are meant to die.
+# run TAG CMD...: runs CMD under timeout 20 (120 with VALGRIND=1) with stdin from /dev/null;
+# stdout goes to $T/TAG.out, stderr to $T/TAG.err, the status to $RC (128 + N for signal N).
+# A subshell with its stderr closed waits for it: a shell reports a child killed by a signal
+# ("Segmentation fault") on its stderr, and the crash scenarios are meant to die.
 run() {
     local tag=$1
     shift
     (
         exec 2>/dev/null
-        timeout 20 "$@" </dev/null >"$T/$tag.out" 2>"$T/$tag.err"
+        timeout "$E2E_TIMEOUT" "$@" </dev/null >"$T/$tag.out" 2>"$T/$tag.err"
         exit $?
     )
     RC=$?
@@ -177,6 +201,11 @@ need() {
 
 # finish: the summary line (last on stdout) and the exit status; keeps $T when a test failed.
 finish() {
+    local log
+    for log in "$T"/valgrind/[0-9]*; do
+        [ -s "$log" ] &&
+            fail "valgrind-$(basename "$log")" "$(grep -m 1 -E '^==[0-9]+== [^ ]' "$log")"
+    done
     if [ "$E2E_FAILED" -eq 0 ]; then
         rm -rf "$T"
     else
