@@ -756,32 +756,25 @@ static int serial_open(const struct rsp_where *w, char *err, size_t errlen)
     return fd;
 }
 
-struct rsp *rsp_connect(const char *where, int timeout_ms, char *err, size_t errlen)
+/* rsp_connect once the link is open: the handshake over fd (taken, even on failure). The
+ * fuzz tests come in here through rsp_open_fd, with a socketpair instead of a server. */
+static struct rsp *handshake(int fd, int serial, const char *where, int timeout_ms, char *err,
+                             size_t errlen)
 {
-    struct rsp_where w;
     struct rsp *c;
-    char why[1024];
     int rc;
 
-    if (rsp_parse_where(where, &w, why, sizeof why) < 0) {
-        snprintf(err, errlen, "%s: %s", where, why);
-        return NULL;
-    }
     c = calloc(1, sizeof *c);
     if (c)
-        c->fd = -1;
+        c->fd = fd;
     if (!c || size_buffers(c, RSP_MIN_BUFFER) < 0) {
         snprintf(err, errlen, "%s: out of memory", where);
+        if (!c)
+            close(fd);
         goto fail;
     }
     c->timeout_ms = timeout_ms > 0 ? timeout_ms : 5000;
-    c->serial = w.serial;
-    c->fd =
-        w.serial ? serial_open(&w, why, sizeof why) : tcp_open(&w, c->timeout_ms, why, sizeof why);
-    if (c->fd < 0) {
-        snprintf(err, errlen, "%s: %s", where, why);
-        goto fail;
-    }
+    c->serial = serial;
     /* GDB starts with a '+': it acknowledges whatever the server may have sent already. */
     if ((rc = write_all(c, "+", 1)) < 0 || (rc = request(c, "qSupported")) < 0)
         goto fail_rsp;
@@ -823,6 +816,30 @@ fail:
     }
     free(c);
     return NULL;
+}
+
+struct rsp *rsp_connect(const char *where, int timeout_ms, char *err, size_t errlen)
+{
+    struct rsp_where w;
+    char why[1024];
+    int fd;
+
+    if (rsp_parse_where(where, &w, why, sizeof why) < 0) {
+        snprintf(err, errlen, "%s: %s", where, why);
+        return NULL;
+    }
+    timeout_ms = timeout_ms > 0 ? timeout_ms : 5000;
+    fd = w.serial ? serial_open(&w, why, sizeof why) : tcp_open(&w, timeout_ms, why, sizeof why);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", where, why);
+        return NULL;
+    }
+    return handshake(fd, w.serial, where, timeout_ms, err, errlen);
+}
+
+struct rsp *rsp_open_fd(int fd, const char *name, int timeout_ms, char *err, size_t errlen)
+{
+    return handshake(fd, 0, name, timeout_ms, err, errlen);
 }
 
 const struct rsp_features *rsp_features(const struct rsp *c)

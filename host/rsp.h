@@ -128,4 +128,10 @@ int rsp_parse_supported(const char *reply, size_t n, struct rsp_features *f);
 int rsp_auxv_find(const uint8_t *auxv, size_t len, unsigned word_bytes, uint64_t type,
                   uint64_t *val);
 
+/* --- for tests (tests/fuzz/fuzz_rsp.c) ------------------------------------------------------ */
+
+/* rsp_connect over a stream socket fd already connected to a server (a socketpair end whose
+ * other end holds the replies), named name in messages; takes fd, even on failure. */
+struct rsp *rsp_open_fd(int fd, const char *name, int timeout_ms, char *err, size_t errlen);
+
 #endif

@@ -1,0 +1,77 @@
+# tests/fuzz/fuzz.mk - libFuzzer targets for the decoders and the GDB remote protocol client,
+# their seed corpus, and the plain-compiler replay of the regression inputs.
+#
+# Included by the top Makefile.
+#   make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS="dump stream rsp"] [FUZZ_PARALLEL=1] [FUZZ_RUNS=N]
+#       builds each target with clang (-fsanitize=fuzzer,address,undefined) into $(O)/fuzz/,
+#       makes the seed corpus, runs each target FUZZ_SECONDS (FUZZ_PARALLEL of them at once, 2
+#       at most), keeps the corpus it grows in $(O)/fuzz/corpus/TARGET/, prints executions,
+#       exec/s, coverage and findings per target, and fails on any crash, hang or leak.
+#       FUZZ_RUNS=N stops a target after N executions (FUZZ_SECONDS still bounds it).
+#   The normal build (all) makes $(O)/tests/fuzz_replay_TARGET (the same targets, the normal
+#   compiler, a main() that feeds files) and the seeds; tests/e2e/fuzz_regress.sh replays
+#   tests/fuzz/regress/TARGET/ and the seeds through them.
+
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_PARALLEL ?= 1
+FUZZ_TARGETS ?= dump stream rsp
+FUZZ_DIR := $(O)/fuzz
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS := -std=gnu11 $(WARN) -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE \
+               -DCYGTRACE_VERSION='"fuzz"' $(HOST_INC) -Itests -Itests/fuzz -Itarget/core
+FUZZ_HOST_OBJ := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(HOST_LIB_SRC))
+FUZZ_HDRS := $(wildcard common/*.h host/*.h tests/fuzz/*.h)
+FUZZ_SEEDS := $(FUZZ_DIR)/seeds
+
+.PHONY: fuzz fuzz-build fuzz-seeds fuzz-replay
+
+# The library as the fuzzer sees it: instrumented for coverage and sanitizers, no main.
+$(FUZZ_DIR)/obj/%.o: %.c $(FUZZ_HDRS)
+	@mkdir -p $(dir $@)
+	$(call say,CLANG,$<)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c $< -o $@
+
+$(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_%.o $(FUZZ_DIR)/obj/tests/fuzz/fuzzsink.o \
+                    $(FUZZ_HOST_OBJ)
+	$(call say,LD,$@)$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(HOST_LIBS) -pthread
+
+fuzz-build: $(foreach t,$(FUZZ_TARGETS),$(FUZZ_DIR)/fuzz_$(t))
+
+# ---- seeds: made by the real runtime, ringgen and rsp_frame (seedgen.c), and real rings of
+# the crumble and hardcases examples; each file starts with the target's mode bytes.
+$(FUZZ_DIR)/seedgen: tests/fuzz/seedgen.c $(O)/tests/obj/tests/ringgen.o $(O)/host/libcyghost.a \
+                     $(O)/linux/libcygtrace.a
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) $(BASE_CFLAGS) $(LDFLAGS) -D_GNU_SOURCE $(HOST_INC) -Itests \
+	    -Itarget/core -o $@ $^ $(HOST_LIBS) -lpthread
+
+$(FUZZ_SEEDS)/.done: $(FUZZ_DIR)/seedgen $(O)/examples/crumble $(O)/examples/hardcases
+	$(Q)rm -rf $(FUZZ_SEEDS) && mkdir -p $(FUZZ_SEEDS)/dump $(FUZZ_SEEDS)/stream $(FUZZ_SEEDS)/rsp
+	$(call say,GEN,$(FUZZ_SEEDS))CYGTRACE_OFF=1 $(FUZZ_DIR)/seedgen $(FUZZ_SEEDS) >/dev/null
+	$(Q)for e in crumble hardcases; do \
+	    CYGTRACE_OUT=$(FUZZ_SEEDS)/$$e.ring CYGTRACE_SIZE=4K timeout 10 $(O)/examples/$$e \
+	        >/dev/null 2>&1; \
+	    { printf '\000\000'; cat $(FUZZ_SEEDS)/$$e.ring; } >$(FUZZ_SEEDS)/dump/example-$$e || exit 1; \
+	    rm -f $(FUZZ_SEEDS)/$$e.ring $(FUZZ_SEEDS)/$$e.ring.maps; \
+	done
+	$(Q)touch $@
+
+fuzz-seeds: $(FUZZ_SEEDS)/.done
+
+fuzz: fuzz-build fuzz-seeds
+	$(Q)FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run.sh $(O) $(FUZZ_SECONDS) $(FUZZ_PARALLEL) $(FUZZ_TARGETS)
+
+# ---- the replay drivers: the normal compiler and flags (SANITIZE=1 applies), no libFuzzer
+$(O)/tests/obj/tests/fuzz/%.o: $(FUZZ_HDRS)
+
+$(O)/tests/fuzz_replay_%: $(O)/tests/obj/tests/fuzz/fuzz_%.o $(O)/tests/obj/tests/fuzz/fuzzsink.o \
+                          $(O)/tests/obj/tests/fuzz/replay.o $(O)/host/libcyghost.a
+	$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(HOST_LIBS) -pthread
+
+fuzz-replay: $(foreach t,dump stream rsp,$(O)/tests/fuzz_replay_$(t)) fuzz-seeds
+
+all: fuzz-replay
+
+# Objects that pattern rules chain through: kept, so that a rebuild is incremental.
+.SECONDARY: $(FUZZ_HOST_OBJ) $(foreach f,$(addprefix _,$(FUZZ_TARGETS)) sink,$(FUZZ_DIR)/obj/tests/fuzz/fuzz$(f).o) \
+            $(foreach f,fuzz_dump fuzz_stream fuzz_rsp fuzzsink replay,$(O)/tests/obj/tests/fuzz/$(f).o)

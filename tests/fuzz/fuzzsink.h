@@ -1,0 +1,37 @@
+/* fuzzsink.h - what the fuzz targets do with the events they decode: the call tree builder
+ * and a renderer writing to /dev/null, as "cygtrace tree" and "cygtrace live" use them. The
+ * renderer's options come from one byte of the input, so the fuzzer reaches every style. */
+#ifndef FUZZSINK_H
+#define FUZZSINK_H
+
+#include <stdint.h>
+
+#include "dec.h"
+#include "render.h"
+#include "tree.h"
+
+#define FUZZSINK_CTX 4u /* trees kept for a live stream: events go to ctx % FUZZSINK_CTX */
+
+struct fuzzsink {
+    struct render_opts ro;
+    int func_of;     /* give the tree builder a function-of map (call-site repairs) */
+    unsigned depth0; /* start depth of a live stream's trees */
+    struct render *r[FUZZSINK_CTX];
+    struct tree *t[FUZZSINK_CTX];
+};
+
+/* Sets up the renderer options from opt (style, depth, collapse, colour, func_of); ts_hz and
+ * word_bytes describe the trace. */
+void fuzzsink_opts(struct fuzzsink *s, uint8_t opt, uint64_t ts_hz, int has_time,
+                   unsigned word_bytes);
+
+/* A tree over a renderer to /dev/null, start_depth calls deep; 0, or -1 out of memory. */
+int fuzzsink_tree(struct fuzzsink *s, unsigned i, unsigned start_depth);
+
+/* Feeds a live stream's event to the tree of its context (made on first use). */
+void fuzzsink_feed(struct fuzzsink *s, const struct ev *e);
+
+/* Finishes and frees every tree and renderer. */
+void fuzzsink_close(struct fuzzsink *s);
+
+#endif
