@@ -156,6 +156,11 @@ _Static_assert(sizeof(struct cyg_ctl) == CYG_HDR_BYTES, "control block size");
 #define CYG64_TAG_MASK (UINT64_C(0x7ff) << CYG64_TAG_SHIFT)
 #define CYG64_TAGGED_TS_BITS 50u
 #define CYG64_TAGGED_TS_MASK ((UINT64_C(1) << CYG64_TAGGED_TS_BITS) - 1u)
+/* A special record has room for 8 of those bits: its data is then 32 bits (bits 31..0), bits
+ * 1..8 of the inverted lap number in bits 39..32 (a late special passes only if its writer
+ * was late by a multiple of 512 laps). */
+#define CYG64_STAG_MASK (UINT64_C(0xff) << 32)
+#define CYG64_TAGGED_DATA_MASK UINT64_C(0xffffffff)
 
 /* Special record types (6 bits). Specials carry no timestamp: they take the time of the record
  * before them. */
@@ -189,6 +194,15 @@ static inline uint64_t cyg64_lap_tag(uint64_t seq, unsigned cap_log2)
     uint64_t x = ~seq >> cap_log2; /* the inverted lap number */
 
     return x << 63 | (x << (CYG64_TAG_SHIFT - 1u) & CYG64_TAG_MASK);
+}
+
+/* The lap bit and tag (CYG64_LAP | CYG64_STAG_MASK bits of b) of special record number seq in
+ * a CYG_F_LAPTAG ring. */
+static inline uint64_t cyg64_special_tag(uint64_t seq, unsigned cap_log2)
+{
+    uint64_t x = ~seq >> cap_log2;
+
+    return x << 63 | (x << 31 & CYG64_STAG_MASK);
 }
 
 #endif

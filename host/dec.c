@@ -260,7 +260,7 @@ static void decode_special(struct dec_state *s, struct ev *e, uint64_t a, uint64
     if (s->word_bytes == 8) {
         type = (unsigned)(b >> CYG64_TYPE_SHIFT) & 0x3fu;
         e->ctx = (uint32_t)(b >> CYG64_STHREAD_SHIFT) & 0xffffu;
-        e->data = (uint32_t)(b & CYG64_DATA_MASK);
+        e->data = (uint32_t)b; /* 40 bits wide without the lap tag, but never more than 32 used */
     } else {
         type = (unsigned)(b >> CYG32_TYPE_SHIFT) & 0x3fu;
         e->data = (uint32_t)(b & CYG32_DATA_MASK);
@@ -275,12 +275,15 @@ static void decode_special(struct dec_state *s, struct ev *e, uint64_t a, uint64
         e->data = type;
 }
 
-/* A 64-bit call record whose lap tag is not its slot's: written laps late (CYG_F_LAPTAG). */
+/* A 64-bit record whose lap tag is not its slot's: written laps late (CYG_F_LAPTAG). */
 static inline __attribute__((always_inline)) int stale(const struct dec_state *s, uint64_t seq,
                                                        uint64_t b, unsigned w)
 {
-    return w == 8 && (s->flags & CYG_F_LAPTAG) && !(b & CYG64_SPECIAL) &&
-           (b & CYG64_TAG_MASK) != (cyg64_lap_tag(seq, s->cap_log2) & CYG64_TAG_MASK);
+    if (w != 8 || !(s->flags & CYG_F_LAPTAG))
+        return 0;
+    if (b & CYG64_SPECIAL)
+        return ((b ^ cyg64_special_tag(seq, s->cap_log2)) & CYG64_STAG_MASK) != 0;
+    return ((b ^ cyg64_lap_tag(seq, s->cap_log2)) & CYG64_TAG_MASK) != 0;
 }
 
 /* dec_record's body, inlined into dec_next's loop: the bulk decoder is benchmarked, and a

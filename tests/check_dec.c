@@ -297,6 +297,40 @@ START_TEST(test_dec_stale_record_lap_tag)
 }
 END_TEST
 
+/* The same for a special record: a thread's THREAD record stored laps late (seen in the kill
+ * -9 trials) is refused by its 8-bit tag. */
+START_TEST(test_dec_stale_special_lap_tag)
+{
+    struct ringgen g, old;
+    struct decoded d;
+    uint8_t *p;
+
+    rg_init(&g, 8, 4, CYG_F_OVERWRITE | CYG_F_LAPTAG);
+    rg_init(&old, 8, 4, CYG_F_OVERWRITE | CYG_F_LAPTAG);
+    for (unsigned i = 0; i < 72; i++)
+        rg_event(&g, (int)(i & 1), 0x1000 + (i & ~1u) * 16, 100 + i, 1, 0);
+    old.head = 60 - 32; /* the THREAD record of seq 28, stored two laps late over seq 60 */
+    rg_special(&old, CYG_SP_THREAD, 0, 4242, 4);
+    p = g.buf + CYG_HDR_BYTES + (60 & 15) * 16;
+    memcpy(p, old.buf + CYG_HDR_BYTES + (28 & 15) * 16, 16);
+    ck_assert_uint_eq(p[15] >> 7, cyg_lap(60, 4)); /* the lap bit alone would pass it */
+    rg_seal(&g, 0, CYG_S_FROZEN);
+    decode(&g, &d);
+    ck_assert_uint_eq(d.n, 15);
+    ck_assert_uint_eq(d.st.unwritten, 1);
+    for (unsigned i = 0; i < d.n; i++)
+        ck_assert_uint_ne(d.ev[i].kind, EV_THREAD);
+
+    rg_special(&g, CYG_SP_MARK, 0xfffffffeu, 7, 1); /* in its place: data keeps 32 bits */
+    rg_seal(&g, 0, CYG_S_FROZEN);
+    decode(&g, &d);
+    ck_assert_uint_eq(d.ev[d.n - 1].kind, EV_MARK);
+    ck_assert_uint_eq(d.ev[d.n - 1].data, 0xfffffffeu);
+    rg_free(&g);
+    rg_free(&old);
+}
+END_TEST
+
 START_TEST(test_dec_stop_mode)
 {
     struct ringgen g;
@@ -542,6 +576,7 @@ Suite *dec_suite(void)
     tcase_add_test(tc, test_dec_wrapped_keeps_newest);
     tcase_add_test(tc, test_dec_unwritten_slots_skipped);
     tcase_add_test(tc, test_dec_stale_record_lap_tag);
+    tcase_add_test(tc, test_dec_stale_special_lap_tag);
     tcase_add_test(tc, test_dec_stop_mode);
     tcase_add_test(tc, test_dec_truncated_dump);
     tcase_add_test(tc, test_dec_ts_unwrap_32);

@@ -156,7 +156,8 @@ START_TEST(test_runtime_thread_record_bytes)
     ck_assert_uint_eq(a, (uint64_t)gettid());        /* payload: the OS thread id */
     ck_assert_uint_eq(b >> 56, 0xc1);                /* lap 1, special, type THREAD */
     ck_assert_uint_ne(b >> 40 & 0xffff, 0);          /* a thread index */
-    ck_assert_uint_eq(b & 0xffffffffffull, 0);       /* no data */
+    ck_assert_uint_eq(b & 0xffffffffull, 0);         /* no data */
+    ck_assert_uint_eq(b & CYG64_STAG_MASK, cyg64_special_tag(0, 4) & CYG64_STAG_MASK);
 }
 END_TEST
 

@@ -68,7 +68,11 @@ void rg_special(struct ringgen *g, unsigned type, uint64_t data, uint64_t payloa
     uint64_t lap = cyg_lap(g->head, g->cap_log2), b;
     uint8_t *p = slot(g);
 
-    if (g->word == 8)
+    if (g->word == 8 && (g->flags & CYG_F_LAPTAG))
+        b = cyg64_special_tag(g->head, g->cap_log2) | CYG64_SPECIAL |
+            (uint64_t)type << CYG64_TYPE_SHIFT | (uint64_t)thread << CYG64_STHREAD_SHIFT |
+            (data & CYG64_TAGGED_DATA_MASK);
+    else if (g->word == 8)
         b = lap << 63 | CYG64_SPECIAL | (uint64_t)type << CYG64_TYPE_SHIFT |
             (uint64_t)thread << CYG64_STHREAD_SHIFT | (data & CYG64_DATA_MASK);
     else

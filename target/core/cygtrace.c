@@ -161,13 +161,16 @@ NOINSTR void cyg_core_special(unsigned type, uintptr_t data, uintptr_t payload, 
     if (CYG_WORD_BITS == 64) {
         uint64_t thread = (uint64_t)tid >> CYG64_THREAD_SHIFT;
 
+        /* With the lap tag, as call records have theirs: data is 32 bits (a mark's id). */
         b = (uintptr_t)(CYG64_SPECIAL | (uint64_t)type << CYG64_TYPE_SHIFT |
-                        thread << CYG64_STHREAD_SHIFT | ((uint64_t)data & CYG64_DATA_MASK));
+                        thread << CYG64_STHREAD_SHIFT |
+                        ((uint64_t)data & CYG64_TAGGED_DATA_MASK) |
+                        cyg64_special_tag(seq, cyg_rt.cap_log2));
     } else {
         b = (uintptr_t)(CYG32_SPECIAL | (uint32_t)type << CYG32_TYPE_SHIFT |
-                        ((uint32_t)data & CYG32_DATA_MASK));
+                        ((uint32_t)data & CYG32_DATA_MASK)) |
+            (~seq >> cyg_rt.cap_log2) << (CYG_WORD_BITS - 1u);
     }
-    b |= (~seq >> cyg_rt.cap_log2) << (CYG_WORD_BITS - 1u);
     cyg_store(cyg_rt.recs + ((seq & cyg_rt.mask) << cyg_rt.shift), payload, b, 0, cyg_rt.shift);
 }
 

@@ -187,10 +187,12 @@ NOINSTR static size_t drain_events(const struct cyg_ctl *ctl, uintptr_t end, int
             seq = h - window;
             continue;
         }
-        /* The lap bit is not cyg_lap(seq), or (a 64-bit call record) the tag is not seq's. */
+        /* The lap bit is not cyg_lap(seq), or (64-bit) the lap tag is not seq's. */
         if ((intptr_t)(b ^ (seq << lap)) >= 0 ||
-            (CYG_WORD_BITS == 64 && !(b & DRAIN_SPECIAL) &&
-             (((uint64_t)b ^ cyg64_lap_tag(seq, cyg_rt.cap_log2)) & CYG64_TAG_MASK))) {
+            (CYG_WORD_BITS == 64 &&
+             ((b & DRAIN_SPECIAL)
+                  ? ((uint64_t)b ^ cyg64_special_tag(seq, cyg_rt.cap_log2)) & CYG64_STAG_MASK
+                  : ((uint64_t)b ^ cyg64_lap_tag(seq, cyg_rt.cap_log2)) & CYG64_TAG_MASK))) {
             /* Reserved but not written (yet): a writer that an interrupt preempted, or one
              * that died. Wait for it, unless the writers have gone half a ring further. */
             if (!force && h - seq <= (mask >> 1) + 1u)
@@ -216,7 +218,7 @@ NOINSTR static size_t drain_events(const struct cyg_ctl *ctl, uintptr_t end, int
             p[0] = CYG_TK_SPECIAL;
             if (CYG_WORD_BITS == 64) {
                 p[1] = (uint8_t)((uint64_t)b >> CYG64_TYPE_SHIFT & 0x3fu);
-                p = put_w(p + 2, (uintptr_t)((uint64_t)b & CYG64_DATA_MASK));
+                p = put_w(p + 2, (uintptr_t)((uint64_t)b & CYG64_TAGGED_DATA_MASK));
             } else {
                 p[1] = (uint8_t)(b >> CYG32_TYPE_SHIFT & 0x3fu);
                 p = put_w(p + 2, b & CYG32_DATA_MASK);
