@@ -17,6 +17,8 @@ struct dec {
     unsigned win_n;        /* records in the window that the dump holds in full */
     uint64_t win_want;     /* records the window should have held (or skips: load_window) */
     uint64_t seq;          /* next to decode */
+    uint64_t lap_mask;     /* a call record of the window's lap has lap_want under lap_mask */
+    uint64_t lap_want;
     uint64_t end;
     struct dec_state ds;
     struct dec_stats st;
@@ -220,6 +222,15 @@ static int load_window(struct dec *d)
         return -1;
     d->win_seq = d->seq;
     d->win_n = (unsigned)((uint64_t)got / d->r.rec_bytes);
+    /* A window never crosses the ring's end: one lap, one set of lap bits for all of it. */
+    if (d->r.word_bytes == 8 && (d->r.flags & CYG_F_LAPTAG)) {
+        d->lap_mask = CYG64_LAP | CYG64_SPECIAL | CYG64_TAG_MASK;
+        d->lap_want = cyg64_lap_tag(d->seq, d->r.cap_log2);
+    } else {
+        d->lap_mask = d->r.word_bytes == 8 ? CYG64_LAP | CYG64_SPECIAL
+                                           : CYG32_LAP | CYG32_SPECIAL;
+        d->lap_want = (uint64_t)cyg_lap(d->seq, d->r.cap_log2) << (d->r.word_bytes * 8 - 1);
+    }
     /* A short read: the dump ends in this run of slots, so it holds none of the slots after
      * it up to the ring's end either. The window spans them all and the loops skip them in
      * one step: a header that claims 2^40 records over a short file must not take 2^40
@@ -286,6 +297,27 @@ static inline __attribute__((always_inline)) int stale(const struct dec_state *s
     return ((b ^ cyg64_lap_tag(seq, s->cap_log2)) & CYG64_TAG_MASK) != 0;
 }
 
+/* A call record's event from its words a and b (e zeroed but for seq and site). */
+static inline __attribute__((always_inline)) void call_w(struct dec_state *s, uint64_t a,
+                                                         uint64_t b, struct ev *e, unsigned w)
+{
+    if (w == 8) {
+        e->kind = (b & CYG64_EXIT) ? EV_EXIT : EV_ENTER;
+        e->addr = a & CYG64_ADDR_MASK;
+        e->ctx = (uint32_t)(a >> CYG64_THREAD_SHIFT);
+        e->time = (s->flags & CYG_F_TIMESTAMPS)
+                      ? dec_clock_unwrap(&s->clock, b & s->ts_mask, s->ts_mask)
+                      : 0;
+    } else {
+        e->kind = (a & CYG32_EXIT) ? EV_EXIT : EV_ENTER;
+        e->addr = a & ~(uint64_t)1;
+        e->ctx = s->ctx;
+        e->time = (s->flags & CYG_F_TIMESTAMPS)
+                      ? dec_clock_unwrap(&s->clock, b & CYG32_TS_MASK, s->ts_mask)
+                      : 0;
+    }
+}
+
 /* dec_record's body, inlined into dec_next's loop: the bulk decoder is benchmarked, and a
  * call per record would show there. w, the word size, is a constant in each copy, so every
  * test on it folds away. */
@@ -308,20 +340,8 @@ static inline __attribute__((always_inline)) int record_w(struct dec_state *s, c
         decode_special(s, e, a, b);
     } else if (w == 4 && (b & CYG32_SPECIAL)) {
         decode_special(s, e, a, b);
-    } else if (w == 8) {
-        e->kind = (b & CYG64_EXIT) ? EV_EXIT : EV_ENTER;
-        e->addr = a & CYG64_ADDR_MASK;
-        e->ctx = (uint32_t)(a >> CYG64_THREAD_SHIFT);
-        e->time = (s->flags & CYG_F_TIMESTAMPS)
-                      ? dec_clock_unwrap(&s->clock, b & s->ts_mask, s->ts_mask)
-                      : 0;
     } else {
-        e->kind = (a & CYG32_EXIT) ? EV_EXIT : EV_ENTER;
-        e->addr = a & ~(uint64_t)1;
-        e->ctx = s->ctx;
-        e->time = (s->flags & CYG_F_TIMESTAMPS)
-                      ? dec_clock_unwrap(&s->clock, b & CYG32_TS_MASK, s->ts_mask)
-                      : 0;
+        call_w(s, a, b, e, w);
     }
     return 1;
 }
@@ -334,7 +354,8 @@ int dec_record(struct dec_state *s, const uint8_t *rec, uint64_t seq, struct ev 
 static inline __attribute__((always_inline)) int next_w(struct dec *d, struct ev *e, unsigned w)
 {
     while (d->seq < d->end) {
-        uint64_t i;
+        uint64_t i, a, b;
+        const uint8_t *p;
 
         if (d->seq >= d->win_seq + d->win_want && load_window(d) < 0)
             return -1;
@@ -344,7 +365,16 @@ static inline __attribute__((always_inline)) int next_w(struct dec *d, struct ev
             d->seq = d->win_seq + d->win_want;
             continue;
         }
-        if (!record_w(&d->ds, d->buf + i * d->r.rec_bytes, d->seq++, e, w)) {
+        p = d->buf + i * d->r.rec_bytes;
+        a = get_le(p, w);
+        b = get_le(p + w, w);
+        if ((b & d->lap_mask) == d->lap_want && (a | b)) { /* a call record of this lap */
+            memset(e, 0, sizeof *e);
+            e->seq = d->seq++;
+            if (d->ds.flags & CYG_F_CALLSITES)
+                e->site = get_le(p + 2 * w, w);
+            call_w(&d->ds, a, b, e, w);
+        } else if (!record_w(&d->ds, p, d->seq++, e, w)) { /* a special, or nothing */
             d->st.unwritten++;
             continue;
         }
@@ -387,52 +417,50 @@ static inline __attribute__((always_inline)) int count_w(struct dec *d, struct d
     struct dec_ctx *x = NULL;
 
     while (d->seq < d->end) {
-        uint64_t i, a, b, seq = d->seq;
-        const uint8_t *p;
-        unsigned kind;
-        uint32_t id;
-        struct ev e = {0};
+        uint64_t i, seq = d->seq;
 
         if (seq >= d->win_seq + d->win_want && load_window(d) < 0)
             return -1;
-        d->seq++;
         i = seq - d->win_seq;
         if (i >= d->win_n) { /* past the end of the dump, and so is the rest of the window */
             d->st.truncated += d->win_seq + d->win_want - seq;
             d->seq = d->win_seq + d->win_want;
             continue;
         }
-        p = d->buf + i * d->r.rec_bytes;
-        a = get_le(p, w);
-        b = get_le(p + w, w);
-        if (((unsigned)(b >> (w * 8 - 1)) & 1u) != cyg_lap(seq, d->ds.cap_log2) ||
-            (a == 0 && b == 0) || stale(&d->ds, seq, b, w)) {
-            d->st.unwritten++;
-            continue;
+        for (; i < d->win_n; i++, seq++) {
+            const uint8_t *p = d->buf + i * d->r.rec_bytes;
+            uint64_t a = get_le(p, w), b = get_le(p + w, w);
+            unsigned kind;
+            uint32_t id;
+            struct ev e = {0};
+
+            if ((b & d->lap_mask) == d->lap_want && (a | b)) { /* a call record of this lap */
+                kind = (w == 8 ? b & CYG64_EXIT : a & CYG32_EXIT) ? EV_EXIT : EV_ENTER;
+                id = w == 8 ? (uint32_t)(a >> CYG64_THREAD_SHIFT) : d->ds.ctx;
+                if (kind == EV_ENTER && c->n_first < DEC_COUNT_FIRST)
+                    c->first[c->n_first++] = w == 8 ? a & CYG64_ADDR_MASK : a & ~(uint64_t)1;
+            } else if ((b & special) && record_w(&d->ds, p, seq, &e, w)) {
+                kind = e.kind; /* a special: its own checks, and the context it sets */
+                id = e.ctx;
+            } else {
+                d->st.unwritten++;
+                continue;
+            }
+            d->st.decoded++;
+            if ((!x || x->id != id) && !(x = count_ctx(c, id)))
+                return -1;
+            if (kind == EV_ENTER) {
+                x->events++;
+                x->depth++;
+            } else if (kind == EV_EXIT) {
+                x->events++;
+                if (--x->depth < x->min_depth)
+                    x->min_depth = x->depth;
+            } else if (kind == EV_THREAD) {
+                x->os_tid = e.addr;
+            }
         }
-        d->st.decoded++;
-        if (b & special) {
-            record_w(&d->ds, p, seq, &e, w);
-            kind = e.kind;
-            id = e.ctx;
-        } else {
-            kind = (w == 8 ? b & CYG64_EXIT : a & CYG32_EXIT) ? EV_EXIT : EV_ENTER;
-            id = w == 8 ? (uint32_t)(a >> CYG64_THREAD_SHIFT) : d->ds.ctx;
-            if (kind == EV_ENTER && c->n_first < DEC_COUNT_FIRST)
-                c->first[c->n_first++] = w == 8 ? a & CYG64_ADDR_MASK : a & ~(uint64_t)1;
-        }
-        if ((!x || x->id != id) && !(x = count_ctx(c, id)))
-            return -1;
-        if (kind == EV_ENTER) {
-            x->events++;
-            x->depth++;
-        } else if (kind == EV_EXIT) {
-            x->events++;
-            if (--x->depth < x->min_depth)
-                x->min_depth = x->depth;
-        } else if (kind == EV_THREAD) {
-            x->os_tid = e.addr;
-        }
+        d->seq = seq;
     }
     return 0;
 }
