@@ -88,3 +88,16 @@ fw_seq_selftest() {
     check "$tag-catches-stale" "fw_seq.awk took a record of the wrong lap at slot $slot" \
         grep -q '^bad:' "$T/$tag-stale.seq"
 }
+
+# fw_setup DEFAULT_TRIALS: a trial script's boards, trials and first seed (FW_BOARDS, FW_TRIALS,
+# FW_SEED: random unless given, and printed), and its prerequisites.
+fw_setup() {
+    BOARDS=${FW_BOARDS:-mps2-an385 mps2-an386 mps2-an505 microbit}
+    TRIALS=${FW_TRIALS:-$1}
+    SEED=${FW_SEED:-$(((RANDOM << 15 | RANDOM) + 1))}
+    need "$CT"
+    need_qemu
+    command -v arm-none-eabi-nm >/dev/null ||
+        { fail "$E2E_NAME-prerequisites" "no arm-none-eabi-nm"; finish; }
+    echo "    seed $SEED, $TRIALS trials per board (rerun one: FW_SEED=<seed> FW_TRIALS=1)"
+}

@@ -16,13 +16,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 . "$E2E_DIR/fw_common.bash"
 
-BOARDS=${FW_BOARDS:-mps2-an385 mps2-an386 mps2-an505 microbit}
-TRIALS=${FW_TRIALS:-5}
-SEED=${FW_SEED:-$(((RANDOM << 15 | RANDOM) + 1))}
-need "$CT"
-need_qemu
-command -v arm-none-eabi-nm >/dev/null || { fail "$E2E_NAME-prerequisites" "no arm-none-eabi-nm"; finish; }
-echo "    seed $SEED, $TRIALS trials per board (rerun one: FW_SEED=<seed> FW_TRIALS=1)"
+fw_setup 5
 
 # trial BOARD SEED: one run. Appends "HIT_PC UNWRITTEN" to $T/BOARD.hits when the fault hit.
 trial() {
