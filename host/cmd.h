@@ -119,7 +119,7 @@ int cmd_scan(struct load *l, struct filter_time ft, struct tree_scan *sc, struct
              unsigned *checked, unsigned *known);
 
 /* Gives the sink that context c's filtered tree feeds; NULL when out of memory. */
-typedef const struct tree_sink *(*cmd_sink_of)(void *arg, const struct tree_ctx *c);
+typedef const struct tree_sink *(*cmd_sink_of)(void *arg, const struct dec_ctx *c);
 
 /* Builds every context's call tree (only --thread's, if given) through o's filters (--depth
  * too) into the sinks sink_of gives, in two passes over the trace (the scan, then all the

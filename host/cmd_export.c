@@ -23,7 +23,7 @@ static void usage(FILE *f)
             cmd_show_usage);
 }
 
-static const struct tree_sink *sink_of(void *arg, const struct tree_ctx *c)
+static const struct tree_sink *sink_of(void *arg, const struct dec_ctx *c)
 {
     return export_sink(arg, c->id, c->os_tid);
 }

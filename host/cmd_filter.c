@@ -149,7 +149,7 @@ int cmd_filter_run(struct load *l, const char *elf, const char *dump, const stru
     if (!(cr = calloc(run->sc.n + 1, sizeof *cr)))
         goto oom;
     for (unsigned i = 0; i < run->sc.n; i++) {
-        const struct tree_ctx *c = &run->sc.ctx[i];
+        const struct dec_ctx *c = &run->sc.ctx[i];
         const struct tree_sink *s;
 
         if (!c->events || (o->have_thread && c->id != o->thread))

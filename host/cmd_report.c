@@ -63,7 +63,7 @@ static void tee_finish(void *arg, const struct tree_frame *s, unsigned n)
     t->b->finish(t->b->arg, s, n);
 }
 
-static const struct tree_sink *sink_of(void *arg, const struct tree_ctx *c)
+static const struct tree_sink *sink_of(void *arg, const struct dec_ctx *c)
 {
     struct report *r = arg;
     struct tee *t;
@@ -172,7 +172,7 @@ static int report(struct load *l, const char *elf, const char *dump, const struc
         goto out;
     dropped = fnstat_dropped(r.all);
     for (unsigned i = 0; r.n > 1 && i < r.n; i++) {
-        const struct tree_ctx *c = NULL;
+        const struct dec_ctx *c = NULL;
         uint64_t ignored = 0;
 
         for (unsigned k = 0; k < run.sc.n; k++)

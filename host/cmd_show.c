@@ -130,15 +130,10 @@ int cmd_scan(struct load *l, struct filter_time ft, struct tree_scan *sc, struct
         struct dec_counts c = {0};
 
         rc = load_pass_count(p, &c);
-        for (unsigned i = 0; rc == 0 && i < c.n; i++) {
-            const struct dec_ctx *x = &c.ctx[i];
-            struct tree_ctx *t = tree_scan_ctx(sc, x->id);
-
-            if (!t) {
-                rc = -1;
-                break;
-            }
-            *t = (struct tree_ctx){x->id, x->os_tid, x->events, x->depth, x->min_depth};
+        if (rc == 0) { /* the scan takes the contexts over */
+            tree_scan_free(sc);
+            *sc = (struct tree_scan){c.ctx, c.n, c.cap};
+            c.ctx = NULL;
         }
         for (unsigned i = 0; rc == 0 && i < c.n_first; i++) {
             const struct sym_info *s = sym_lookup(l->sym, c.first[i] - l->ring.load_bias);
@@ -173,7 +168,7 @@ int cmd_scan(struct load *l, struct filter_time ft, struct tree_scan *sc, struct
     return rc;
 }
 
-static int render_ctx(struct load *l, const struct render_opts *ro, const struct tree_ctx *c,
+static int render_ctx(struct load *l, const struct render_opts *ro, const struct dec_ctx *c,
                       const struct filter_opts *fo, struct filter_time ft, uint64_t *unmatched)
 {
     struct cmd_resolver res = {l->sym, l->ring.load_bias};
@@ -303,7 +298,7 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
         goto out;
     }
     for (unsigned i = 0; i < sc.n; i++) {
-        const struct tree_ctx *c = &sc.ctx[i];
+        const struct dec_ctx *c = &sc.ctx[i];
 
         if (!c->events || (o->have_thread && c->id != o->thread))
             continue;

@@ -389,22 +389,22 @@ int dec_next(struct dec *d, struct ev *e)
     return d->r.word_bytes == 8 ? next_w(d, e, 8) : next_w(d, e, 4);
 }
 
-static struct dec_ctx *count_ctx(struct dec_counts *c, uint32_t id)
+struct dec_ctx *dec_ctx_get(struct dec_ctx **v, unsigned *n, unsigned *cap, uint32_t id)
 {
-    for (unsigned i = c->n; i-- > 0;)
-        if (c->ctx[i].id == id)
-            return &c->ctx[i];
-    if (c->n == c->cap) {
-        unsigned cap = c->cap ? c->cap * 2 : 8;
-        struct dec_ctx *p = realloc(c->ctx, cap * sizeof *p);
+    for (unsigned i = *n; i-- > 0;)
+        if ((*v)[i].id == id)
+            return &(*v)[i];
+    if (*n == *cap) {
+        unsigned c = *cap ? *cap * 2 : 8;
+        struct dec_ctx *p = realloc(*v, c * sizeof *p);
 
         if (!p)
             return NULL;
-        c->ctx = p;
-        c->cap = cap;
+        *v = p;
+        *cap = c;
     }
-    c->ctx[c->n] = (struct dec_ctx){.id = id};
-    return &c->ctx[c->n++];
+    (*v)[*n] = (struct dec_ctx){.id = id};
+    return &(*v)[(*n)++];
 }
 
 /* dec_count's loop, w a constant. A call record is counted from its two words alone; a
@@ -447,7 +447,7 @@ static inline __attribute__((always_inline)) int count_w(struct dec *d, struct d
                 continue;
             }
             d->st.decoded++;
-            if ((!x || x->id != id) && !(x = count_ctx(c, id)))
+            if ((!x || x->id != id) && !(x = dec_ctx_get(&c->ctx, &c->n, &c->cap, id)))
                 return -1;
             if (kind == EV_ENTER) {
                 x->events++;

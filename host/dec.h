@@ -136,14 +136,18 @@ struct dec *dec_open(struct src *s, const struct dec_ring *r);
 /* Gets the next event: 1, or 0 at the end of the trace, or -1 on a read error. */
 int dec_next(struct dec *d, struct ev *e);
 
-/* What a pass that only counts learns about each context (tree_scan's view of it). */
+/* What one pass over all events learns about each context (dec_count, tree_scan). */
 struct dec_ctx {
     uint32_t id;       /* thread index or firmware context id */
     uint64_t os_tid;   /* from the thread record, 0 if it was overwritten */
     uint64_t events;   /* entries and exits */
     long depth;        /* entries minus exits so far */
-    long min_depth;    /* lowest depth reached */
+    long min_depth;    /* lowest depth reached: minus the depth the trace starts at */
 };
+
+/* Context id in the table *v of *n contexts (room for *cap), added (zeroed) when it is new;
+ * NULL when out of memory. */
+struct dec_ctx *dec_ctx_get(struct dec_ctx **v, unsigned *n, unsigned *cap, uint32_t id);
 
 #define DEC_COUNT_FIRST 256 /* entries whose address dec_count keeps */
 

@@ -182,31 +182,14 @@ void tree_free(struct tree *t)
     free(t);
 }
 
-struct tree_ctx *tree_scan_ctx(struct tree_scan *s, uint32_t id)
+struct dec_ctx *tree_scan_ctx(struct tree_scan *s, uint32_t id)
 {
-    struct tree_ctx *c;
-
-    for (unsigned i = s->n; i-- > 0;)
-        if (s->ctx[i].id == id)
-            return &s->ctx[i];
-    if (s->n == s->cap) {
-        unsigned cap = s->cap ? s->cap * 2 : 8;
-        struct tree_ctx *p = realloc(s->ctx, cap * sizeof *p);
-
-        if (!p)
-            return NULL;
-        s->ctx = p;
-        s->cap = cap;
-    }
-    c = &s->ctx[s->n++];
-    memset(c, 0, sizeof *c);
-    c->id = id;
-    return c;
+    return dec_ctx_get(&s->ctx, &s->n, &s->cap, id);
 }
 
 int tree_scan_add(struct tree_scan *s, const struct ev *e)
 {
-    struct tree_ctx *c = tree_scan_ctx(s, e->ctx);
+    struct dec_ctx *c = tree_scan_ctx(s, e->ctx);
 
     if (!c)
         return -1;

@@ -63,22 +63,13 @@ uint64_t tree_unmatched(const struct tree *t);
 /* Frees the tree. NULL is fine. */
 void tree_free(struct tree *t);
 
-/* What one pass over all events learns about each context. */
-struct tree_ctx {
-    uint32_t id;       /* thread index or firmware context id */
-    uint64_t os_tid;   /* from the thread record, 0 if it was overwritten */
-    uint64_t events;   /* entries and exits */
-    long depth;        /* entries minus exits so far */
-    long min_depth;    /* lowest depth reached: minus the depth the trace starts at */
-};
-
 struct tree_scan {
-    struct tree_ctx *ctx; /* in order of first appearance */
+    struct dec_ctx *ctx; /* in order of first appearance */
     unsigned n, cap;
 };
 
 /* The scan's context id, added when it is new; NULL when out of memory. */
-struct tree_ctx *tree_scan_ctx(struct tree_scan *s, uint32_t id);
+struct dec_ctx *tree_scan_ctx(struct tree_scan *s, uint32_t id);
 
 /* Accounts one event in the scan; -1 when out of memory. */
 int tree_scan_add(struct tree_scan *s, const struct ev *e);

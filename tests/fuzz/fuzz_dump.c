@@ -67,7 +67,7 @@ static uint8_t *synth(const uint8_t *f, const uint8_t *rec, size_t n, int pad, s
 }
 
 /* One context's tree, as cmd_show's render_ctx builds it. */
-static void render_ctx(struct load *l, uint8_t opt, const struct tree_ctx *c)
+static void render_ctx(struct load *l, uint8_t opt, const struct dec_ctx *c)
 {
     struct fuzzsink s;
     struct load_pass *p = load_pass_open(l);
