@@ -66,7 +66,7 @@ include examples/firmware/firmware.mk
 # common/ and the target runtime
 
 COMMON_SRC := common/crc32.c common/cobs.c
-RT_SRC := target/core/cygtrace.c target/core/cygtrace_drain.c target/linux/cygtrace_linux.c $(COMMON_SRC)
+RT_SRC := target/core/cygtrace.c target/core/cygtrace_drain.c $(wildcard target/linux/*.c) $(COMMON_SRC)
 RT_INC := -Icommon -Itarget/core -Itarget/linux
 RT_CFLAGS := -std=gnu11 $(WARN) -O2 -g -fPIC -fno-instrument-functions -fvisibility=hidden \
              -fno-stack-protector
@@ -170,6 +170,16 @@ $(LIBS_EX)/libsdemo-static: examples/libs/libsdemo.c $(LIBS_EX)/libshape.so $(LI
                             $(O)/linux/libcygtrace.a
 	$(call say,CC,$@)$(CC) -std=gnu11 $(WARN) $(INSTR) -Itarget/core -fPIE -pie -rdynamic -o $@ \
 	    $< -L$(LIBS_EX) -lshape -Wl,-rpath,'$$ORIGIN' $(O)/linux/libcygtrace.a -lpthread
+
+# tests/harm.c: a program that tries to get hurt by the runtime it carries (linux_safety.sh),
+# linked with libcygtrace.a, and without it for cygtrace record's preload.
+examples: $(O)/tests/harm $(O)/tests/harm-dyn
+$(O)/tests/harm: tests/harm.c $(O)/linux/libcygtrace.a
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) -std=gnu11 $(WARN) $(INSTR) -o $@ $< $(O)/linux/libcygtrace.a -lpthread
+$(O)/tests/harm-dyn: tests/harm.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) -std=gnu11 $(WARN) $(INSTR) -o $@ $<
 
 # ---------------------------------------------------------------------------------------------
 # tests: one Check runner with every module's suite, then the end-to-end scripts

@@ -34,7 +34,7 @@ BINS := $(addprefix $(B)/,fib_empty fib_plain fib_cygtrace fib_nots fib_etrace \
 all: runtimes
 	$(Q)$(MAKE) --no-print-directory -f bench/bench.mk O=$(O) bins
 	$(Q)bench/run.sh $(O)
-	$(Q)$(B)/drain_rate 115200 921600
+	$(Q)CYGTRACE_OFF=1 $(B)/drain_rate 115200 921600
 
 # The runtime as `make` builds it, and a second copy from the same sources and the same flags
 # with timestamps off: CC carries the -D so that the top Makefile's flags stay the only ones.

@@ -164,7 +164,10 @@ _Static_assert(sizeof(struct cyg_ctl) == CYG_HDR_BYTES, "control block size");
 
 /* Special record types (6 bits). Specials carry no timestamp: they take the time of the record
  * before them. */
-#define CYG_SP_THREAD 1u   /* a = OS thread id; the record's thread index is the new thread's */
+#define CYG_SP_THREAD 1u   /* a = OS thread id; the record's thread index is the new thread's;
+                              data = 0, or CYG_THREAD_VFORK */
+#define CYG_THREAD_VFORK 1u /* THREAD data: a vfork child borrowing its parent's memory; a is
+                              its pid */
 #define CYG_SP_CONTEXT 2u  /* a = context handle (task, ISR); data = context id now running */
 #define CYG_SP_MARK 3u     /* a = user value; data = user mark id */
 #define CYG_SP_FAULT 4u    /* a = faulting PC; data = fault kind (CYG_FAULT_*) */

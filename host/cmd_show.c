@@ -306,7 +306,8 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
             printf("%s# %s %u", shown ? "\n" : "", l->ring.word_bytes == 8 ? "thread" : "context",
                    c->id);
             if (c->os_tid)
-                printf(" (tid %" PRIu64 ")", c->os_tid);
+                printf(c->vfork ? " (vfork child, pid %" PRIu64 ")" : " (tid %" PRIu64 ")",
+                       c->os_tid);
             printf(", %" PRIu64 " events\n", c->events);
         }
         shown++;

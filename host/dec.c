@@ -458,6 +458,7 @@ static inline __attribute__((always_inline)) int count_w(struct dec *d, struct d
                     x->min_depth = x->depth;
             } else if (kind == EV_THREAD) {
                 x->os_tid = e.addr;
+                x->vfork = e.data == CYG_THREAD_VFORK;
             }
         }
         d->seq = seq;

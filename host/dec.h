@@ -140,6 +140,7 @@ int dec_next(struct dec *d, struct ev *e);
 struct dec_ctx {
     uint32_t id;       /* thread index or firmware context id */
     uint64_t os_tid;   /* from the thread record, 0 if it was overwritten */
+    int vfork;         /* the thread record says: a vfork child, os_tid is its pid */
     uint64_t events;   /* entries and exits */
     long depth;        /* entries minus exits so far */
     long min_depth;    /* lowest depth reached: minus the depth the trace starts at */

@@ -1,6 +1,8 @@
 /* tree.c - one context's call stack, repaired as the events come. */
 #include "tree.h"
 
+#include "cyg_format.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -205,6 +207,7 @@ int tree_scan_add(struct tree_scan *s, const struct ev *e)
         break;
     case EV_THREAD:
         c->os_tid = e->addr;
+        c->vfork = e->data == CYG_THREAD_VFORK;
         break;
     default:
         break;

@@ -23,7 +23,8 @@ export ASAN_OPTIONS="$san:detect_leaks=1:disable_coredump=1${ASAN_OPTIONS:+:$ASA
 export UBSAN_OPTIONS="$san${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 
 echo "== unit tests (Check)"
-out=$("$B/tests/check_cygtrace" 2>&1)
+# The runner links the Linux runtime and gives it rings of its own: no file ring besides.
+out=$(CYGTRACE_OFF=1 "$B/tests/check_cygtrace" 2>&1)
 rc=$?
 printf '%s\n' "$out" | grep -v '^Running suite' | grep -v ':P:'
 line=$(printf '%s\n' "$out" | grep -E '^[0-9]+%: Checks: ' | tail -n 1)

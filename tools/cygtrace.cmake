@@ -38,7 +38,9 @@ function(cygtrace_instrument target)
     if(CYG_PORT STREQUAL "cortex-m")
         set(port_src "${CYGTRACE_DIR}/target/cortex-m/cygtrace_cm.c")
     elseif(CYG_PORT STREQUAL "linux")
-        set(port_src "${CYGTRACE_DIR}/target/linux/cygtrace_linux.c")
+        set(port_src "${CYGTRACE_DIR}/target/linux/cygtrace_linux.c"
+                     "${CYGTRACE_DIR}/target/linux/cygtrace_file.c"
+                     "${CYGTRACE_DIR}/target/linux/cygtrace_maps.c")
     else()
         message(FATAL_ERROR "cygtrace_instrument: PORT must be cortex-m or linux, not ${CYG_PORT}")
     endif()
@@ -53,7 +55,7 @@ function(cygtrace_instrument target)
     add_library(${rt} STATIC "${CYGTRACE_DIR}/target/core/cygtrace.c"
                              "${CYGTRACE_DIR}/target/core/cygtrace_drain.c"
                              "${CYGTRACE_DIR}/common/crc32.c" "${CYGTRACE_DIR}/common/cobs.c"
-                             "${port_src}")
+                             ${port_src})
     target_include_directories(${rt} PUBLIC ${includes})
     target_compile_definitions(${rt} PUBLIC ${CYG_DEFINES})
     target_compile_options(${rt} PRIVATE

@@ -69,6 +69,12 @@ NOINSTR __attribute__((noinline)) static void cyg_full(struct cyg_ctl *ctl)
     cyg_core_lost();
 }
 
+/* The hooks under names of our own, so that calling them again after a set-up binds within
+ * this object: through the exported names, a shared runtime would call itself through the
+ * PLT, and look like an instrumented object to the Linux port's check. */
+void cyg_enter_again(void *fn, void *site) CYG_HIDDEN;
+void cyg_exit_again(void *fn, void *site) CYG_HIDDEN;
+
 /* A hook that found the ring not running: counts the event when the ring is full, or lets the
  * port set the ring up (Linux, on the first event) and records the event after all. */
 NOINSTR __attribute__((noinline)) static void cyg_not_running(uintptr_t fn, uintptr_t site,
@@ -79,9 +85,9 @@ NOINSTR __attribute__((noinline)) static void cyg_not_running(uintptr_t fn, uint
     else if (!cyg_port_wake() || cyg_rt.last == 0)
         return;
     else if (exit)
-        __cyg_profile_func_exit((void *)fn, (void *)site);
+        cyg_exit_again((void *)fn, (void *)site);
     else
-        __cyg_profile_func_enter((void *)fn, (void *)site);
+        cyg_enter_again((void *)fn, (void *)site);
 }
 
 /* The fast path. cyg_rt is read once, before the reservation (in pairs of loads on Cortex-M),
@@ -143,6 +149,9 @@ CYGTRACE_API NOINSTR void __cyg_profile_func_exit(void *this_fn, void *call_site
 {
     cyg_event((uintptr_t)this_fn, (uintptr_t)call_site, 1);
 }
+
+void cyg_enter_again(void *fn, void *site) __attribute__((alias("__cyg_profile_func_enter")));
+void cyg_exit_again(void *fn, void *site) __attribute__((alias("__cyg_profile_func_exit")));
 
 NOINSTR void cyg_core_special(unsigned type, uintptr_t data, uintptr_t payload, uintptr_t tid)
 {

@@ -46,6 +46,12 @@
 #define CYGTRACE_DRAIN_DESC_BYTES 2048
 #endif
 
+/* Linux: trace set-user-ID and set-group-ID programs, with the default settings (their
+ * environment, which whoever runs them controls, is not read): 1 yes, 0 no. Default: 0. */
+#ifndef CYGTRACE_PRIVILEGED
+#define CYGTRACE_PRIVILEGED 0
+#endif
+
 #if CYGTRACE_CALLSITES < 0 || CYGTRACE_CALLSITES > 2
 #error "CYGTRACE_CALLSITES must be 0, 1 or 2"
 #endif

@@ -1,22 +1,31 @@
 /* cygtrace_linux.c - the Linux port: the ring is a shared mapping of a file, so that it
  * outlives the process (a crash, abort(), kill -9) and a host can decode it afterwards.
  *
- * Set-up is lazy, on the first event: a process that has the preloaded runtime but no
- * instrumented code (a shell between `cygtrace record` and the program) never creates or
- * truncates the trace file.
+ * Set-up happens in a constructor, before main, when some loaded object calls the hooks (the
+ * program, or a library it links, built with -finstrument-functions; or the program linked
+ * with libcygtrace.a). A process that has the preloaded runtime but no instrumented code (a
+ * shell between `cygtrace record` and the program) creates no file. An instrumented library
+ * that dlopen brings in later sets the ring up inside the dlopen wrapper. All of these run
+ * where the program itself could call malloc and stdio; a hook's first event could run in a
+ * signal handler that interrupted malloc, so a hook never sets up (save a forked child's ring,
+ * made with system calls only): it drops the event and counts it as lost instead.
  *
- * Environment: CYGTRACE_OUT (file, default cygtrace.out), CYGTRACE_SIZE (bytes, K/M/G
- * suffixes, default 16M), CYGTRACE_MODE (overwrite|stop), CYGTRACE_CALLSITES (1 records call
- * sites), CYGTRACE_OFF (1 records nothing), CYGTRACE_SIGNALS (0: do not record fatal signals).
+ * Environment (read with secure_getenv: a set-user-ID or set-group-ID program ignores it, and
+ * writes no trace at all unless the runtime is built with CYGTRACE_PRIVILEGED=1):
+ * CYGTRACE_OUT (file, default cygtrace.out), CYGTRACE_SIZE (bytes, K/M/G suffixes, default
+ * 16M), CYGTRACE_MODE (overwrite|stop), CYGTRACE_CALLSITES (1 records call sites),
+ * CYGTRACE_OFF (1 records nothing), CYGTRACE_SIGNALS (0: do not record fatal signals).
  *
- * Beside the ring, RING.maps says where each loaded object sits (the program, its shared
- * libraries, what dlopen brings in later), so that the host names a library's functions; the
- * objects are written at set-up and again after each dlopen, which this runtime wraps. A
- * process's ring is CYGTRACE_OUT for the first process of a run; a forked child (which used to
- * record nothing) and an exec'ed program record into CYGTRACE_OUT.<pid> (CYGTRACE_OUT.<pid>.<n>
- * for the n-th exec in one process), say so in their own maps file ("process" line) and in the
- * first process's ("child" line). The environment variable CYGTRACE_RING, set at set-up, is
- * how an exec'ed program knows it is not the first.
+ * Files (cygtrace_file.c): 0600, no symbolic link followed, blocks reserved up front, locked
+ * while mapped. When CYGTRACE_OUT is the live ring of another process (two runs in one
+ * directory), this process records into CYGTRACE_OUT.<pid> instead and says so.
+ *
+ * Beside the ring, RING.maps says where each loaded object sits (cygtrace_maps.c). A process's
+ * ring is CYGTRACE_OUT for the first process of a run; a forked child and an exec'ed program
+ * record into CYGTRACE_OUT.<pid> (CYGTRACE_OUT.<pid>.<n> for the n-th exec in one process),
+ * say so in their own maps file ("process" line) and in the first process's ("child" line).
+ * The environment variable CYGTRACE_RING, set at set-up, is how an exec'ed program knows it is
+ * not the first. A vfork child's calls go to a thread of their own, named by its pid.
  *
  * A fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) is recorded as a fault record with
  * the interrupted PC and the faulting address, and freezes the ring, so the trace ends where
@@ -35,35 +44,52 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "cygtrace_linux.h"
 #include "cygtrace_port.h"
 
-#define NOINSTR __attribute__((no_instrument_function))
-#define DEFAULT_SIZE (16u << 20)
-#define MIN_SIZE 4096u
-#define MAX_OBJECTS 1024u /* objects whose map line is written; more are not named */
+#define NOINSTR CYG_LINUX_NOINSTR
+#define DEFAULT_SIZE ((size_t)16 << 20)
+#define MIN_SIZE ((size_t)4096)
+#define MAX_SIZE ((size_t)64 << 30)
 
 enum { SETUP_NONE, SETUP_BUSY, SETUP_DONE };
 
 __thread uintptr_t cyg_linux_tid __attribute__((tls_model("initial-exec")));
 
+/* The settings, read once before main (or by the first set-up, when that comes first). */
+static struct {
+    int read;
+    int off;                  /* no trace: CYGTRACE_OFF, a privileged program, no memory */
+    char base[PATH_MAX];      /* CYGTRACE_OUT, made absolute: the program may chdir */
+    char ring[PATH_MAX];      /* this process's ring */
+    const char *how;          /* start, fork or exec */
+    char parent[PATH_MAX];    /* CYGTRACE_RING: the ring of the process before us, or "" */
+    size_t size;              /* the records' share, a power of two */
+    unsigned flags;
+    int signals;
+} cfg;
+
 static int setup_state = SETUP_NONE;
+static int ctor_done;              /* set-up from a hook is no longer safe (see the top) */
+static __thread int in_dlopen;     /* ... except inside the dlopen wrapper */
+static int forked;                 /* set in a forked child until its ring is made */
+static uintptr_t unset_lost;       /* events dropped before the ring was set up */
 static uintptr_t next_thread;
 static uint64_t tsc_base, ns_base; /* clock calibration anchor, taken at set-up */
+static uint64_t image_bias;        /* the program's, found at the first set-up */
+static const uint8_t *image_id;
+static size_t image_id_len;
 static void *ring_mem;             /* this process's mapping, unmapped by a forked child */
 static size_t ring_bytes;
-static int forked;                 /* set in a forked child: its ring is a new one */
 static int atfork_done;            /* signal and fork handlers set once; a forked child inherits
                                       them */
-static int maps_fd = -1;           /* RING.maps, open for appending after dlopen */
-static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t maps_known[MAX_OBJECTS]; /* start ^ name hash of each object written */
-static unsigned maps_nknown;
 
 NOINSTR static uint64_t mono_ns(void)
 {
@@ -89,151 +115,17 @@ NOINSTR static uint64_t clock_hz(void)
 #endif
 }
 
-NOINSTR static void say(const char *path, const char *what, int err)
+NOINSTR static int setup_once(void);
+NOINSTR static void child_after_fork(void);
+
+/* After a dlopen: the map names what it brought in; an instrumented object in a program that
+ * had none sets the ring up now, while it is safe to. */
+NOINSTR static void dlopen_done(void)
 {
-    fprintf(stderr, "cygtrace: %s: %s%s%s\n", path, what, err ? ": " : "", err ? strerror(err) : "");
-}
-
-/* Parses "64M", "1048576", "2G"; returns 0 for anything else. */
-NOINSTR static size_t parse_size(const char *s)
-{
-    char *end;
-    unsigned long long v = strtoull(s, &end, 0);
-
-    switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
-    }
-    if (*end == 'B' || *end == 'b')
-        end++;
-    return (*end || end == s) ? 0 : (size_t)v;
-}
-
-struct image {
-    uint64_t bias;
-    const uint8_t *id;
-    size_t id_len;
-};
-
-/* Points *id at an object's GNU build-id note; returns its length, 0 when it has none. */
-NOINSTR static size_t build_id_of(const struct dl_phdr_info *info, const uint8_t **id)
-{
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
-
-        if (ph->p_type != PT_NOTE)
-            continue;
-        while (p + sizeof(ElfW(Nhdr)) <= end) {
-            const ElfW(Nhdr) *n = (const void *)p;
-            const uint8_t *name = p + sizeof *n;
-            const uint8_t *desc = name + ((n->n_namesz + 3u) & ~3u);
-
-            if (desc + n->n_descsz > end)
-                break;
-            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && !memcmp(name, "GNU", 4)) {
-                *id = desc;
-                return n->n_descsz;
-            }
-            p = desc + ((n->n_descsz + 3u) & ~3u);
-        }
-    }
-    return 0;
-}
-
-/* Finds the main program's load bias and GNU build-id (the first object dl_iterate_phdr
- * reports is the program itself). */
-NOINSTR static int find_image(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    struct image *im = arg;
-
-    (void)size;
-    im->bias = info->dlpi_addr;
-    im->id_len = build_id_of(info, &im->id);
-    return 1;
-}
-
-/* Writes all of s to fd; a short write of a regular file only happens when the disk is full,
- * and then the map is incomplete, which the host survives (addresses stay unnamed). */
-NOINSTR static void put(int fd, const char *s)
-{
-    size_t len = strlen(s);
-
-    while (len) {
-        ssize_t n = write(fd, s, len);
-
-        if (n <= 0 && errno != EINTR)
-            return;
-        if (n > 0) {
-            s += n;
-            len -= (size_t)n;
-        }
-    }
-}
-
-/* One "object" line per loaded object not written yet: where its segments sit, its bias
- * (run-time minus link-time address), build-id and path. The first object is the program;
- * objects without a file (the vDSO) are left out. Called with maps_lock held. */
-NOINSTR static int write_object(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    int *first = arg;
-    const char *name = info->dlpi_name;
-    char path[PATH_MAX], line[PATH_MAX + 160], hex[2 * CYG_BUILD_ID_MAX + 1] = "-";
-    uint64_t lo = UINT64_MAX, hi = 0, key;
-    const uint8_t *id;
-    size_t n;
-
-    (void)size;
-    if (*first) {
-        ssize_t len = readlink("/proc/self/exe", path, sizeof path - 1);
-
-        *first = 0;
-        if (len <= 0)
-            return 0;
-        path[len] = 0;
-    } else if (!name || !strchr(name, '/') || !realpath(name, path)) {
-        return 0;
-    }
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-        if (ph->p_type != PT_LOAD)
-            continue;
-        lo = ph->p_vaddr < lo ? ph->p_vaddr : lo;
-        hi = ph->p_vaddr + ph->p_memsz > hi ? ph->p_vaddr + ph->p_memsz : hi;
-    }
-    if (hi <= lo)
-        return 0;
-    key = info->dlpi_addr + lo;
-    for (const char *c = path; *c; c++)
-        key = key * 31u + (unsigned char)*c;
-    for (unsigned i = 0; i < maps_nknown; i++)
-        if (maps_known[i] == key)
-            return 0;
-    if (maps_nknown == MAX_OBJECTS)
-        return 0;
-    maps_known[maps_nknown++] = key;
-    n = build_id_of(info, &id);
-    for (size_t i = 0; i < n && i < CYG_BUILD_ID_MAX; i++)
-        snprintf(hex + 2 * i, 3, "%02x", id[i]);
-    snprintf(line, sizeof line, "object %llx %llx %llx %s %s\n",
-             (unsigned long long)(info->dlpi_addr + lo), (unsigned long long)(info->dlpi_addr + hi),
-             (unsigned long long)info->dlpi_addr, hex, path);
-    put(maps_fd, line);
-    return 0;
-}
-
-/* Writes the objects loaded since the last call: at set-up, and after each dlopen. */
-NOINSTR static void maps_refresh(void)
-{
-    int first;
-
-    pthread_mutex_lock(&maps_lock);
-    first = maps_nknown == 0;
-    if (maps_fd >= 0)
-        dl_iterate_phdr(write_object, &first);
-    pthread_mutex_unlock(&maps_lock);
+    if (__atomic_load_n(&setup_state, __ATOMIC_ACQUIRE) == SETUP_NONE && !forked &&
+        cyg_maps_instrumented())
+        setup_once();
+    cyg_maps_refresh();
 }
 
 /* The real dlopen searches a bare name in its caller's DT_RUNPATH: called from the wrapper,
@@ -280,13 +172,18 @@ CYGTRACE_API NOINSTR void *dlopen(const char *file, int mode)
         real = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
     if (!real)
         return NULL;
+    in_dlopen++; /* the object's constructors may be the first instrumented code */
     h = real(file, mode);
     /* dlinfo clears the first try's error: a second try that fails too says it again. */
     if (!h && file && !strchr(file, '/') &&
-        !(h = dlopen_for(real, file, mode, __builtin_return_address(0))))
-        return real(file, mode);
+        !(h = dlopen_for(real, file, mode, __builtin_return_address(0)))) {
+        h = real(file, mode);
+        in_dlopen--;
+        return h;
+    }
+    in_dlopen--;
     if (h)
-        maps_refresh();
+        dlopen_done();
     return h;
 }
 
@@ -312,35 +209,6 @@ NOINSTR static void ring_name(const char *base, const char *parent, char *out, s
     else if (parent[n] != '.' || (gen = strtoul(parent + n + 1, &end, 10), *end))
         return;
     snprintf(out + n, len - n, ".%lu", gen + 1);
-}
-
-/* Opens path.maps and writes who this process is; for a process that is not the first, adds a
- * "child" line to the first process's map (O_APPEND: lines of several processes do not mix). */
-NOINSTR static void maps_start(const char *base, const char *path, const char *parent)
-{
-    char name[PATH_MAX + 8], line[2 * PATH_MAX + 80];
-    const char *how = !parent ? "start" : forked ? "fork" : "exec";
-    int fd;
-
-    snprintf(name, sizeof name, "%s.maps", path);
-    maps_fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-    if (maps_fd < 0) {
-        say(name, "cannot create the map of loaded objects", errno);
-        return;
-    }
-    snprintf(line, sizeof line, "cygtrace-maps 1\nprocess %ld %ld %s %s\n", (long)getpid(),
-             (long)getppid(), how, parent ? parent : "-");
-    put(maps_fd, line);
-    maps_refresh();
-    if (!parent)
-        return;
-    snprintf(name, sizeof name, "%s.maps", base);
-    if ((fd = open(name, O_WRONLY | O_APPEND | O_CLOEXEC)) < 0)
-        return;
-    snprintf(line, sizeof line, "child %ld %ld %s %s\n", (long)getpid(), (long)getppid(), how,
-             path);
-    put(fd, line);
-    close(fd);
 }
 
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
@@ -395,114 +263,231 @@ NOINSTR static void catch_fatal_signals(void)
     }
 }
 
-/* The child shares the parent's mapping: writing to it would interleave two processes' calls
- * in one ring. It lets go of it and sets up a ring of its own on its first event. */
-NOINSTR static void child_after_fork(void)
+
+/* Parses "64M", "1048576", "2G" (no sign, at most MAX_SIZE); returns 0 for anything else. */
+NOINSTR static size_t parse_size(const char *s)
 {
-    cyg_core_detach();
-    if (ring_mem)
-        munmap(ring_mem, ring_bytes);
-    ring_mem = NULL;
-    if (maps_fd >= 0)
-        close(maps_fd);
-    maps_fd = -1;
-    maps_nknown = 0;
-    pthread_mutex_init(&maps_lock, NULL);
-    cyg_linux_tid = 0;
-    next_thread = 0;
-    forked = 1;
-    __atomic_store_n(&setup_state, SETUP_NONE, __ATOMIC_RELEASE);
+    char *end;
+    unsigned long long v;
+    unsigned shift = 0;
+
+    if (*s < '0' || *s > '9')
+        return 0;
+    errno = 0;
+    v = strtoull(s, &end, 0);
+    if (errno)
+        return 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    }
+    if (*end == 'B' || *end == 'b')
+        end++;
+    return (*end || v > (MAX_SIZE >> shift)) ? 0 : (size_t)(v << shift);
 }
 
+/* A CYGTRACE_* variable that is set and not empty; never for a privileged program. */
+NOINSTR static const char *env(const char *name)
+{
+    const char *v = secure_getenv(name);
+
+    return v && *v ? v : NULL;
+}
+
+NOINSTR static int env_on(const char *name)
+{
+    const char *v = env(name);
+
+    return v && strcmp(v, "0");
+}
+
+/* Reads the settings once, in a context where getenv, getcwd and stdio are safe. */
+NOINSTR static void config_read(void)
+{
+    const char *e;
+
+    if (cfg.read)
+        return;
+    cfg.read = 1;
+    cyg_file_note_stderr();
+    if (getauxval(AT_SECURE) && !CYGTRACE_PRIVILEGED) {
+        cyg_say("set-user-ID or set-group-ID program",
+                "not tracing it (the runtime is built without CYGTRACE_PRIVILEGED)", 0);
+        cfg.off = 1;
+        return;
+    }
+    if (env_on("CYGTRACE_OFF")) {
+        cfg.off = 1;
+        return;
+    }
+    e = env("CYGTRACE_OUT");
+    if (!e)
+        e = "cygtrace.out";
+    if (e[0] != '/' && getcwd(cfg.base, sizeof cfg.base))
+        cyg_cat(cfg.base, sizeof cfg.base, "/");
+    else
+        cfg.base[0] = 0;
+    /* Room for ".<pid>.<n>.maps" after it. */
+    if (strlen(cfg.base) + strlen(e) + 40 > sizeof cfg.base) {
+        cyg_say(e, "CYGTRACE_OUT is too long a path; not tracing", 0);
+        cfg.off = 1;
+        return;
+    }
+    cyg_cat(cfg.base, sizeof cfg.base, e);
+    if ((e = env("CYGTRACE_RING")) && strlen(e) < sizeof cfg.parent)
+        cyg_cat(cfg.parent, sizeof cfg.parent, e);
+    cfg.size = DEFAULT_SIZE;
+    if ((e = env("CYGTRACE_SIZE")) && (cfg.size = parse_size(e)) < MIN_SIZE) {
+        char what[80] = "CYGTRACE_SIZE=";
+
+        cyg_say(cyg_cat(what, sizeof what, e), "not a size from 4K to 64G (like 64M); using 16M",
+                0);
+        cfg.size = DEFAULT_SIZE;
+    }
+    while (cfg.size & (cfg.size - 1))
+        cfg.size &= cfg.size - 1;
+    cfg.flags = CYGTRACE_INIT_ZEROED;
+    e = env("CYGTRACE_MODE");
+    if (!e || !strcmp(e, "overwrite"))
+        cfg.flags |= CYG_F_OVERWRITE;
+    else if (strcmp(e, "stop"))
+        cyg_say(e, "CYGTRACE_MODE is neither overwrite nor stop; using stop", 0);
+    if (env_on("CYGTRACE_CALLSITES"))
+        cfg.flags |= CYG_F_CALLSITES;
+    cfg.signals = !(e = env("CYGTRACE_SIGNALS")) || strcmp(e, "0");
+}
+
+/* "CYGTRACE_RING=<this process's ring>": in the environment by putenv, so that a forked child
+ * can rewrite its own copy in place, without malloc, for the programs it execs. */
+static char ring_env[sizeof "CYGTRACE_RING=" + PATH_MAX];
+
+NOINSTR static void ring_env_set(const char *ring)
+{
+    int first = ring_env[0] == 0;
+
+    ring_env[0] = 0;
+    cyg_cat(cyg_cat(ring_env, sizeof ring_env, "CYGTRACE_RING="), sizeof ring_env, ring);
+    if (first && !forked)
+        putenv(ring_env);
+}
+
+/* Maps this process's ring: cfg.ring, or when that is another live process's ring (a second
+ * run in the same directory), base.<pid>, which then is this run's base. */
+NOINSTR static struct cyg_file_ring ring_map(void)
+{
+    struct cyg_file_ring r = cyg_file_map_ring(cfg.ring, cfg.size, MIN_SIZE);
+    char what[sizeof cfg.base + 64] = "in use by process ", alt[sizeof cfg.base];
+
+    if (!r.busy)
+        return r;
+    cyg_cat_ulong(what, sizeof what, r.owner);
+    if (forked || cfg.parent[0]) {
+        cyg_say(cfg.ring, cyg_cat(what, sizeof what, "; not tracing"), 0);
+        return r;
+    }
+    alt[0] = 0;
+    cyg_cat_ulong(cyg_cat(cyg_cat(alt, sizeof alt, cfg.base), sizeof alt, "."), sizeof alt,
+                  (unsigned long)getpid());
+    r = cyg_file_map_ring(alt, cfg.size, MIN_SIZE);
+    if (r.busy) {
+        cyg_say(alt, "in use by another process too; not tracing", 0);
+        return r;
+    }
+    if (!r.mem)
+        return r;
+    cyg_cat(what, sizeof what, "; recording into ");
+    cyg_say(cfg.base, cyg_cat(what, sizeof what, alt), 0);
+    memcpy(cfg.base, alt, sizeof alt);
+    memcpy(cfg.ring, alt, sizeof alt);
+    setenv("CYGTRACE_OUT", alt, 1); /* this run's other processes go beside it */
+    return r;
+}
+
+/* The map's "process" line: pid, parent pid, how this process came to record, and the ring
+ * of the process before it. */
+NOINSTR static void process_line(char *line, size_t len, const char *tag)
+{
+    line[0] = 0;
+    cyg_cat_ulong(cyg_cat(line, len, tag), len, (unsigned long)getpid());
+    cyg_cat_ulong(cyg_cat(line, len, " "), len, (unsigned long)getppid());
+    cyg_cat(cyg_cat(cyg_cat(line, len, " "), len, cfg.how), len, " ");
+    cyg_cat(cyg_cat(line, len, cfg.parent[0] ? cfg.parent : "-"), len, "\n");
+}
+
+/* Sets up this process's ring. In a forked child (forked set) with system calls only, since
+ * its first event may be in a signal handler; else where the program could call malloc. */
 NOINSTR static void setup(void)
 {
-    const char *base = getenv("CYGTRACE_OUT"), *env, *parent = getenv("CYGTRACE_RING");
-    char path[PATH_MAX];
-    size_t size = DEFAULT_SIZE;
-    unsigned flags = CYGTRACE_INIT_ZEROED;
-    struct image im = {0};
-    void *mem;
-    int fd;
+    char line[2 * PATH_MAX + 80], parent_maps[PATH_MAX + 8];
+    struct cyg_file_ring r;
+    struct cyg_ctl *ctl;
 
-    if ((env = getenv("CYGTRACE_OFF")) && *env && strcmp(env, "0"))
-        return;
-    if (!base || !*base)
-        base = "cygtrace.out";
-    if (parent && !*parent)
-        parent = NULL;
-    ring_name(base, parent, path, sizeof path);
-    if ((env = getenv("CYGTRACE_SIZE")) && *env) {
-        size = parse_size(env);
-        if (size < MIN_SIZE) {
-            say(env, "CYGTRACE_SIZE is not a size of 4K or more (like 64M); using 16M", 0);
-            size = DEFAULT_SIZE;
-        }
+    if (!forked) {
+        config_read();
+        if (cfg.off)
+            return;
+        cfg.how = cfg.parent[0] ? "exec" : "start";
+        ring_name(cfg.base, cfg.parent[0] ? cfg.parent : NULL, cfg.ring, sizeof cfg.ring);
     }
-    env = getenv("CYGTRACE_MODE");
-    if (!env || !*env || !strcmp(env, "overwrite"))
-        flags |= CYG_F_OVERWRITE;
-    else if (strcmp(env, "stop"))
-        say(env, "CYGTRACE_MODE is neither overwrite nor stop; using stop", 0);
-    if ((env = getenv("CYGTRACE_CALLSITES")) && *env && strcmp(env, "0"))
-        flags |= CYG_F_CALLSITES;
-
-    /* The size is the records' share, a power of two; the control block comes on top. */
-    while (size & (size - 1))
-        size &= size - 1;
-    size += CYG_HDR_BYTES;
-    fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        say(path, "cannot create the trace file", errno);
+    r = ring_map();
+    if (!r.mem)
         return;
+    ring_mem = r.mem;
+    ring_bytes = r.bytes;
+    if (!forked) {
+        ns_base = mono_ns();
+        tsc_base = cyg_port_now();
+        image_id_len = cyg_maps_image(&image_bias, &image_id);
     }
-    if (ftruncate(fd, (off_t)size) < 0) {
-        say(path, "cannot size the trace file", errno);
-        close(fd);
-        return;
-    }
-    mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (mem == MAP_FAILED) {
-        say(path, "cannot map the trace file", errno);
-        return;
-    }
-    ring_mem = mem;
-    ring_bytes = size;
-    ns_base = mono_ns();
-    tsc_base = cyg_port_now();
-    dl_iterate_phdr(find_image, &im);
     /* Start stopped: the control block must be complete before the first record. */
-    if (cygtrace_init(mem, size, flags) < 0) {
-        say(path, "CYGTRACE_SIZE is too small", 0);
-        munmap(mem, size);
+    if (cygtrace_init(r.mem, r.bytes, cfg.flags) < 0) {
+        cyg_say(cfg.ring, "the ring is too small; not tracing", 0);
+        munmap(r.mem, r.bytes);
         ring_mem = NULL;
         return;
     }
-    if (im.id)
-        cygtrace_set_build_id(im.id, im.id_len);
-    while (mono_ns() - ns_base < 1000000u) /* 1 ms: a first clock rate, good to ~1e-4 */
+    if (image_id)
+        cygtrace_set_build_id(image_id, image_id_len);
+    /* 1 ms: a first clock rate, good to ~1e-4; a forked child has the parent's longer one. */
+    while (!forked && mono_ns() - ns_base < 1000000u)
         ;
-    cyg_core_set_image(im.bias, (uint32_t)getpid(), clock_hz());
-    maps_start(base, path, parent);
-    /* What an exec'ed program reads to know it is not the first process of the run. */
-    setenv("CYGTRACE_RING", path, 1);
+    cyg_core_set_image(image_bias, (uint32_t)getpid(), clock_hz());
+    process_line(line, sizeof line, "process ");
+    parent_maps[0] = 0;
+    cyg_cat(cyg_cat(parent_maps, sizeof parent_maps, cfg.parent), sizeof parent_maps, ".maps");
+    cyg_maps_start(cfg.ring, line, forked ? parent_maps : NULL);
+    if (cfg.parent[0]) {
+        char first[sizeof cfg.base + 8] = "";
+
+        process_line(line, sizeof line, "child ");
+        /* The child line names this ring, not the one before it. */
+        line[strlen(line) - strlen(cfg.parent) - 1] = 0;
+        cyg_cat(cyg_cat(line, sizeof line, cfg.ring), sizeof line, "\n");
+        cyg_maps_append_to(cyg_cat(cyg_cat(first, sizeof first, cfg.base), sizeof first, ".maps"),
+                           line);
+    }
+    ring_env_set(cfg.ring);
     /* Once per program: a forked child keeps the handlers, and the actions they go back to. */
-    if (!atfork_done && (!(env = getenv("CYGTRACE_SIGNALS")) || strcmp(env, "0")))
+    if (!atfork_done && cfg.signals)
         catch_fatal_signals();
     if (!atfork_done && pthread_atfork(NULL, NULL, child_after_fork) == 0)
         atfork_done = 1;
-    if (!CYGTRACE_AUTOSTART)
-        return;
-    cygtrace_start();
+    ctl = cygtrace_control_block();
+    if (ctl)
+        __atomic_fetch_add(&ctl->lost.v, __atomic_exchange_n(&unset_lost, 0, __ATOMIC_RELAXED),
+                           __ATOMIC_RELAXED);
+    forked = 0;
+    if (CYGTRACE_AUTOSTART)
+        cygtrace_start();
 }
 
-NOINSTR int cyg_linux_wake(void)
+/* Claims the set-up for this thread and runs it; returns 1 when the ring records now. */
+NOINSTR static int setup_once(void)
 {
     int expect = SETUP_NONE;
-    struct cyg_ctl *ctl = cygtrace_control_block();
+    struct cyg_ctl *ctl;
 
-    if (ctl)
-        return 0;
     if (!__atomic_compare_exchange_n(&setup_state, &expect, SETUP_BUSY, 0, __ATOMIC_ACQUIRE,
                                      __ATOMIC_RELAXED))
         return 0;
@@ -512,14 +497,141 @@ NOINSTR int cyg_linux_wake(void)
     return ctl && ctl->state == CYG_S_RUNNING;
 }
 
+NOINSTR int cyg_linux_wake(void)
+{
+    int st = __atomic_load_n(&setup_state, __ATOMIC_ACQUIRE);
+
+    if (st == SETUP_DONE || cygtrace_control_block())
+        return 0;
+    /* Before the constructor (another library's instrumented constructor), inside dlopen, or a
+     * forked child's first event: safe. Anywhere else this could be a signal handler that
+     * interrupted malloc: the event is dropped and counted. */
+    if (st == SETUP_NONE && (!__atomic_load_n(&ctor_done, __ATOMIC_RELAXED) || in_dlopen ||
+                             forked))
+        return setup_once();
+    __atomic_fetch_add(&unset_lost, 1, __ATOMIC_RELAXED);
+    return 0;
+}
+
+/* vfork. The child borrows the parent's memory, its thread-local variables included, until
+ * it execs or exits: its calls would go into the parent's tree as the parent's. The wrapper
+ * below clears the thread's index before the real vfork, so that the next event of either
+ * side comes to cyg_linux_thread_new, which tells them apart by the OS thread id: the child
+ * gets an index of its own (THREAD data 1: a vfork child, the OS id is its pid), kept out of
+ * the shared thread-local variable and found again by a gettid on each of its events; the
+ * parent, once resumed, takes its own index back. */
+static __thread uintptr_t vfork_saved;   /* the parent's index */
+static __thread pid_t vfork_parent;      /* the parent's OS thread id; 0: no vfork pending */
+static __thread uintptr_t vfork_child;   /* the child's index */
+static __thread pid_t vfork_child_tid;
+static void *vfork_real;                 /* libc's vfork, found before main */
+
+/* Called by the vfork wrapper: returns the real vfork for it to jump to. */
+NOINSTR CYG_HIDDEN void *cyg_linux_vfork_prepare(void)
+{
+    vfork_saved = cyg_linux_tid; /* 0 when this thread has recorded nothing yet */
+    vfork_parent = (pid_t)syscall(SYS_gettid);
+    vfork_child = 0;
+    cyg_linux_tid = 0;
+    if (!vfork_real) /* a vfork before our constructor ran */
+        vfork_real = dlsym(RTLD_NEXT, "vfork");
+    return vfork_real ? vfork_real : (void *)fork; /* POSIX allows vfork to be fork */
+}
+
+/* vfork itself must not return twice through a frame of ours: the child would pop the frame
+ * the parent returns through. The wrapper calls the preparation, then jumps to the real vfork,
+ * which returns straight to the program. */
+#if defined(__x86_64__)
+#define CYG_LINUX_VFORK 1
+__asm__(".text\n"
+        ".globl vfork\n"
+        ".type vfork, @function\n"
+        "vfork:\n"
+        "    sub $8, %rsp\n"
+        "    call cyg_linux_vfork_prepare\n"
+        "    add $8, %rsp\n"
+        "    jmp *%rax\n"
+        ".size vfork, .-vfork\n");
+#elif defined(__aarch64__)
+#define CYG_LINUX_VFORK 1
+__asm__(".text\n"
+        ".globl vfork\n"
+        ".type vfork, %function\n"
+        "vfork:\n"
+        "    stp x29, x30, [sp, #-16]!\n"
+        "    mov x29, sp\n"
+        "    bl cyg_linux_vfork_prepare\n"
+        "    ldp x29, x30, [sp], #16\n"
+        "    br x0\n"
+        ".size vfork, .-vfork\n");
+#else
+#define CYG_LINUX_VFORK 0
+#endif
+
 NOINSTR uintptr_t cyg_linux_thread_new(void)
 {
-    uintptr_t n = __atomic_add_fetch(&next_thread, 1, __ATOMIC_RELAXED);
-    uintptr_t t = ((n - 1) % 0xffffu + 1) << CYG64_THREAD_SHIFT;
+    uintptr_t n, t;
+    pid_t me;
 
+    if (vfork_parent) {
+        me = (pid_t)syscall(SYS_gettid);
+        if (me == vfork_parent) { /* back in the parent */
+            vfork_parent = 0;
+            if ((cyg_linux_tid = vfork_saved) != 0)
+                return vfork_saved;
+        } else {
+            if (!vfork_child || vfork_child_tid != me) {
+                n = __atomic_add_fetch(&next_thread, 1, __ATOMIC_RELAXED);
+                vfork_child = ((n - 1) % 0xffffu + 1) << CYG64_THREAD_SHIFT;
+                vfork_child_tid = me;
+                cyg_core_special(CYG_SP_THREAD, CYG_THREAD_VFORK, (uintptr_t)me, vfork_child);
+            }
+            return vfork_child;
+        }
+    }
+    n = __atomic_add_fetch(&next_thread, 1, __ATOMIC_RELAXED);
+    t = ((n - 1) % 0xffffu + 1) << CYG64_THREAD_SHIFT;
     cyg_linux_tid = t;
     cyg_core_special(CYG_SP_THREAD, 0, (uintptr_t)syscall(SYS_gettid), t);
     return t;
+}
+
+/* The child shares the parent's mapping: writing to it would interleave two processes' calls
+ * in one ring. It lets go of it and sets up a ring of its own, base.<pid>, on its first event.
+ * A child of a process that records nothing records nothing either. */
+NOINSTR static void child_after_fork(void)
+{
+    int had = ring_mem != NULL;
+
+    cyg_core_detach();
+    if (ring_mem)
+        munmap(ring_mem, ring_bytes);
+    ring_mem = NULL;
+    cyg_maps_forget();
+    cyg_linux_tid = 0;
+    vfork_parent = 0;
+    next_thread = 0;
+    unset_lost = 0;
+    if (had) {
+        memcpy(cfg.parent, cfg.ring, sizeof cfg.ring);
+        cfg.ring[0] = 0;
+        cyg_cat_ulong(cyg_cat(cyg_cat(cfg.ring, sizeof cfg.ring, cfg.base), sizeof cfg.ring, "."),
+                      sizeof cfg.ring, (unsigned long)getpid());
+        cfg.how = "fork";
+    }
+    forked = had;
+    __atomic_store_n(&setup_state, had ? SETUP_NONE : SETUP_DONE, __ATOMIC_RELEASE);
+}
+
+/* Before main: sets the ring up when something loaded calls the hooks. */
+NOINSTR __attribute__((constructor)) static void cyg_linux_start(void)
+{
+    if (CYG_LINUX_VFORK)
+        vfork_real = dlsym(RTLD_NEXT, "vfork");
+    if (__atomic_load_n(&setup_state, __ATOMIC_ACQUIRE) == SETUP_NONE &&
+        cyg_maps_instrumented())
+        setup_once();
+    __atomic_store_n(&ctor_done, 1, __ATOMIC_RELEASE);
 }
 
 /* At a normal exit the long baseline gives the clock rate to a few parts per million; a

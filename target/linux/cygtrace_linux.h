@@ -1,0 +1,85 @@
+/* cygtrace_linux.h - what the Linux port's files share; not for users.
+ *
+ * The port lives inside other people's processes. Everything below that may run at a hook's
+ * first event (a forked child's set-up) keeps to system calls and the port's own helpers:
+ * no malloc, no stdio, no lock of the C library, so that it is safe in a signal handler too.
+ */
+#ifndef CYGTRACE_LINUX_H
+#define CYGTRACE_LINUX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cygtrace_internal.h"
+
+#define CYG_LINUX_NOINSTR __attribute__((no_instrument_function))
+
+/* --- cygtrace_file.c: messages and the trace's files ------------------------------------- */
+
+/* Remembers which file descriptor 2 is, so that later messages go there only while it is
+ * still that file (a daemon may close it and open its own data as fd 2). */
+void cyg_file_note_stderr(void) CYG_HIDDEN;
+
+/* Writes "cygtrace: WHAT[: WHY][: strerror(err)]" as one line to the noted stderr; async-
+ * signal-safe. what2 and err may be NULL and 0. */
+void cyg_say(const char *what, const char *what2, int err) CYG_HIDDEN;
+
+/* Appends s to the string at out (size len), cutting it to fit; returns out. */
+char *cyg_cat(char *out, size_t len, const char *s) CYG_HIDDEN;
+
+/* Appends v in decimal; returns out. */
+char *cyg_cat_ulong(char *out, size_t len, unsigned long v) CYG_HIDDEN;
+
+/* Opens path (O_WRONLY or O_RDWR in access) as a private file of this user: created 0600 if it
+ * does not exist; if it does, only a regular file of this user with a single link, never
+ * through a symbolic link at its last component. Returns a descriptor (O_CLOEXEC), or -1 after
+ * saying on stderr why, and then otherwise (what follows: "not tracing"). */
+int cyg_file_open_private(const char *path, int access, const char *otherwise) CYG_HIDDEN;
+
+/* Opens path for appending only if it is the very file (dev, ino) of an earlier open: a map
+ * that was removed or replaced since is not written to. Returns a descriptor or -1. */
+int cyg_file_reopen(const char *path, dev_t dev, ino_t ino) CYG_HIDDEN;
+
+/* The result of cyg_file_map_ring. */
+struct cyg_file_ring {
+    void *mem;       /* the shared mapping, or NULL */
+    size_t bytes;    /* its length: the records' share is a power of two, the header on top */
+    int busy;        /* path is the live ring of another process */
+    uint32_t owner;  /* that process's pid, as its control block says (0: not known yet) */
+};
+
+/* Maps path as this process's ring of records_bytes (a power of two) plus the header:
+ * opens it privately, takes the exclusive flock that marks it in use for as long as the
+ * mapping lives (no descriptor is kept), empties it, and reserves its blocks so that no store
+ * to it can fault on a full disk, halving the size down to min_bytes when they do not fit.
+ * Says on stderr what it could not do; sets busy without a word when another process holds
+ * the file. */
+struct cyg_file_ring cyg_file_map_ring(const char *path, size_t records_bytes,
+                                       size_t min_bytes) CYG_HIDDEN;
+
+/* --- cygtrace_maps.c: the map of loaded objects -------------------------------------------- */
+
+/* Whether a loaded object other than this runtime's own calls the hooks (a dynamic relocation
+ * against __cyg_profile_func_enter), or the runtime is linked into the program itself. */
+int cyg_maps_instrumented(void) CYG_HIDDEN;
+
+/* The program's load bias and GNU build-id (*id, returns its length; 0: none). */
+size_t cyg_maps_image(uint64_t *bias, const uint8_t **id) CYG_HIDDEN;
+
+/* Creates path.maps (private, emptied) and writes the header and the process line, then the
+ * objects: from dl_iterate_phdr, or, for a forked child (copy_from: its parent's map, which
+ * names the same objects), copied line by line with system calls only. Returns 0, or -1 when
+ * no map could be made (the ring stays: its addresses go unnamed). */
+int cyg_maps_start(const char *path, const char *process_line, const char *copy_from) CYG_HIDDEN;
+
+/* Appends the objects loaded since the last call (after a dlopen). */
+void cyg_maps_refresh(void) CYG_HIDDEN;
+
+/* Appends line to another process's map (the run's first process: "child" lines). */
+void cyg_maps_append_to(const char *maps_path, const char *line) CYG_HIDDEN;
+
+/* In a forked child: the map to write is the child's own, once it sets up. */
+void cyg_maps_forget(void) CYG_HIDDEN;
+
+#endif

@@ -1,0 +1,325 @@
+/* cygtrace_maps.c - RING.maps: where each loaded object sits (the program, its shared
+ * libraries, what dlopen brings in later), so that the host names a library's functions
+ * (docs/FORMAT.md section 12); and whether any loaded object calls the hooks at all.
+ *
+ * The map's descriptor is never kept: each write opens the file, checks that it is still the
+ * one this process created (a daemon that closed every fd and opened its own files must never
+ * get our lines), appends and closes.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cygtrace_linux.h"
+
+#define NOINSTR CYG_LINUX_NOINSTR
+#define MAX_OBJECTS 1024u /* objects whose map line is written; more are not named */
+
+static char maps_path[PATH_MAX + 8]; /* "" until this process has a map */
+static dev_t maps_dev;
+static ino_t maps_ino;
+static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t maps_known[MAX_OBJECTS]; /* start ^ name hash of each object written */
+static unsigned maps_nknown;
+
+/* Writes all of s to fd; a short write of a regular file only happens when the disk is full,
+ * and then the map is incomplete, which the host survives (addresses stay unnamed). */
+NOINSTR static void put(int fd, const char *s, size_t len)
+{
+    while (len) {
+        ssize_t n = write(fd, s, len);
+
+        if (n <= 0 && errno != EINTR)
+            return;
+        if (n > 0) {
+            s += n;
+            len -= (size_t)n;
+        }
+    }
+}
+
+/* Points *id at an object's GNU build-id note; returns its length, 0 when it has none. */
+NOINSTR static size_t build_id_of(const struct dl_phdr_info *info, const uint8_t **id)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+
+        if (ph->p_type != PT_NOTE)
+            continue;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *n = (const void *)p;
+            const uint8_t *name = p + sizeof *n;
+            const uint8_t *desc = name + ((n->n_namesz + 3u) & ~3u);
+
+            if (desc + n->n_descsz > end)
+                break;
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && !memcmp(name, "GNU", 4)) {
+                *id = desc;
+                return n->n_descsz;
+            }
+            p = desc + ((n->n_descsz + 3u) & ~3u);
+        }
+    }
+    return 0;
+}
+
+/* The span [lo, hi) of an object's loaded segments, as link-time addresses. */
+NOINSTR static int span_of(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi)
+{
+    *lo = UINT64_MAX;
+    *hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+        if (ph->p_type != PT_LOAD)
+            continue;
+        *lo = ph->p_vaddr < *lo ? ph->p_vaddr : *lo;
+        *hi = ph->p_vaddr + ph->p_memsz > *hi ? ph->p_vaddr + ph->p_memsz : *hi;
+    }
+    return *hi > *lo;
+}
+
+struct image {
+    uint64_t bias;
+    const uint8_t *id;
+    size_t id_len;
+};
+
+/* The first object dl_iterate_phdr reports is the program itself. */
+NOINSTR static int find_image(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct image *im = arg;
+
+    (void)size;
+    im->bias = info->dlpi_addr;
+    im->id_len = build_id_of(info, &im->id);
+    return 1;
+}
+
+NOINSTR size_t cyg_maps_image(uint64_t *bias, const uint8_t **id)
+{
+    struct image im = {0};
+
+    dl_iterate_phdr(find_image, &im);
+    *bias = im.bias;
+    *id = im.id;
+    return im.id_len;
+}
+
+/* A dynamic section's address: glibc relocates the entries in place on most targets, not on
+ * all (RISC-V keeps them read-only); a value below the object's base is still a link-time
+ * one. */
+NOINSTR static uintptr_t dyn_addr(const struct dl_phdr_info *info, uintptr_t v)
+{
+    return v < info->dlpi_addr ? v + info->dlpi_addr : v;
+}
+
+/* Whether one of n relocations (RELA when rela, else REL) at tab names the enter hook. */
+NOINSTR static int relocs_name_hook(const void *tab, size_t bytes, int rela,
+                                    const ElfW(Sym) *sym, const char *str)
+{
+    size_t ent = rela ? sizeof(ElfW(Rela)) : sizeof(ElfW(Rel));
+
+    for (size_t off = 0; tab && off + ent <= bytes; off += ent) {
+        const ElfW(Rel) *r = (const void *)((const char *)tab + off); /* r_info at the same
+                                                                          place in both */
+        size_t s = sizeof(void *) == 8 ? ELF64_R_SYM(r->r_info) : ELF32_R_SYM(r->r_info);
+
+        if (s && sym[s].st_shndx == SHN_UNDEF &&
+            !strcmp(str + sym[s].st_name, "__cyg_profile_func_enter"))
+            return 1;
+    }
+    return 0;
+}
+
+/* Per object: 1 (stop) when it calls the hooks, or when it is the program and holds this
+ * runtime (linked with libcygtrace.a). */
+NOINSTR static int calls_hooks(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    int *first = arg;
+    const ElfW(Dyn) *dyn = NULL;
+    const ElfW(Sym) *sym = NULL;
+    const char *str = NULL;
+    const void *rel = NULL, *jmp = NULL;
+    size_t relsz = 0, jmpsz = 0;
+    int rela = 0, jmp_rela = 0, is_program = *first;
+    uint64_t lo, hi, self = (uintptr_t)&cyg_maps_instrumented - info->dlpi_addr;
+
+    (void)size;
+    *first = 0;
+    if (is_program && span_of(info, &lo, &hi) && self >= lo && self < hi)
+        return 1;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            dyn = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+    for (; dyn && dyn->d_tag != DT_NULL; dyn++) {
+        uintptr_t v = dyn->d_un.d_ptr;
+
+        switch (dyn->d_tag) {
+        case DT_SYMTAB: sym = (const void *)dyn_addr(info, v); break;
+        case DT_STRTAB: str = (const void *)dyn_addr(info, v); break;
+        case DT_RELA: rel = (const void *)dyn_addr(info, v); rela = 1; break;
+        case DT_RELASZ: relsz = v; break;
+        case DT_REL: rel = (const void *)dyn_addr(info, v); rela = 0; break;
+        case DT_RELSZ: relsz = v; break;
+        case DT_JMPREL: jmp = (const void *)dyn_addr(info, v); break;
+        case DT_PLTRELSZ: jmpsz = v; break;
+        case DT_PLTREL: jmp_rela = v == DT_RELA; break;
+        }
+    }
+    if (!sym || !str)
+        return 0;
+    return relocs_name_hook(rel, relsz, rela, sym, str) ||
+           relocs_name_hook(jmp, jmpsz, jmp_rela, sym, str);
+}
+
+NOINSTR int cyg_maps_instrumented(void)
+{
+    int first = 1;
+
+    return dl_iterate_phdr(calls_hooks, &first);
+}
+
+/* One "object" line per loaded object not written yet: where its segments sit, its bias
+ * (run-time minus link-time address), build-id and path. The first object is the program;
+ * objects without a file (the vDSO) are left out. Called with maps_lock held. */
+NOINSTR static int write_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    int fd = *(int *)arg;
+    const char *name = info->dlpi_name;
+    char path[PATH_MAX], line[PATH_MAX + 160], hex[2 * CYG_BUILD_ID_MAX + 1] = "-";
+    uint64_t lo, hi, key;
+    const uint8_t *id;
+    size_t n;
+
+    (void)size;
+    if (maps_nknown == 0 && (!name || !*name)) {
+        ssize_t len = readlink("/proc/self/exe", path, sizeof path - 1);
+
+        if (len <= 0)
+            return 0;
+        path[len] = 0;
+    } else if (!name || !strchr(name, '/') || !realpath(name, path)) {
+        return 0;
+    }
+    if (!span_of(info, &lo, &hi))
+        return 0;
+    key = info->dlpi_addr + lo;
+    for (const char *c = path; *c; c++)
+        key = key * 31u + (unsigned char)*c;
+    for (unsigned i = 0; i < maps_nknown; i++)
+        if (maps_known[i] == key)
+            return 0;
+    if (maps_nknown == MAX_OBJECTS)
+        return 0;
+    maps_known[maps_nknown++] = key;
+    n = build_id_of(info, &id);
+    for (size_t i = 0; i < n && i < CYG_BUILD_ID_MAX; i++)
+        snprintf(hex + 2 * i, 3, "%02x", id[i]);
+    snprintf(line, sizeof line, "object %llx %llx %llx %s %s\n",
+             (unsigned long long)(info->dlpi_addr + lo), (unsigned long long)(info->dlpi_addr + hi),
+             (unsigned long long)info->dlpi_addr, hex, path);
+    put(fd, line, strlen(line));
+    return 0;
+}
+
+/* Copies the "object" lines of the parent's map (the same objects sit at the same places in a
+ * forked child), with system calls only. */
+NOINSTR static void copy_objects(int to, const char *from)
+{
+    char buf[4096], line[PATH_MAX + 160];
+    size_t len = 0;
+    int skip = 0, fd = open(from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    ssize_t n;
+
+    if (fd < 0)
+        return;
+    while ((n = read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
+        for (ssize_t i = 0; i < n; i++) {
+            if (buf[i] != '\n') {
+                if (len + 1 < sizeof line)
+                    line[len++] = buf[i];
+                else
+                    skip = 1; /* longer than any line we write: not ours to copy */
+                continue;
+            }
+            line[len++] = '\n';
+            if (!skip && len > 7 && !memcmp(line, "object ", 7))
+                put(to, line, len);
+            len = 0;
+            skip = 0;
+        }
+    }
+    close(fd);
+}
+
+NOINSTR int cyg_maps_start(const char *path, const char *process_line, const char *copy_from)
+{
+    struct stat st;
+    int fd;
+
+    cyg_cat(cyg_cat((maps_path[0] = 0, maps_path), sizeof maps_path, path), sizeof maps_path,
+            ".maps");
+    fd = cyg_file_open_private(maps_path, O_WRONLY | O_APPEND,
+                               "the trace's libraries go unnamed");
+    if (fd < 0 || fstat(fd, &st) != 0 || ftruncate(fd, 0) != 0) {
+        if (fd >= 0)
+            close(fd);
+        maps_path[0] = 0;
+        return -1;
+    }
+    maps_dev = st.st_dev;
+    maps_ino = st.st_ino;
+    put(fd, "cygtrace-maps 1\n", 16);
+    put(fd, process_line, strlen(process_line));
+    if (copy_from) {
+        copy_objects(fd, copy_from);
+        close(fd);
+        return 0;
+    }
+    close(fd);
+    maps_nknown = 0;
+    cyg_maps_refresh();
+    return 0;
+}
+
+NOINSTR void cyg_maps_refresh(void)
+{
+    int fd;
+
+    pthread_mutex_lock(&maps_lock);
+    if (maps_path[0] && (fd = cyg_file_reopen(maps_path, maps_dev, maps_ino)) >= 0) {
+        dl_iterate_phdr(write_object, &fd);
+        close(fd);
+    }
+    pthread_mutex_unlock(&maps_lock);
+}
+
+NOINSTR void cyg_maps_append_to(const char *path, const char *line)
+{
+    struct stat st;
+    int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+
+    if (fd < 0)
+        return;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid())
+        put(fd, line, strlen(line));
+    close(fd);
+}
+
+NOINSTR void cyg_maps_forget(void)
+{
+    maps_path[0] = 0;
+    pthread_mutex_init(&maps_lock, NULL);
+}

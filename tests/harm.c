@@ -1,0 +1,234 @@
+/* harm.c - a program that tries to get hurt by the Linux runtime it carries, for
+ * tests/e2e/linux_safety.sh. Built with -finstrument-functions, with libcygtrace.a (harm) and
+ * without it for cygtrace record's preload (harm-dyn).
+ *
+ *   harm run MS            calls traced functions for MS milliseconds, then exits 0
+ *   harm daemon DATA PLUGIN
+ *                          closes every descriptor as a daemon does, opens its own data file
+ *                          (as fds 0 to 9: whatever number the runtime had is the program's
+ *                          now), dlopens PLUGIN, forks a child that checks its descriptors and
+ *                          writes to the file; exits 3 when one of its own is gone or fails
+ *   harm sigmalloc         the first traced call runs in a signal handler that interrupts
+ *                          malloc (raised from inside this program's own malloc, every time,
+ *                          not by chance); a malloc entered again from there aborts
+ *   harm vfork             a vfork child calls traced functions before _exit
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define UNTRACED __attribute__((no_instrument_function))
+
+volatile int sink;
+
+__attribute__((noinline)) void work_leaf(int i)
+{
+    sink += i;
+}
+
+__attribute__((noinline)) void work_round(int n)
+{
+    for (int i = 0; i < n; i++)
+        work_leaf(i);
+}
+
+/* --- malloc that notices being entered again from a signal handler -------------------------- */
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+
+static volatile sig_atomic_t in_malloc, raise_in_malloc;
+
+UNTRACED static void enter_malloc(void)
+{
+    if (in_malloc) {
+        static const char msg[] = "harm: malloc entered again from a signal handler\n";
+
+        write(2, msg, sizeof msg - 1);
+        abort();
+    }
+    in_malloc = 1;
+    if (raise_in_malloc) {
+        raise_in_malloc = 0;
+        raise(SIGUSR1); /* the handler runs here, inside malloc */
+    }
+}
+
+UNTRACED void *malloc(size_t n)
+{
+    void *p;
+
+    enter_malloc();
+    p = __libc_malloc(n);
+    in_malloc = 0;
+    return p;
+}
+
+UNTRACED void *calloc(size_t n, size_t m)
+{
+    void *p;
+
+    enter_malloc();
+    p = __libc_calloc(n, m);
+    in_malloc = 0;
+    return p;
+}
+
+UNTRACED void *realloc(void *old, size_t n)
+{
+    void *p;
+
+    enter_malloc();
+    p = __libc_realloc(old, n);
+    in_malloc = 0;
+    return p;
+}
+
+UNTRACED void free(void *p)
+{
+    enter_malloc();
+    __libc_free(p);
+    in_malloc = 0;
+}
+
+__attribute__((noinline)) void in_handler(int depth)
+{
+    if (depth > 0)
+        in_handler(depth - 1);
+}
+
+UNTRACED static void on_usr1(int sig)
+{
+    (void)sig;
+    in_handler(3);
+}
+
+UNTRACED static int sigmalloc(void)
+{
+    signal(SIGUSR1, on_usr1);
+    for (int i = 0; i < 100; i++) {
+        void *volatile p; /* volatile: the pair must not be optimised away */
+
+        raise_in_malloc = 1;
+        p = malloc(64);
+        free(p);
+    }
+    return 0;
+}
+
+/* --- the others --------------------------------------------------------------------------- */
+
+UNTRACED static long now_ms(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000L + t.tv_nsec / 1000000L;
+}
+
+__attribute__((noinline)) int run(long ms)
+{
+    long end = now_ms() + ms;
+
+    while (now_ms() < end)
+        work_round(100);
+    return 0;
+}
+
+__attribute__((noinline)) int daemon_like(const char *data, const char *plugin)
+{
+    long (*run_plugin)(long);
+    int fd, status;
+    pid_t pid;
+    void *h;
+
+    for (int i = 0; i < 1024; i++)
+        close(i);
+    fd = open(data, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0600);
+    if (fd != 0)
+        return 4;
+    for (int i = 1; i < 10; i++)
+        if (dup(fd) != i)
+            return 4;
+    if (!(h = dlopen(plugin, RTLD_NOW)) || !(run_plugin = (long (*)(long))dlsym(h, "plugin_run")))
+        return 5;
+    run_plugin(1);
+    work_round(10);
+    if (write(fd, "parent\n", 7) != 7)
+        return 3;
+    pid = fork();
+    if (pid == 0) {
+        work_round(10);
+        struct stat mine, st;
+
+        if (fstat(fd, &mine) != 0)
+            _exit(3);
+        for (int i = 0; i < 10; i++) /* each still open, each still the data file */
+            if (fstat(i, &st) != 0 || st.st_ino != mine.st_ino || st.st_dev != mine.st_dev)
+                _exit(3);
+        _exit(write(fd, "child\n", 6) == 6 ? 0 : 3);
+    }
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+        return 6;
+    if (WEXITSTATUS(status))
+        return WEXITSTATUS(status);
+    return write(2, "stderr\n", 7) == 7 ? 0 : 3;
+}
+
+__attribute__((noinline)) void vfork_child_work(void)
+{
+    work_round(3);
+}
+
+__attribute__((noinline)) void before_vfork(void)
+{
+    work_leaf(1);
+}
+
+__attribute__((noinline)) void after_vfork(void)
+{
+    work_leaf(2);
+}
+
+__attribute__((noinline)) int vfork_run(void)
+{
+    int status;
+    pid_t pid;
+
+    before_vfork();
+    pid = vfork();
+    if (pid == 0) {
+        vfork_child_work();
+        _exit(0);
+    }
+    if (pid < 0 || waitpid(pid, &status, 0) != pid)
+        return 6;
+    after_vfork();
+    return 0;
+}
+
+/* Untraced: in sigmalloc, the handler makes the first traced call. */
+UNTRACED int main(int argc, char **argv)
+{
+    if (argc == 3 && !strcmp(argv[1], "run"))
+        return run(atol(argv[2]));
+    if (argc == 4 && !strcmp(argv[1], "daemon"))
+        return daemon_like(argv[2], argv[3]);
+    if (argc == 2 && !strcmp(argv[1], "sigmalloc"))
+        return sigmalloc();
+    if (argc == 2 && !strcmp(argv[1], "vfork"))
+        return vfork_run();
+    fprintf(stderr, "usage: harm run MS | daemon DATA PLUGIN | sigmalloc | vfork\n");
+    return 2;
+}
