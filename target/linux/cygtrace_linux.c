@@ -78,7 +78,8 @@ static struct {
 
 static int setup_state = SETUP_NONE;
 static int ctor_done;              /* set-up from a hook is no longer safe (see the top) */
-static __thread int in_dlopen;     /* ... except inside the dlopen wrapper */
+#define TLS_IE __attribute__((tls_model("initial-exec"))) /* no allocation on first use */
+static __thread int in_dlopen TLS_IE; /* ... except inside the dlopen wrapper */
 static int forked;                 /* set in a forked child until its ring is made */
 static uintptr_t unset_lost;       /* events dropped before the ring was set up */
 static uintptr_t next_thread;
@@ -520,11 +521,11 @@ NOINSTR int cyg_linux_wake(void)
  * gets an index of its own (THREAD data 1: a vfork child, the OS id is its pid), kept out of
  * the shared thread-local variable and found again by a gettid on each of its events; the
  * parent, once resumed, takes its own index back. */
-static __thread uintptr_t vfork_saved;   /* the parent's index */
-static __thread pid_t vfork_parent;      /* the parent's OS thread id; 0: no vfork pending */
-static __thread uintptr_t vfork_child;   /* the child's index */
-static __thread pid_t vfork_child_tid;
-static void *vfork_real;                 /* libc's vfork, found before main */
+static __thread uintptr_t vfork_saved TLS_IE; /* the parent's index */
+static __thread pid_t vfork_parent TLS_IE;    /* the parent's OS thread id; 0: none pending */
+static __thread uintptr_t vfork_child TLS_IE;  /* the child's index */
+static __thread pid_t vfork_child_tid TLS_IE;  /* ... for this OS thread */
+static void *vfork_real;                       /* libc's vfork, found before main */
 
 /* Called by the vfork wrapper: returns the real vfork for it to jump to. */
 NOINSTR CYG_HIDDEN void *cyg_linux_vfork_prepare(void)

@@ -40,7 +40,8 @@ if wait_file "$d/cygtrace.out"; then
         pid=$(sed -n 's/.*recording into .*cygtrace\.out\.\([0-9]*\)$/\1/p' "$T/second$i.err")
         if [ $rc -ne 0 ] || [ -z "$pid" ] || [ "$(wc -l <"$T/second$i.err")" -ne 1 ] ||
             ! grep -q "cygtrace: $d/cygtrace.out: in use by process $first; recording into" \
-                "$T/second$i.err" || ! decodes "second$i-tree" "$H" "$d/cygtrace.out.$pid" work_round; then
+                "$T/second$i.err" ||
+            ! decodes "second$i-tree" "$H" "$d/cygtrace.out.$pid" work_round; then
             ok=0
             fail "two-runs-second-$i" "exit $rc: $(head -c 300 "$T/second$i.err")"
         fi
@@ -51,7 +52,8 @@ else
 fi
 wait $first
 rc=$?
-check "two-runs-first-survives" "the first run ended with status $rc: $(head -c 200 "$T/first.err")" \
+check "two-runs-first-survives" "the first run ended with status $rc: \
+$(head -c 200 "$T/first.err")" \
     [ $rc -eq 0 ]
 check "two-runs-first-trace-whole" "the first run's trace does not decode" \
     decodes first-tree "$H" "$d/cygtrace.out" work_round
@@ -108,7 +110,8 @@ sleep 0.2
 held=$(ls -l /proc/$pid/fd 2>/dev/null | grep -c held.ring)
 kill $pid 2>/dev/null
 wait $pid 2>/dev/null
-check "fds-none-held" "$held descriptors of the trace's files are open in the program" [ "$held" -eq 0 ]
+check "fds-none-held" "$held descriptors of the trace's files are open in the program" \
+    [ "$held" -eq 0 ]
 
 # --- 4. first traced call in a signal handler that interrupted malloc ---------------------------
 for v in harm harm-dyn; do
