@@ -58,6 +58,7 @@ struct live {
     struct live_ctx *ctx;
     unsigned nctx;
     int cur;            /* the context of the last line printed, -1 before any */
+    struct ev lost0;    /* records lost before any context's first event (addr 0: none) */
     uint64_t unmatched;
     /* the source */
     const char *source; /* as the user named it, for messages */
@@ -100,8 +101,9 @@ static void usage(FILE *f)
             "  --plain                     tree lines on stdout, no curses\n"
             "  --save=FILE                 also keep the raw stream (cygtrace tree ELF FILE)\n"
             "  --duration=SECONDS          stop after that long\n"
-            "  --from-start                --follow: begin with the oldest events the ring\n"
-            "                              holds, not with the new ones\n"
+            "  --from-start                --follow: begin with the ring's first event (those\n"
+            "                              it no longer holds are counted lost), not with\n"
+            "                              the new ones\n"
             "display (with --plain):\n"
             "%s",
             cmd_show_usage);
@@ -197,7 +199,16 @@ static void plain_event(struct live *l, const struct ev *e)
         return;
     if (!filter_time_keep(&l->ft, e))
         return;
-    if (e->kind == EV_LOST && l->cur >= 0) {
+    /* A ring lapped before the follow came: no tree yet, the first one says it first. */
+    if (e->kind == EV_LOST && l->cur < 0) {
+        uint64_t n = l->lost0.addr + e->addr;
+
+        if (!l->lost0.addr)
+            l->lost0 = *e;
+        l->lost0.addr = n;
+        return;
+    }
+    if (e->kind == EV_LOST) {
         idx = l->cur;
         for (unsigned i = 0; i < l->nctx; i++)
             if ((int)i != idx)
@@ -212,6 +223,11 @@ static void plain_event(struct live *l, const struct ev *e)
             printf("# %s %u\n", l->ring.word_bytes == 8 ? "thread" : "context", e->ctx);
         }
         l->cur = idx;
+        if (l->lost0.addr) {
+            if (tree_feed(l->ctx[idx].tree, &l->lost0) < 0)
+                goto oom;
+            l->lost0.addr = 0;
+        }
     }
     if (tree_feed(l->ctx[idx].tree, e) == 0)
         return;
@@ -327,6 +343,7 @@ static int pump_follow(struct live *l)
             }
             l->nctx = 0;
             l->cur = -1;
+            l->lost0.addr = 0;
             printf("# the program started again\n");
         }
     }
@@ -400,8 +417,9 @@ static void plain_finish(struct live *l)
             fprintf(f, "%sno stream description came: nothing to decode (is the target "
                        "streaming, at this baud?)\n", p);
     } else if (l->lost_target) {
-        fprintf(f, "%s%" PRIu64 " events were lost: the program lapped the reader\n", p,
-                l->lost_target);
+        fprintf(f, "%s%" PRIu64 " events were lost: %s\n", p, l->lost_target,
+                (l->ring.flags & CYG_F_OVERWRITE) ? "the program lapped the reader"
+                                                  : "the ring was full (stop mode)");
     }
     fprintf(f, "%s%" PRIu64 " events", p, l->events);
     if (l->fr)

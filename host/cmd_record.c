@@ -1,10 +1,14 @@
 /* cmd_record.c - "cygtrace record": run a -finstrument-functions program with the runtime
- * preloaded (as uftrace preloads libmcount), wait for it, and say what was recorded.
+ * preloaded (as uftrace preloads libmcount), wait for it, and say what was recorded. Its exit
+ * status is the program's (128 + N when signal N killed it, 127 when it could not be run),
+ * whatever the trace turned out to be: record can sit in a script or a make rule in place of
+ * the program.
  *
  * The program's hooks resolve to glibc's empty __cyg_profile_func_* stubs unless something
  * interposes them: LD_PRELOAD of libcygtrace.so does. A program linked with libcygtrace.a
  * keeps its own copy and only takes the environment. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -20,6 +24,7 @@
 #include "cyg_format.h"
 #include "dec.h"
 #include "modmap.h"
+#include "ringlock.h"
 #include "src.h"
 
 /* Finds libcygtrace.so beside this binary: build/ layout, then an installed one. */
@@ -81,6 +86,32 @@ static int set_env(const char *out, const char *size, const char *mode, int call
     return rc;
 }
 
+/* The ELF that wrote ring out, for the hint: the first object of its map (a process that
+ * exec'ed another program, a shell that exec'ed the program), or prog as the user named it
+ * when that is the same file or there is no map. Into buf (len bytes). */
+static const char *ring_program(const char *out, const char *prog, char *buf, size_t len)
+{
+    char path[PATH_MAX + 8], err[256];
+    struct stat a, b;
+    struct modmap *m;
+
+    snprintf(path, sizeof path, "%s.maps", out);
+    if (!(m = modmap_open(path, err, sizeof err)))
+        return prog;
+    if (modmap_count(m) > 0) {
+        const char *elf = modmap_object(m, 0)->path;
+
+        /* A name without a slash was found on PATH: only the map's path says where. */
+        if (!strchr(prog, '/') || stat(prog, &a) < 0 || stat(elf, &b) < 0 ||
+            a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+            snprintf(buf, len, "%s", elf);
+            prog = buf;
+        }
+    }
+    modmap_close(m);
+    return prog;
+}
+
 /* After the run: how much the trace holds, or why there is none. */
 static int report(const char *out, const char *prog);
 
@@ -110,12 +141,101 @@ static int report_children(const char *out, const char *prog)
     return bad;
 }
 
+static volatile sig_atomic_t record_child; /* the program's pid, for on_term */
+
+static void on_term(int sig)
+{
+    if (record_child > 0)
+        kill((pid_t)record_child, sig);
+}
+
+/* on: the dispositions for the time the program runs, else back to what they were. Keyboard
+ * signals reach the program from the terminal and are its to act on: record waits for it all
+ * the same, as a shell does. A SIGTERM or SIGHUP for record is handed on to the program.
+ * SIGCHLD is the default, or an inherited SIG_IGN would leave no status to wait for. */
+static void program_signals(int on)
+{
+    static const int sigs[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD};
+    static struct sigaction old[sizeof sigs / sizeof sigs[0]];
+    struct sigaction sa;
+
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        if (!on) {
+            sigaction(sigs[i], &old[i], NULL);
+            continue;
+        }
+        memset(&sa, 0, sizeof sa);
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESTART;
+        if (sigs[i] == SIGCHLD)
+            sa.sa_handler = SIG_DFL;
+        else if (sigs[i] == SIGTERM || sigs[i] == SIGHUP)
+            sa.sa_handler = on_term;
+        else
+            sa.sa_handler = SIG_IGN;
+        sigaction(sigs[i], &sa, &old[i]);
+    }
+}
+
+/* Runs argv[0] with argv and waits for it. Returns its wait status; -1 after a message when
+ * it could not be run (127 is the status to give), -2 when it could not be waited for. */
+static int run_program(char **argv)
+{
+    int status, err = 0, p[2];
+    ssize_t n;
+    pid_t pid, w;
+
+    /* The program's exec closes p[1]: a read that ends without data means it runs. */
+    if (pipe2(p, O_CLOEXEC) < 0) {
+        cmd_error("record: pipe: %s", strerror(errno));
+        return -1;
+    }
+    fflush(NULL);
+    program_signals(1);
+    pid = fork();
+    if (pid == 0) {
+        program_signals(0);
+        close(p[0]);
+        execvp(argv[0], argv);
+        err = errno;
+        cmd_error("%s: cannot run: %s", argv[0], strerror(err));
+        n = write(p[1], &err, sizeof err); /* the end of the pipe alone would say it runs */
+        (void)n;
+        _exit(127);
+    }
+    if (pid < 0) {
+        cmd_error("record: fork: %s", strerror(errno));
+        program_signals(0);
+        close(p[0]);
+        close(p[1]);
+        return -1;
+    }
+    record_child = pid;
+    close(p[1]);
+    while ((n = read(p[0], &err, sizeof err)) < 0 && errno == EINTR)
+        ;
+    close(p[0]);
+    while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+        ;
+    err = errno;
+    record_child = 0;
+    program_signals(0);
+    if (n > 0)
+        return -1;
+    if (w < 0) {
+        cmd_error("%s: cannot wait for it: %s", argv[0], strerror(err));
+        return -2;
+    }
+    return status;
+}
+
 static int report(const char *out, const char *prog)
 {
     char err[256];
     const char *why;
     struct src *s = src_open_file(out, err, sizeof err);
     struct dec_ring r;
+    char elf[PATH_MAX];
 
     if (!s) {
         cmd_error("%s: no trace was written: is it built with -finstrument-functions?", prog);
@@ -129,7 +249,7 @@ static int report(const char *out, const char *prog)
     fprintf(stderr, "cygtrace: %s: %" PRIu64 " records%s, %" PRIu64 " lost; decode with "
                     "'cygtrace tree %s %s'\n",
             out, r.head, r.head > r.cap && (r.flags & CYG_F_OVERWRITE) ? " (wrapped)" : "",
-            r.lost, prog, out);
+            r.lost, ring_program(out, prog, elf, sizeof elf), out);
     src_close(s);
     return 0;
 }
@@ -142,8 +262,7 @@ int cmd_record(int argc, char **argv)
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     const char *out = "cygtrace.out", *size = NULL, *mode = NULL;
     char lib[PATH_MAX], abs_out[PATH_MAX], maps[PATH_MAX + 8];
-    int c, callsites = 0, status;
-    pid_t pid;
+    int c, callsites = 0, status, held;
 
     optind = 1;
     opterr = 0; /* our own one-line message instead of getopt's */
@@ -177,6 +296,17 @@ int cmd_record(int argc, char **argv)
         strcat(abs_out, out);
         out = abs_out;
     }
+    /* A ring that a traced process still maps is its to write: neither it nor its map is
+     * touched, and the program does not run. */
+    if ((held = ringlock_held(out)) != 0) {
+        if (held > 0)
+            cmd_error("%s: in use by a running traced process; choose another --output", out);
+        else
+            cmd_error("%s: cannot tell whether a traced process writes it (%s); choose another "
+                      "--output",
+                      out, strerror(errno));
+        return 1;
+    }
     if (unlink(out) < 0 && errno != ENOENT) {
         cmd_error("%s: cannot replace: %s", out, strerror(errno));
         return 1;
@@ -191,26 +321,14 @@ int cmd_record(int argc, char **argv)
         cmd_error("record: cannot set the environment");
         return 1;
     }
-    fflush(NULL);
-    pid = fork();
-    if (pid < 0) {
-        cmd_error("record: fork: %s", strerror(errno));
-        return 1;
-    }
-    if (pid == 0) {
-        execvp(argv[optind], argv + optind);
-        cmd_error("%s: cannot run: %s", argv[optind], strerror(errno));
-        _exit(127);
-    }
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return 1;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-        return 127;
+    if ((status = run_program(argv + optind)) < 0)
+        return status == -1 ? 127 : 1;
     if (WIFSIGNALED(status))
-        fprintf(stderr, "cygtrace: %s: killed by signal %d (%s); the trace survives\n",
-                argv[optind], WTERMSIG(status), strsignal(WTERMSIG(status)));
-    if (report(out, argv[optind]) < 0 || report_children(out, argv[optind]))
-        return 1;
+        fprintf(stderr, "cygtrace: %s: killed by signal %d (%s)%s\n", argv[optind],
+                WTERMSIG(status), strsignal(WTERMSIG(status)),
+                access(out, F_OK) == 0 ? "; the trace survives" : "");
+    /* What the trace holds, or why there is none, is said; the status stays the program's. */
+    report(out, argv[optind]);
+    report_children(out, argv[optind]);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

@@ -12,9 +12,11 @@
  * instructions, in which one torn record could pass.) Decoding is dec.c's, on the copies.
  *
  * A new run of the program. The runtime creates the file with O_TRUNC, sizes it, and writes a
- * new control block (pid 0 at first, its pid a millisecond later). While the file is shorter
- * than our mapping, reading the mapping raises SIGBUS: every read of it goes through guard(),
- * which turns a SIGBUS inside the mapping into an error return. A new run shows as: the file
+ * new control block (pid 0 at first, its pid, load bias and clock rate a millisecond later: we
+ * attach only once they are there, as the caller takes them from the block). While the file
+ * is shorter than our mapping, reading the mapping raises SIGBUS: every read of it goes
+ * through guard(), which turns a SIGBUS inside the mapping into an error return. A new run
+ * shows as: the file
  * replaced (another inode) or shortened, a different pid (other than the 0 of a run still
  * setting up), the head going backwards, or a ring of another shape. Each starts the follow
  * over at the new run's first record (what it already overwrote is one EV_LOST); the poll that
@@ -23,6 +25,12 @@
  * A slot reserved and not written stops the poll until the next one: its writer is between
  * its reservation and its last store. Unless the head is more than half a ring past it, or the
  * ring's process is gone (kill -9 in the middle of a record): then it is one record lost.
+ *
+ * Every record is delivered or counted lost. Following from the start means from the ring's
+ * first record, not from the oldest it still holds when we attach: a program that started
+ * after us may have lapped its ring before our first poll, and those records are lost, not
+ * skipped. The events the runtime itself dropped (stop mode, once the ring is full) are in the
+ * control block's lost counter: each rise of it is one EV_LOST once the records are read.
  */
 #include "follow.h"
 
@@ -54,6 +62,7 @@ struct follow {
     struct dec_state ds;
     uint64_t pos;         /* next sequence number to deliver */
     uint64_t head;        /* the head as last read, unwrapped */
+    uint64_t lost_said;   /* of the control block's lost counter, what was delivered */
     int restarted;        /* a new run, not yet reported */
     int renewed;          /* the file was replaced or shortened: the next ring is new */
     long long lost_since; /* when the file stopped holding a ring (ms), else 0 */
@@ -152,7 +161,18 @@ static uint64_t unwrap_head(const struct follow *f, uint64_t h, int *back)
 struct hdr_io {
     uint8_t hdr[CYG_HDR_BYTES];
     uint64_t head;
+    uint64_t lost;
 };
+
+/* The lost counter as the writer left it, read whole (the copy of the block may tear it). */
+static uint64_t load_lost(const struct follow *f)
+{
+    if (f->r.word_bytes == 8)
+        return __atomic_load_n((const uint64_t *)(const void *)(f->map + CYG_OFF_LOST),
+                               __ATOMIC_RELAXED);
+    return __atomic_load_n((const uint32_t *)(const void *)(f->map + CYG_OFF_LOST),
+                           __ATOMIC_RELAXED);
+}
 
 static void read_hdr(struct follow *f, void *arg)
 {
@@ -160,6 +180,7 @@ static void read_hdr(struct follow *f, void *arg)
 
     memcpy(io->hdr, f->map, CYG_HDR_BYTES);
     io->head = load_head(f);
+    io->lost = load_lost(f);
 }
 
 /* Copies one record, word b first (see the top of the file). */
@@ -224,7 +245,8 @@ static void unmap(struct follow *f)
 }
 
 /* Opens path and maps the ring it holds in place of the one f had. from_start: deliver from
- * the oldest record it holds, else from its head. 0, or -1 with a reason in why. */
+ * its first record (what it no longer holds comes as lost), else from its head. 0, or -1 with
+ * a reason in why. */
 static int attach(struct follow *f, int from_start, char *why, size_t whylen)
 {
     uint8_t hdr[CYG_HDR_BYTES];
@@ -256,6 +278,12 @@ static int attach(struct follow *f, int from_start, char *why, size_t whylen)
         snprintf(why, whylen, "%s", n < 0 ? strerror(errno) : reason);
         goto fail;
     }
+    /* The runtime seals the block, then its pid and clock rate a millisecond later: names and
+     * times would be taken from a block without the load bias and the rate. */
+    if (r.pid == 0 && r.ts_hz == 0) {
+        snprintf(why, whylen, "the program is still setting its ring up");
+        goto fail;
+    }
     len = CYG_HDR_BYTES + (size_t)r.cap * r.rec_bytes;
     if ((uint64_t)st.st_size < len) {
         snprintf(why, whylen, "shorter (%llu bytes) than the ring it describes (%zu)",
@@ -283,11 +311,17 @@ static int attach(struct follow *f, int from_start, char *why, size_t whylen)
     }
     f->head = r.word_bytes == 8 ? io.head : (uint32_t)io.head;
     f->r.head = f->head;
+    f->r.lost = io.lost;
     dec_state_init(&f->ds, &f->r);
-    if (!from_start)
+    /* From the start: step() counts what the writer overwrote before we came as lost, and
+     * the poll says what the runtime dropped. Else both start from what they are now. */
+    if (from_start) {
+        f->pos = 0;
+        f->lost_said = 0;
+    } else {
         f->pos = (r.flags & CYG_F_OVERWRITE) || f->head < r.cap ? f->head : r.cap;
-    else
-        f->pos = (r.flags & CYG_F_OVERWRITE) && f->head > r.cap ? f->head - r.cap : 0;
+        f->lost_said = io.lost;
+    }
     f->renewed = 0;
     f->lost_since = 0;
     return 0;
@@ -337,10 +371,9 @@ static int restart(struct follow *f, char *err, size_t errlen)
     char why[128];
 
     f->renewed = 1;
+    /* From the new run's first record: what it wrote before we looked is counted lost. */
     if (attach(f, 1, why, sizeof why) < 0)
         return no_ring(f, "no longer holds a ring", why, err, errlen);
-    /* From the new run's first record: what it wrote before we looked is counted lost. */
-    f->pos = 0;
     f->restarted = 1;
     return 2;
 }
@@ -372,6 +405,7 @@ static int check(struct follow *f, char *err, size_t errlen)
         return restart(f, err, errlen);
     f->r = r;
     f->r.head = head;
+    f->r.lost = io.lost;
     f->lost_since = 0;
     return 0;
 }
@@ -481,6 +515,7 @@ long follow_poll(struct follow *f, follow_fn fn, void *arg, size_t max, char *er
 {
     long done = 0;
     int rc = check(f, err, errlen), more = 1;
+    uint64_t end;
 
     if (rc)
         return rc < 0 ? -1 : 0;
@@ -489,10 +524,19 @@ long follow_poll(struct follow *f, follow_fn fn, void *arg, size_t max, char *er
         long k = step(f, left < FOLLOW_BATCH ? (unsigned)left : FOLLOW_BATCH, &more);
 
         if (k < 0)
-            break; /* the ring changed: the next poll starts over */
+            return done; /* the ring changed: the next poll starts over */
         for (long i = 0; i < k; i++)
             fn(arg, &f->evs[i]);
         done += k;
+    }
+    /* What the runtime dropped, said once every record written is read: a full ring in stop
+     * mode drops the events that come after its last record. */
+    end = (f->r.flags & CYG_F_OVERWRITE) || f->head < f->r.cap ? f->head : f->r.cap;
+    if (f->pos >= end && (size_t)done < max && f->r.lost > f->lost_said) {
+        lost_ev(&f->evs[0], &f->ds, f->pos, f->r.lost - f->lost_said);
+        f->lost_said = f->r.lost;
+        fn(arg, &f->evs[0]);
+        done++;
     }
     return done;
 }

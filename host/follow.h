@@ -5,8 +5,9 @@
  * Records are validated as dec.c validates them (the lap bit); a slot reserved but not yet
  * written stops the poll there until the next one, unless the writer is already half a ring
  * ahead (then it is skipped and counted lost). When the writer laps the reader, the records it
- * overwrote are reported as one EV_LOST (EV_LOST_TARGET) event where they were. A program
- * that starts again (a new ring in the file) starts the follow over, with a note. */
+ * overwrote are reported as one EV_LOST (EV_LOST_TARGET) event where they were, and so are
+ * the events the runtime counted as dropped (stop mode, a full ring). A program that starts
+ * again (a new ring in the file) starts the follow over, with a note. */
 #ifndef FOLLOW_H
 #define FOLLOW_H
 
@@ -21,10 +22,10 @@ struct follow;
 typedef void (*follow_fn)(void *arg, const struct ev *e);
 
 /* Opens the ring file at path; NULL with a one-line reason in err ("no such file", "empty
- * file", "not a cygtrace dump ..."). from_start: begin with the oldest record the ring holds,
- * else with the records written from now on. The first call installs a SIGBUS handler (it
- * hands on every SIGBUS that is not ours), so that a file cut short under the mapping is a
- * new run, not a crash. */
+ * file", "not a cygtrace dump ..."). from_start: begin with the ring's first record (those
+ * it no longer holds come as one EV_LOST), else with the records written from now on. The
+ * first call installs a SIGBUS handler (it hands on every SIGBUS that is not ours), so that a
+ * file cut short under the mapping is a new run, not a crash. */
 struct follow *follow_open(const char *path, int from_start, char *err, size_t errlen);
 
 /* Delivers up to max events written since the last poll to fn(arg, e). Returns the events

@@ -1,12 +1,13 @@
 /* check_follow.c - following a ring while it is written: the real Linux runtime in child
- * processes (its lazy set-up, CYGTRACE_OUT, a new run truncating the file), threads of this
- * process writing a file mapping through the runtime's hooks, and rings built byte by byte
- * (tests/ringgen.h) for the exact cases: a slot reserved and not written, a 32-bit counter
- * wrapping, the events matching dec.c's. Children die with the test (a closed pipe, and
+ * processes (tests/ring_writer: its set-up from CYGTRACE_OUT, a new run truncating the file),
+ * threads of this process writing a file mapping through the runtime's hooks, and rings built
+ * byte by byte (tests/ringgen.h) for the exact cases: a slot reserved and not written, a 32-bit
+ * counter wrapping, the events matching dec.c's. Children die with the test (a closed pipe, and
  * PR_SET_PDEATHSIG) and are killed and reaped by pid. */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -24,6 +25,7 @@
 #include "cygtrace.h"
 #include "dec.h"
 #include "follow.h"
+#include "ring_writer.h"
 #include "ringgen.h"
 #include "suites.h"
 
@@ -112,41 +114,33 @@ struct writer {
     int cmd, ack;
 };
 
-struct cmd {
-    uint32_t pairs; /* enter/exit pairs to record, of fn base + 16 * i */
-    uint64_t base;
-};
-
-/* Starts a process whose runtime writes path (CYGTRACE_OUT) as told; it sets the ring up at its
- * first event, as a program does. size: CYGTRACE_SIZE. */
+/* Starts tests/ring_writer, whose runtime writes path (CYGTRACE_OUT) as told: it sets the ring
+ * up before main, as in any program. size: CYGTRACE_SIZE. */
 static void writer_start(struct writer *w, const char *path, const char *size)
 {
+    const char *build = getenv("CYGTRACE_BUILD");
+    char prog[PATH_MAX];
     int c[2], a[2];
+
+    snprintf(prog, sizeof prog, "%s/tests/ring_writer", build && *build ? build : "build");
+    ck_assert_msg(access(prog, X_OK) == 0, "%s is missing: run make", prog);
 
     ck_assert_int_eq(pipe(c), 0);
     ck_assert_int_eq(pipe(a), 0);
     w->pid = fork();
     ck_assert_int_ge(w->pid, 0);
     if (w->pid == 0) {
-        struct cmd m;
-
         prctl(PR_SET_PDEATHSIG, SIGKILL);
-        close(c[1]);
-        close(a[0]);
+        if (dup2(c[0], 0) < 0 || dup2(a[1], 1) < 0)
+            _exit(126);
         setenv("CYGTRACE_OUT", path, 1);
         setenv("CYGTRACE_SIZE", size, 1);
         unsetenv("CYGTRACE_MODE");
         unsetenv("CYGTRACE_CALLSITES");
         unsetenv("CYGTRACE_OFF");
-        while (read(c[0], &m, sizeof m) == (ssize_t)sizeof m) {
-            for (uint32_t i = 0; i < m.pairs; i++) {
-                __cyg_profile_func_enter((void *)(uintptr_t)(m.base + 16 * i), NULL);
-                __cyg_profile_func_exit((void *)(uintptr_t)(m.base + 16 * i), NULL);
-            }
-            if (write(a[1], "k", 1) != 1)
-                break;
-        }
-        _exit(0);
+        unsetenv("CYGTRACE_RING");
+        execl(prog, prog, (char *)NULL);
+        _exit(127);
     }
     close(c[0]);
     close(a[1]);
@@ -157,7 +151,7 @@ static void writer_start(struct writer *w, const char *path, const char *size)
 /* Has the writer record pairs enter/exit pairs and waits (5 s at most) until it has. */
 static void writer_do(struct writer *w, uint32_t pairs, uint64_t base)
 {
-    struct cmd m = {.pairs = pairs, .base = base};
+    struct ring_writer_cmd m = {.pairs = pairs, .base = base};
     struct pollfd pf = {.fd = w->ack, .events = POLLIN};
     char k;
 
@@ -699,8 +693,14 @@ START_TEST(test_follow_matches_dec)
         ck_assert_uint_eq(i, s.n);
         dec_get_stats(d, &st);
         ck_assert_uint_eq(s.recs, st.decoded);
-        ck_assert_uint_eq(s.lost, st.unwritten); /* from the oldest held: no lap to report */
-        ck_assert_uint_eq(s.losses, st.unwritten ? 1 : 0);
+        /* From the ring's start: what it no longer holds is lost too, said first. */
+        ck_assert_uint_eq(s.lost, st.overwritten + st.unwritten);
+        ck_assert_uint_eq(s.losses, (st.overwritten ? 1 : 0) + (st.unwritten ? 1 : 0));
+        if (st.overwritten) {
+            ck_assert_uint_eq(s.ev[0].kind, EV_LOST);
+            ck_assert_uint_eq(s.ev[0].seq, 0);
+            ck_assert_uint_eq(s.ev[0].addr, st.overwritten);
+        }
         dec_close(d);
         src_close(src);
 
@@ -713,6 +713,143 @@ START_TEST(test_follow_matches_dec)
         }
         rg_free(&g);
     }
+    unlink(path);
+}
+END_TEST
+
+/* A block the runtime has sealed but not yet given its pid and clock rate (its set-up, a
+ * millisecond): not attached to, as the caller takes the load bias and the rate from it. */
+START_TEST(test_follow_waits_for_setup)
+{
+    static struct seen s;
+    const char *path = in_dir("ring");
+    struct ringgen g;
+    struct follow *f;
+    uint32_t pid = (uint32_t)getpid();
+    char err[256] = "";
+
+    memset(&s, 0, sizeof s);
+    rg_init(&g, 8, 6, CYG_F_OVERWRITE | CYG_F_LAPTAG);
+    rg_special(&g, CYG_SP_START, 0, 0, 1);
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    memset(g.buf + CYG_OFF_TS_HZ, 0, 8);
+    write_file(path, g.buf, g.size);
+    ck_assert_ptr_null(follow_open(path, 1, err, sizeof err));
+    ck_assert_str_eq(err, "the program is still setting its ring up");
+    memcpy(g.buf + CYG_OFF_PID, &pid, 4);
+    memcpy(g.buf + CYG_OFF_TS_HZ, &(uint64_t){1000000000u}, 8);
+    write_file(path, g.buf, g.size);
+    f = follow_open(path, 1, err, sizeof err);
+    ck_assert_msg(f != NULL, "%s", err);
+    ck_assert_uint_eq(follow_ring(f)->pid, pid);
+    ck_assert_int_eq(poll_all(f, &s), 1);
+    follow_close(f);
+    rg_free(&g);
+    unlink(path);
+}
+END_TEST
+
+/* A program that lapped its ring before the follow came (it started after "live --from-start"
+ * and wrote more than a ringful before the first poll): from the start means from its first
+ * record, so what it overwrote is one EV_LOST at seq 0, not skipped. Without from_start, what
+ * was there before is no one's business. */
+START_TEST(test_follow_from_start_lapped_before_open)
+{
+    static struct seen s, t;
+    const char *path = in_dir("ring");
+    struct ringgen g;
+    struct follow *f, *h;
+    uint8_t *map;
+    char err[256] = "";
+
+    memset(&s, 0, sizeof s);
+    memset(&t, 0, sizeof t);
+    rg_init(&g, 8, 6, CYG_F_OVERWRITE | CYG_F_LAPTAG); /* 64 records */
+    for (unsigned i = 0; i < 100; i++)
+        rg_event(&g, (int)(i & 1), 0x1000 + 16 * (i / 2), i, 1, 0);
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    write_file(path, g.buf, g.size);
+    map = map_rw(path, g.size);
+    f = follow_open(path, 1, err, sizeof err);
+    ck_assert_msg(f != NULL, "%s", err);
+    h = follow_open(path, 0, err, sizeof err);
+    ck_assert_msg(h != NULL, "%s", err);
+    ck_assert_int_eq(poll_all(f, &s), 1 + 64);
+    ck_assert_uint_eq(s.ev[0].kind, EV_LOST);
+    ck_assert_uint_eq(s.ev[0].seq, 0);
+    ck_assert_uint_eq(s.ev[0].addr, 100 - 64);
+    ck_assert_uint_eq(s.ev[1].seq, 100 - 64);
+    ck_assert_uint_eq(s.ev[1].addr, 0x1000 + 16 * 18);
+    ck_assert_uint_eq(s.recs + s.lost, 100);
+    ck_assert_int_eq(poll_all(h, &t), 0);
+
+    /* Then as before: the new records, and no loss while the reader keeps up. */
+    for (unsigned i = 0; i < 10; i++)
+        rg_event(&g, (int)(i & 1), 0x2000 + 16 * (i / 2), 200 + i, 1, 0);
+    publish(map, &g, CYG_S_RUNNING);
+    ck_assert_int_eq(poll_all(f, &s), 10);
+    ck_assert_int_eq(poll_all(h, &t), 10);
+    ck_assert_uint_eq(s.recs + s.lost, 110);
+    ck_assert_uint_eq(s.losses + t.losses, 1);
+    follow_close(h);
+    follow_close(f);
+    munmap(map, g.size);
+    rg_free(&g);
+    unlink(path);
+}
+END_TEST
+
+/* Stop mode: once the ring is full the runtime drops events and counts them in the control
+ * block's lost. Each rise of that counter comes as one EV_LOST after the records, so that
+ * read + lost is what the program made; a follow that starts later takes the count as it is. */
+START_TEST(test_follow_stop_mode_lost)
+{
+    static struct seen s, t;
+    const char *path = in_dir("ring");
+    struct ringgen g;
+    struct follow *f, *h;
+    uint8_t *map;
+    char err[256] = "";
+
+    memset(&s, 0, sizeof s);
+    memset(&t, 0, sizeof t);
+    rg_init(&g, 8, 6, CYG_F_LAPTAG); /* stop mode, 64 records */
+    for (unsigned i = 0; i < 40; i++)
+        rg_event(&g, (int)(i & 1), 0x1000 + 16 * (i / 2), i, 1, 0);
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    write_file(path, g.buf, g.size);
+    map = map_rw(path, g.size);
+    f = follow_open(path, 1, err, sizeof err);
+    ck_assert_msg(f != NULL, "%s", err);
+    ck_assert_int_eq(poll_all(f, &s), 40);
+    for (unsigned i = 40; i < 64; i++)
+        rg_event(&g, (int)(i & 1), 0x1000 + 16 * (i / 2), i, 1, 0);
+    g.head++; /* the reservation that found the ring full, as the runtime's */
+    rg_seal(&g, 36, CYG_S_FULL);
+    memcpy(map + CYG_HDR_BYTES, g.buf + CYG_HDR_BYTES, g.size - CYG_HDR_BYTES);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    memcpy(map, g.buf, CYG_HDR_BYTES);
+    ck_assert_int_eq(poll_all(f, &s), 24 + 1);
+    ck_assert_uint_eq(s.ev[63].seq, 63);
+    ck_assert_uint_eq(s.ev[64].kind, EV_LOST);
+    ck_assert_uint_eq(s.ev[64].seq, 64);
+    ck_assert_uint_eq(s.ev[64].addr, 36);
+    ck_assert_int_eq(poll_all(f, &s), 0);
+    h = follow_open(path, 0, err, sizeof err);
+    ck_assert_msg(h != NULL, "%s", err);
+
+    /* More dropped: the rise only, to both. */
+    rg_seal(&g, 50, CYG_S_FULL);
+    memcpy(map, g.buf, CYG_HDR_BYTES);
+    ck_assert_int_eq(poll_all(f, &s), 1);
+    ck_assert_uint_eq(s.ev[65].addr, 14);
+    ck_assert_uint_eq(s.recs + s.lost, 64 + 50);
+    ck_assert_int_eq(poll_all(h, &t), 1);
+    ck_assert_uint_eq(t.lost, 14);
+    follow_close(h);
+    follow_close(f);
+    munmap(map, g.size);
+    rg_free(&g);
     unlink(path);
 }
 END_TEST
@@ -842,6 +979,7 @@ START_TEST(test_follow_concurrent_writers)
     close(fd);
     map = map_rw(path, size);
     ck_assert_int_eq(cygtrace_init(map, size, CYG_F_OVERWRITE | CYGTRACE_INIT_ZEROED), 4096);
+    put_pid(map, (uint32_t)getpid()); /* as the Linux set-up does: a follow waits for it */
     f = follow_open(path, 1, err, sizeof err);
     ck_assert_msg(f != NULL, "%s", err);
     for (uintptr_t i = 0; i < WRITERS; i++)
@@ -894,6 +1032,9 @@ Suite *follow_suite(void)
     tcase_add_test(tc, test_follow_truncated_under_us);
     tcase_add_test(tc, test_follow_matches_dec);
     tcase_add_test(tc, test_follow_counter_wraps);
+    tcase_add_test(tc, test_follow_waits_for_setup);
+    tcase_add_test(tc, test_follow_from_start_lapped_before_open);
+    tcase_add_test(tc, test_follow_stop_mode_lost);
     tcase_add_loop_test(tc, test_follow_concurrent_writers, 0, 2);
     suite_add_tcase(s, tc);
     return s;

@@ -26,6 +26,7 @@ int main(void)
     srunner_add_suite(sr, export_suite());
     srunner_add_suite(sr, modmap_suite());
     srunner_add_suite(sr, dwarf_suite());
+    srunner_add_suite(sr, ringlock_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);

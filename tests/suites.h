@@ -21,5 +21,6 @@ Suite *filter_suite(void);
 Suite *export_suite(void);
 Suite *modmap_suite(void);
 Suite *dwarf_suite(void);
+Suite *ringlock_suite(void);
 
 #endif
