@@ -173,10 +173,15 @@ $(LIBS_EX)/libsdemo-static: examples/libs/libsdemo.c $(LIBS_EX)/libshape.so $(LI
 
 # tests/harm.c: a program that tries to get hurt by the runtime it carries (linux_safety.sh),
 # linked with libcygtrace.a, and without it for cygtrace record's preload.
-examples: $(O)/tests/harm $(O)/tests/harm-dyn
+examples: $(O)/tests/harm $(O)/tests/harm-dyn $(O)/tests/ring_writer
 $(O)/tests/harm: tests/harm.c $(O)/linux/libcygtrace.a
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)$(CC) -std=gnu11 $(WARN) $(INSTR) -o $@ $< $(O)/linux/libcygtrace.a -lpthread
+# tests/ring_writer: a program linked with the runtime that records what check_follow.c says.
+$(O)/tests/ring_writer: tests/ring_writer.c tests/ring_writer.h $(O)/linux/libcygtrace.a
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) -std=gnu11 $(WARN) -O2 -Itarget/core -Itests -o $@ $< \
+	    $(O)/linux/libcygtrace.a -lpthread
 $(O)/tests/harm-dyn: tests/harm.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)$(CC) -std=gnu11 $(WARN) $(INSTR) -o $@ $<

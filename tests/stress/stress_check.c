@@ -581,7 +581,26 @@ struct child {
     FILE *out; /* its stdout */
 };
 
-/* Starts argv with pipes on its stdin and stdout. */
+/* The runtime reads its settings before main: the program's --out, --ring and --mode go into
+ * its environment (in the child, before exec). */
+static void ring_env(char **argv)
+{
+    static const char *const opt[][2] = {{"--out", "CYGTRACE_OUT"},
+                                         {"--ring", "CYGTRACE_SIZE"},
+                                         {"--mode", "CYGTRACE_MODE"}};
+
+    unsetenv("CYGTRACE_OFF");
+    unsetenv("CYGTRACE_RING");
+    setenv("CYGTRACE_OUT", STRESS_DEFAULT_OUT, 1);
+    setenv("CYGTRACE_SIZE", STRESS_DEFAULT_RING, 1);
+    setenv("CYGTRACE_MODE", STRESS_DEFAULT_MODE, 1);
+    for (int i = 1; argv[i] && argv[i + 1]; i++)
+        for (size_t k = 0; k < sizeof opt / sizeof opt[0]; k++)
+            if (!strcmp(argv[i], opt[k][0]))
+                setenv(opt[k][1], argv[i + 1], 1);
+}
+
+/* Starts argv with pipes on its stdin and stdout, and its ring settings in its environment. */
 static int spawn(struct child *ch, char **argv)
 {
     int in[2], out[2];
@@ -598,6 +617,7 @@ static int spawn(struct child *ch, char **argv)
         close(in[1]);
         close(out[0]);
         close(out[1]);
+        ring_env(argv);
         execv(argv[0], argv);
         fprintf(stderr, "stress_check: %s: %s\n", argv[0], strerror(errno));
         _exit(127);

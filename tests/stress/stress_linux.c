@@ -214,7 +214,8 @@ NOINSTR int main(int argc, char **argv)
 {
     unsigned threads = 4;
     unsigned long long events = 100000000ull, ev = 0, sev = 0, sigs = 0, inhook = 0;
-    const char *table = NULL, *out = "stress.ring", *ring = "64K", *mode = "overwrite";
+    const char *table = NULL, *out = STRESS_DEFAULT_OUT, *ring = STRESS_DEFAULT_RING,
+               *mode = STRESS_DEFAULT_MODE;
     long signal_us = 50;
     int go = 0;
     struct worker w[STRESS_FAMILIES];
@@ -255,9 +256,14 @@ NOINSTR int main(int argc, char **argv)
             return 2;
         }
     }
-    setenv("CYGTRACE_OUT", out, 1);
-    setenv("CYGTRACE_SIZE", ring, 1);
-    setenv("CYGTRACE_MODE", mode, 1);
+    /* The runtime set its ring up before main, from the environment: it must be this one. */
+    if (!getenv("CYGTRACE_OUT") || strcmp(getenv("CYGTRACE_OUT"), out) ||
+        !getenv("CYGTRACE_SIZE") || strcmp(getenv("CYGTRACE_SIZE"), ring) ||
+        !getenv("CYGTRACE_MODE") || strcmp(getenv("CYGTRACE_MODE"), mode)) {
+        fprintf(stderr, "stress_linux: run it with CYGTRACE_OUT=%s CYGTRACE_SIZE=%s "
+                        "CYGTRACE_MODE=%s (stress_check does)\n", out, ring, mode);
+        return 2;
+    }
     stress_setup();
     if (!cygtrace_control_block()) {
         fprintf(stderr, "stress_linux: %s: the runtime set up no ring\n", out);

@@ -16,6 +16,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* stress_linux's ring when its options do not say (stress_check passes them to the runtime). */
+#define STRESS_DEFAULT_OUT "stress.ring"
+#define STRESS_DEFAULT_RING "64K"
+#define STRESS_DEFAULT_MODE "overwrite"
+
 #define STRESS_FAMILIES 4u  /* worker families: at most this many worker threads */
 #define STRESS_FNS 12u      /* functions per family: index = level * 4 + j */
 #define STRESS_FAM_HANDLER STRESS_FAMILIES       /* the handler's h0, h1, h2 */
