@@ -12,6 +12,8 @@
  *                          malloc (raised from inside this program's own malloc, every time,
  *                          not by chance); a malloc entered again from there aborts
  *   harm vfork             a vfork child calls traced functions before _exit
+ *   harm forkdlopen PLUGIN a forked child dlopens PLUGIN before its first traced call, and
+ *                          calls it
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -218,6 +220,24 @@ __attribute__((noinline)) int vfork_run(void)
     return 0;
 }
 
+__attribute__((noinline)) int fork_dlopen(const char *plugin)
+{
+    int status;
+    pid_t pid;
+
+    work_round(3);
+    pid = fork();
+    if (pid == 0) {
+        void *h = dlopen(plugin, RTLD_NOW);
+        long (*run_plugin)(long) = h ? (long (*)(long))dlsym(h, "plugin_run") : NULL;
+
+        _exit(run_plugin && run_plugin(2) ? 0 : 5);
+    }
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+        return 6;
+    return WEXITSTATUS(status);
+}
+
 /* Untraced: in sigmalloc, the handler makes the first traced call. */
 UNTRACED int main(int argc, char **argv)
 {
@@ -229,6 +249,9 @@ UNTRACED int main(int argc, char **argv)
         return sigmalloc();
     if (argc == 2 && !strcmp(argv[1], "vfork"))
         return vfork_run();
-    fprintf(stderr, "usage: harm run MS | daemon DATA PLUGIN | sigmalloc | vfork\n");
+    if (argc == 3 && !strcmp(argv[1], "forkdlopen"))
+        return fork_dlopen(argv[2]);
+    fprintf(stderr, "usage: harm run MS | daemon DATA PLUGIN | sigmalloc | vfork | "
+                    "forkdlopen PLUGIN\n");
     return 2;
 }

@@ -119,12 +119,13 @@ NOINSTR static uint64_t clock_hz(void)
 NOINSTR static int setup_once(void);
 NOINSTR static void child_after_fork(void);
 
-/* After a dlopen: the map names what it brought in; an instrumented object in a program that
- * had none sets the ring up now, while it is safe to. */
+/* After a dlopen: the map names what it brought in. An instrumented object in a program that
+ * had none, or a forked child that has not recorded yet (its map must name the new object),
+ * sets the ring up now, while it is safe to. */
 NOINSTR static void dlopen_done(void)
 {
-    if (__atomic_load_n(&setup_state, __ATOMIC_ACQUIRE) == SETUP_NONE && !forked &&
-        cyg_maps_instrumented())
+    if (__atomic_load_n(&setup_state, __ATOMIC_ACQUIRE) == SETUP_NONE &&
+        (forked || cyg_maps_instrumented()))
         setup_once();
     cyg_maps_refresh();
 }

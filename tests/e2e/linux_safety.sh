@@ -102,6 +102,14 @@ named" decodes "daemon-$v-tree" "$BUILD/tests/$v" "$T/daemon-$v.ring" plugin_run
 else
     fail "fds" "$PLUGIN is missing: run make"
 fi
+# A forked child that dlopens a plugin before it records: its map names the plugin.
+if [ -e "$PLUGIN" ]; then
+    rm -f "$T/forkdl.ring"*
+    run forkdl env CYGTRACE_OUT="$T/forkdl.ring" "$H" forkdlopen "$PLUGIN"
+    child=$(ls "$T"/forkdl.ring.[0-9]* 2>/dev/null | grep -v '\.maps$' | head -n 1)
+    check "fork-dlopen-plugin-named" "status $RC, child ring '$child'" \
+        decodes forkdl-tree "$H" "${child:-$T/none}" plugin_run
+fi
 # No descriptor of the runtime stays open in a running traced program, none without O_CLOEXEC.
 CYGTRACE_OUT=$T/held.ring "$H" run 1500 >/dev/null 2>&1 &
 pid=$!
