@@ -141,7 +141,7 @@ int cmd_scan(struct load *l, struct filter_time ft, struct tree_scan *sc, struct
             (*checked)++;
             *known += s && s->start == c.first[i] - l->ring.load_bias;
         }
-        free(c.ctx);
+        dec_ctx_free(c.ctx, c.n);
         if (rc != -2) {
             load_pass_stats(p, st);
             load_pass_close(p);

@@ -407,6 +407,81 @@ struct dec_ctx *dec_ctx_get(struct dec_ctx **v, unsigned *n, unsigned *cap, uint
     return &(*v)[(*n)++];
 }
 
+/* An exit that is not the innermost open call's: the tree's rules (tree.c on_leave). It
+ * closes the innermost open call of its function, and the calls above it never returned
+ * (longjmp): counting entries minus exits would keep them, and take the trace to start that
+ * many calls too high. An exit of no open call: after a loss, a call made in the loss, above
+ * the calls open across it; else a call the trace starts inside, and no call above it is
+ * open any more. */
+static __attribute__((noinline)) void ctx_exit_slow(struct dec_ctx *c, uint64_t addr)
+{
+    unsigned k = c->n_open;
+
+    while (k-- > 0)
+        if (c->open[k] == addr) {
+            c->n_open = k;
+            if (c->kept > k)
+                c->kept = k;
+            return;
+        }
+    if (c->kept) {
+        c->n_open = c->kept;
+        return;
+    }
+    c->n_open = 0;
+    c->min_depth--;
+}
+
+static __attribute__((noinline)) int ctx_grow(struct dec_ctx *c)
+{
+    unsigned cap = c->cap_open ? c->cap_open * 2 : 64;
+    uint64_t *p = cap > c->cap_open ? realloc(c->open, cap * sizeof *p) : NULL;
+
+    if (!p)
+        return -1;
+    c->open = p;
+    c->cap_open = cap;
+    return 0;
+}
+
+/* dec_ctx_call, inlined into dec_count's loop: a push, or a pop of the innermost call. */
+static inline __attribute__((always_inline)) int ctx_call(struct dec_ctx *c, int exit,
+                                                          uint64_t addr)
+{
+    c->events++;
+    if (!exit) {
+        if (c->n_open == c->cap_open && ctx_grow(c) < 0)
+            return -1;
+        c->open[c->n_open++] = addr;
+        return 0;
+    }
+    if (c->n_open && c->open[c->n_open - 1] == addr) {
+        c->n_open--;
+        if (c->kept > c->n_open)
+            c->kept = c->n_open;
+    } else {
+        ctx_exit_slow(c, addr);
+    }
+    return 0;
+}
+
+int dec_ctx_call(struct dec_ctx *c, int exit, uint64_t addr)
+{
+    return ctx_call(c, exit, addr);
+}
+
+void dec_ctx_lost(struct dec_ctx *c)
+{
+    c->kept = c->n_open;
+}
+
+void dec_ctx_free(struct dec_ctx *v, unsigned n)
+{
+    for (unsigned i = 0; v && i < n; i++)
+        free(v[i].open);
+    free(v);
+}
+
 /* dec_count's loop, w a constant. A call record is counted from its two words alone; a
  * special one goes through record_w, which keeps the decoder's state (the firmware's current
  * context) as dec_next would. */
@@ -429,36 +504,34 @@ static inline __attribute__((always_inline)) int count_w(struct dec *d, struct d
         }
         for (; i < d->win_n; i++, seq++) {
             const uint8_t *p = d->buf + i * d->r.rec_bytes;
-            uint64_t a = get_le(p, w), b = get_le(p + w, w);
-            unsigned kind;
+            uint64_t a = get_le(p, w), b = get_le(p + w, w), fn;
             uint32_t id;
-            struct ev e = {0};
+            int exit;
+            struct ev e;
 
             if ((b & d->lap_mask) == d->lap_want && (a | b)) { /* a call record of this lap */
-                kind = (w == 8 ? b & CYG64_EXIT : a & CYG32_EXIT) ? EV_EXIT : EV_ENTER;
+                exit = (w == 8 ? b & CYG64_EXIT : a & CYG32_EXIT) != 0;
                 id = w == 8 ? (uint32_t)(a >> CYG64_THREAD_SHIFT) : d->ds.ctx;
-                if (kind == EV_ENTER && c->n_first < DEC_COUNT_FIRST)
-                    c->first[c->n_first++] = w == 8 ? a & CYG64_ADDR_MASK : a & ~(uint64_t)1;
+                fn = w == 8 ? a & CYG64_ADDR_MASK : a & ~(uint64_t)1;
+                if (!exit && c->n_first < DEC_COUNT_FIRST)
+                    c->first[c->n_first++] = fn;
+                d->st.decoded++;
+                if ((!x || x->id != id) && !(x = dec_ctx_get(&c->ctx, &c->n, &c->cap, id)))
+                    return -1;
+                if (ctx_call(x, exit, fn) < 0)
+                    return -1;
             } else if ((b & special) && record_w(&d->ds, p, seq, &e, w)) {
-                kind = e.kind; /* a special: its own checks, and the context it sets */
-                id = e.ctx;
+                /* a special: its own checks, and the context it sets */
+                d->st.decoded++;
+                if ((!x || x->id != e.ctx) &&
+                    !(x = dec_ctx_get(&c->ctx, &c->n, &c->cap, e.ctx)))
+                    return -1;
+                if (e.kind == EV_THREAD) {
+                    x->os_tid = e.addr;
+                    x->vfork = e.data == CYG_THREAD_VFORK;
+                }
             } else {
                 d->st.unwritten++;
-                continue;
-            }
-            d->st.decoded++;
-            if ((!x || x->id != id) && !(x = dec_ctx_get(&c->ctx, &c->n, &c->cap, id)))
-                return -1;
-            if (kind == EV_ENTER) {
-                x->events++;
-                x->depth++;
-            } else if (kind == EV_EXIT) {
-                x->events++;
-                if (--x->depth < x->min_depth)
-                    x->min_depth = x->depth;
-            } else if (kind == EV_THREAD) {
-                x->os_tid = e.addr;
-                x->vfork = e.data == CYG_THREAD_VFORK;
             }
         }
         d->seq = seq;

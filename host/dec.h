@@ -142,13 +142,28 @@ struct dec_ctx {
     uint64_t os_tid;   /* from the thread record, 0 if it was overwritten */
     int vfork;         /* the thread record says: a vfork child, os_tid is its pid */
     uint64_t events;   /* entries and exits */
-    long depth;        /* entries minus exits so far */
-    long min_depth;    /* lowest depth reached: minus the depth the trace starts at */
+    long min_depth;    /* minus the depth the trace starts at: the exits that closed no call
+                          entered in the trace (dec_ctx_call) */
+    uint64_t *open;    /* functions of the calls entered in the trace and still open, innermost
+                          last (dec_ctx_free frees it) */
+    unsigned n_open, cap_open;
+    unsigned kept;     /* of the open calls, those open across the latest loss */
 };
 
 /* Context id in the table *v of *n contexts (room for *cap), added (zeroed) when it is new;
  * NULL when out of memory. */
 struct dec_ctx *dec_ctx_get(struct dec_ctx **v, unsigned *n, unsigned *cap, uint32_t id);
+
+/* Accounts an entry (exit = 0) or an exit of the function at addr in c, matched with the open
+ * calls as the tree builder (tree.c) will match it, so that min_depth counts the calls the
+ * trace starts inside and not those a longjmp skipped; -1 when out of memory. */
+int dec_ctx_call(struct dec_ctx *c, int exit, uint64_t addr);
+
+/* Says that c's events may have been lost here (a live stream's EV_LOST). */
+void dec_ctx_lost(struct dec_ctx *c);
+
+/* Frees a table of n contexts and what they hold. NULL is fine. */
+void dec_ctx_free(struct dec_ctx *v, unsigned n);
 
 #define DEC_COUNT_FIRST 256 /* entries whose address dec_count keeps */
 
@@ -160,9 +175,9 @@ struct dec_counts {
 };
 
 /* Runs the rest of the pass as dec_next would, with the same statistics, but only counts into
- * c (zeroed by the caller; free c->ctx after): several times faster than events one by one, for
- * the pass that tree, report and export make before they show anything. 0, or -1 on a read
- * error or out of memory. */
+ * c (zeroed by the caller; dec_ctx_free(c->ctx, c->n) after): several times faster than
+ * events one by one, for the pass that tree, report and export make before they show
+ * anything. 0, or -1 on a read error or out of memory. */
 int dec_count(struct dec *d, struct dec_counts *c);
 
 /* Returns what was skipped and decoded so far. */

@@ -261,6 +261,13 @@ static const char *site_text(struct render *r, uint64_t site)
     return slot->text;
 }
 
+/* The call site a frame's line shows: none for an inlined call, whose hooks were given the
+ * call site of the function it was inlined into, not a line of its own. */
+static uint64_t own_site(const struct tree_frame *f)
+{
+    return f->inlined ? 0 : f->site;
+}
+
 /* A call in the tree style: "name()", or with --signatures and --srcline
  * "decide(int i) [demo.c:42] <- demo.c:60". */
 /* Cortex-M: after a function the ELF's vector table names, what it handles ("[interrupt 9]",
@@ -451,7 +458,7 @@ static void flush_open(struct render *r)
     }
     time_col(r, 0, 0);
     indent(r, r->open.depth);
-    put_call(r, r->open.f.addr, r->open.f.site);
+    put_call(r, r->open.f.addr, own_site(&r->open.f));
     out_str(r, " {\n");
 }
 
@@ -507,11 +514,13 @@ static void on_call(void *arg, const struct tree_frame *f, unsigned depth)
     r->open.depth = depth;
 }
 
-static const char *how_note(enum tree_exit_how how)
+static const char *how_note(const struct tree_frame *f, enum tree_exit_how how)
 {
     switch (how) {
     case TREE_ABANDONED: return "  (never returned: longjmp or unwound)";
-    case TREE_BEFORE_TRACE: return "  (entered before the trace begins)";
+    case TREE_BEFORE_TRACE:
+        return f->entry_lost ? "  (entered while events were lost)"
+                             : "  (entered before the trace begins)";
     default: return "";
     }
 }
@@ -532,13 +541,13 @@ static void on_leaf(struct render *r, const struct tree_frame *f, unsigned depth
     if (how != TREE_RETURNED && r->o.style == RENDER_TREE) {
         time_col(r, 0, 0);
         indent(r, depth);
-        put_call(r, f->addr, f->site);
+        put_call(r, f->addr, own_site(f));
         out_str(r, ";");
-        out_str(r, how_note(how));
+        out_str(r, how_note(f, how));
         out_chr(r, '\n');
         return;
     }
-    r->run = (struct leaf_run){1, f->addr, f->site, depth, 1, ticks};
+    r->run = (struct leaf_run){1, f->addr, own_site(f), depth, 1, ticks};
     if (how != TREE_RETURNED || !r->o.collapse)
         flush_run(r);
 }
@@ -569,7 +578,7 @@ static void on_leave(void *arg, const struct tree_frame *f, unsigned depth, uint
     out_str(r, "} /* ");
     put_name(r, f->addr);
     out_str(r, " */");
-    out_str(r, how_note(how));
+    out_str(r, how_note(f, how));
     out_chr(r, '\n');
 }
 

@@ -13,6 +13,7 @@ struct tree {
     struct tree_frame *stack;
     unsigned n, cap;
     unsigned unknown;  /* frames at the bottom still waiting for the exit that names them */
+    unsigned kept;     /* frames at the bottom open across the latest loss (unknown ones too) */
     uint64_t unmatched;
 };
 
@@ -54,37 +55,71 @@ static int push(struct tree *t, const struct tree_frame *f)
     return 0;
 }
 
-/* Pops frames until n remain; they never returned. */
+/* Pops frames until n remain; they never returned. A frame open across a loss goes without
+ * a word: its exit may be what was lost. */
 static void abandon_to(struct tree *t, unsigned n, uint64_t when)
 {
     while (t->n > n) {
         t->n--;
-        if (t->n < t->unknown) /* an unnamed frame from before the trace: nothing to show */
-            t->unknown = t->n;
+        if (t->n < t->kept)
+            t->kept = t->n;
         else
             t->sink.exit(t->sink.arg, &t->stack[t->n], t->n, when, TREE_ABANDONED);
     }
 }
 
+/* Whether frame k runs in the code of the frame below it: the hooks of a function inlined
+ * into another get the call site of the function they were inlined into, the site of the
+ * frame below. (A recursive call from the place its caller was called from has it too: the
+ * same function, so a call from its code is a call from the frame below's all the same.) */
+static int same_code(const struct tree *t, unsigned k)
+{
+    return k > t->unknown && t->stack[k].site && t->stack[k].site == t->stack[k - 1].site;
+}
+
 /* With call sites, a call made from a function further down the stack proves that the frames
  * above that function are gone: a longjmp skipped their exits. A call site outside every
- * frame is left alone: it is a call from code that is not instrumented (a library callback). */
-static void repair_by_site(struct tree *t, const struct ev *e)
+ * frame is left alone: it is a call from code that is not instrumented (a library callback).
+ *
+ * A call with the top frame's own site, not made from the top frame's function, is inlined
+ * into it: marked, since the site is not its own. A call from a function that frames above
+ * it run inlined in proves nothing either. A call whose site is the one of a frame above its
+ * caller's may be inlined into that frame or be a new call from the same place after a
+ * longjmp: taken as inlined, as the tree without call sites would nest it, it proves only the
+ * frames above that one gone. */
+static void repair_by_site(struct tree *t, const struct ev *e, struct tree_frame *f)
 {
     uint64_t caller;
+    unsigned k = t->n - 1, keep;
 
     if (!e->site || !t->func_of || t->n <= t->unknown)
         return;
     /* The site is a return address: after a call that never returns it is the first byte of
      * the next function, so look one byte back, inside the call instruction. */
     caller = t->func_of(t->func_arg, e->site - 1);
-    if (!caller || caller == t->stack[t->n - 1].addr)
+    if (caller && caller == t->stack[k].addr)
         return;
-    for (unsigned k = t->n - 1; k-- > t->unknown;) {
-        if (t->stack[k].addr == caller) {
-            abandon_to(t, k + 1, e->time);
+    if (e->site == t->stack[k].site) {
+        f->inlined = 1;
+        return;
+    }
+    if (!caller)
+        return;
+    for (; same_code(t, k); k--)
+        if (t->stack[k - 1].addr == caller)
             return;
+    while (k-- > t->unknown) {
+        if (t->stack[k].addr != caller)
+            continue;
+        for (keep = k + 1; keep < t->n && same_code(t, keep); keep++)
+            ;
+        if (keep < t->n && t->stack[keep].site == e->site) {
+            f->inlined = 1;
+            for (keep++; keep < t->n && same_code(t, keep); keep++)
+                ;
         }
+        abandon_to(t, keep, e->time);
+        return;
     }
 }
 
@@ -92,11 +127,21 @@ static int on_call(struct tree *t, const struct ev *e)
 {
     struct tree_frame f = {.addr = e->addr, .site = e->site, .t_enter = e->time};
 
-    repair_by_site(t, e);
+    repair_by_site(t, e, &f);
     if (push(t, &f) < 0)
         return -1;
     t->sink.enter(t->sink.arg, &t->stack[t->n - 1], t->n - 1);
     return 0;
+}
+
+/* A call made in a loss returns: shown on top of the frames open across the loss, which stay
+ * as they are; the frames called after the loss were called from inside it, and are gone. */
+static void leave_lost_call(struct tree *t, const struct ev *e)
+{
+    struct tree_frame f = {.addr = e->addr, .site = e->site, .before_trace = 1, .entry_lost = 1};
+
+    abandon_to(t, t->kept, e->time);
+    t->sink.exit(t->sink.arg, &f, t->n, e->time, TREE_BEFORE_TRACE);
 }
 
 static void on_leave(struct tree *t, const struct ev *e)
@@ -109,29 +154,26 @@ static void on_leave(struct tree *t, const struct ev *e)
             continue;
         abandon_to(t, k + 1, e->time);
         t->n--;
+        if (t->kept > t->n)
+            t->kept = t->n;
         t->sink.exit(t->sink.arg, &t->stack[t->n], t->n, e->time, TREE_RETURNED);
+        return;
+    }
+    if (t->kept > t->unknown) {
+        leave_lost_call(t, e);
         return;
     }
     if (t->unknown == 0) {
         t->unmatched++;
         return;
     }
-    /* After a loss: a frame shown before it that this exit names returned as it was shown,
-     * and the frames above it are gone. */
-    for (unsigned k = t->unknown; k-- > 0;) {
-        if (t->stack[k].before_trace || t->stack[k].addr != e->addr)
-            continue;
-        abandon_to(t, k + 1, e->time);
-        t->unknown = k;
-        t->n = k;
-        t->sink.exit(t->sink.arg, &t->stack[k], k, e->time, TREE_RETURNED);
-        return;
-    }
-    /* An exit from a frame entered before the trace (or before a loss, unnamed by it): it
-     * names the topmost unnamed frame, and whatever was called above that frame is gone. */
+    /* An exit from a frame entered before the trace: it names the topmost unnamed frame, and
+     * whatever was called above that frame is gone. */
     abandon_to(t, t->unknown, e->time);
     t->unknown--;
     t->n--;
+    if (t->kept > t->n)
+        t->kept = t->n;
     f = &t->stack[t->n];
     f->addr = e->addr;
     f->site = e->site;
@@ -140,12 +182,13 @@ static void on_leave(struct tree *t, const struct ev *e)
     t->sink.exit(t->sink.arg, f, t->n, e->time, TREE_BEFORE_TRACE);
 }
 
-/* What the lost events did to the stack is unknown: the frames open now are named again by
- * the exits that come, as at the start of a trace, so that a lost exit does not leave the rest
- * of the tree one level too deep. */
+/* What the lost events did to the stack is unknown. The frames open now stay open until an
+ * exit names one of them (the frames above it are gone then: their exits may be what was
+ * lost); an exit of a function not open was a call made in the loss. Taking such an exit for
+ * one of the open frames instead would take a frame for gone at each of them, down to main. */
 void tree_lost(struct tree *t)
 {
-    t->unknown = t->n;
+    t->kept = t->n;
 }
 
 int tree_feed(struct tree *t, const struct ev *e)
@@ -197,13 +240,10 @@ int tree_scan_add(struct tree_scan *s, const struct ev *e)
         return -1;
     switch (e->kind) {
     case EV_ENTER:
-        c->events++;
-        c->depth++;
-        break;
     case EV_EXIT:
-        c->events++;
-        if (--c->depth < c->min_depth)
-            c->min_depth = c->depth;
+        return dec_ctx_call(c, e->kind == EV_EXIT, e->addr);
+    case EV_LOST:
+        dec_ctx_lost(c);
         break;
     case EV_THREAD:
         c->os_tid = e->addr;
@@ -217,6 +257,6 @@ int tree_scan_add(struct tree_scan *s, const struct ev *e)
 
 void tree_scan_free(struct tree_scan *s)
 {
-    free(s->ctx);
+    dec_ctx_free(s->ctx, s->n);
     memset(s, 0, sizeof *s);
 }

@@ -1,9 +1,9 @@
 /* tree.h - the call tree builder: one context's events in, a consistent nesting out.
  *
  * It owns the repairs: a trace that starts deep in the stack (the writer lapped the oldest
- * entries), exits whose entry is gone, frames that never exit (longjmp, exit(), a crash), and,
- * with call sites, calls made after a longjmp. Renderers only see well-nested calls. Memory is
- * the depth of the stack, never the length of the trace. */
+ * entries), exits whose entry is gone, frames that never exit (longjmp, exit(), a crash), a
+ * gap in a live stream, and, with call sites, calls made after a longjmp. Renderers only see
+ * well-nested calls. Memory is the depth of the stack, never the length of the trace. */
 #ifndef TREE_H
 #define TREE_H
 
@@ -12,17 +12,21 @@
 #include "dec.h"
 
 struct tree_frame {
-    uint64_t addr;    /* function's run-time address; 0 while unknown (entered before the trace) */
-    uint64_t site;    /* call site, 0 if not recorded */
-    uint64_t t_enter; /* timestamp ticks at entry (0 if unknown) */
-    int before_trace; /* entered before the oldest event the trace holds */
+    uint64_t addr;        /* function's run-time address; 0 while unknown (entered before
+                             the trace) */
+    uint64_t site;        /* call site, 0 if not recorded */
+    uint64_t t_enter;     /* timestamp ticks at entry (0 if unknown) */
+    uint8_t before_trace; /* entered before the oldest event the trace holds, or in a loss */
+    uint8_t entry_lost;   /* entered while events were lost (a gap in a live stream) */
+    uint8_t inlined;      /* inlined into the frame below: site is that frame's, not its own */
 };
 
 enum tree_exit_how {
     TREE_RETURNED,     /* its exit was recorded */
     TREE_ABANDONED,    /* it never returned: a caller's exit, or a call made from further down
                           the stack, proved it gone (longjmp, an exception) */
-    TREE_BEFORE_TRACE, /* returned; its entry came before the trace begins */
+    TREE_BEFORE_TRACE, /* returned; its entry came before the trace begins (entry_lost: in a
+                          loss) */
 };
 
 /* What a renderer implements. depth is the frame's distance from the bottom of the stack. */
@@ -51,7 +55,8 @@ struct tree *tree_new(const struct tree_sink *sink, unsigned start_depth, tree_f
 int tree_feed(struct tree *t, const struct ev *e);
 
 /* Says that events of this context may have been lost here (a live stream's EV_LOST, which
- * tree_feed takes too): the exits that come name the open frames again. */
+ * tree_feed takes too): the open frames stay open; an exit that names none of them closes a
+ * call made in the loss. */
 void tree_lost(struct tree *t);
 
 /* Ends the trace: reports the frames still open to the sink. */

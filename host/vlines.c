@@ -239,9 +239,13 @@ static void sk_exit(void *arg, const struct tree_frame *f, unsigned depth, uint6
     } else {
         /* Entered before the trace or a loss: only its end is seen. A call this level showed
          * before the loss never ended, as far as anyone can tell. */
+        struct vline *p;
+
         end_unknown(m, ref);
         close.parent = parent_of(c, depth);
-        close.flags = VLINES_DONE | VLINES_BEFORE;
+        close.flags = VLINES_DONE | VLINES_BEFORE | (f->entry_lost ? VLINES_INLOSS : 0);
+        if ((p = line_ref(m, close.parent)))
+            p->flags |= VLINES_KIDS; /* the closing line sits under it */
         add_line(m, &close);
     }
     if (depth < c->n)
@@ -540,6 +544,8 @@ void vlines_text(const struct vlines *m, uint64_t id, char *buf, size_t len)
     n = strlen(buf);
     if (flags & VLINES_NORET)
         snprintf(buf + n, len - n, "  (never returned)");
+    else if (flags & VLINES_INLOSS)
+        snprintf(buf + n, len - n, "  (entered while events were lost)");
     else if (flags & VLINES_BEFORE)
         snprintf(buf + n, len - n, "  (entered before the trace)");
     else if (flags & VLINES_LOSTEND)

@@ -36,6 +36,7 @@
 #define VLINES_FOLD (1u << 4)    /* folded: the lines under it are hidden */
 #define VLINES_ALERT (1u << 5)   /* a fault or a loss: always shown (the screen: in bold) */
 #define VLINES_BEFORE (1u << 6)  /* a closing line of a call entered before the trace (a loss) */
+#define VLINES_INLOSS (1u << 7)  /* ... with VLINES_BEFORE: entered while events were lost */
 
 /* What the trace is, as vlines_configure last said. */
 struct vlines_conf {

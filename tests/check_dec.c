@@ -8,6 +8,7 @@
 #include "dec.h"
 #include "ringgen.h"
 #include "suites.h"
+#include "tree.h"
 
 struct decoded {
     struct dec_ring r;
@@ -16,12 +17,14 @@ struct decoded {
     struct dec_stats st;
 };
 
-/* dec_count over the same ring must agree with the events dec_next gave, one by one: the same
- * statistics, and per context the same counts, depths and thread id. */
+/* dec_count over the same ring must agree with the events dec_next gave, one by one (the
+ * scan that tree, report and export make of a stream, tree_scan_add): the same statistics,
+ * and per context the same counts, starting depth, open calls and thread id. */
 static void check_count(struct src *s, const struct decoded *d)
 {
     struct dec *dc = dec_open(s, &d->r);
     struct dec_counts c = {0};
+    struct tree_scan sc = {0};
     struct dec_stats st;
     unsigned enters = 0;
 
@@ -32,28 +35,19 @@ static void check_count(struct src *s, const struct decoded *d)
     ck_assert_int_eq(dec_count(dc, &c), 0);
     dec_get_stats(dc, &st);
     ck_assert_mem_eq(&st, &d->st, sizeof st);
+    for (unsigned i = 0; i < d->n; i++)
+        ck_assert_int_eq(tree_scan_add(&sc, &d->ev[i]), 0);
+    ck_assert_uint_eq(c.n, sc.n);
     for (unsigned k = 0; k < c.n; k++) {
-        struct dec_ctx want = {.id = c.ctx[k].id};
+        const struct dec_ctx *want = &sc.ctx[k];
 
-        for (unsigned i = 0; i < d->n; i++) {
-            const struct ev *e = &d->ev[i];
-
-            if (e->ctx != want.id)
-                continue;
-            if (e->kind == EV_ENTER || e->kind == EV_EXIT) {
-                want.events++;
-                want.depth += e->kind == EV_ENTER ? 1 : -1;
-                if (want.depth < want.min_depth)
-                    want.min_depth = want.depth;
-            } else if (e->kind == EV_THREAD) {
-                want.os_tid = e->addr;
-            }
-        }
-        ck_assert_uint_eq(c.ctx[k].events, want.events);
-        ck_assert_int_eq(c.ctx[k].depth, want.depth);
-        ck_assert_int_eq(c.ctx[k].min_depth, want.min_depth);
-        ck_assert_uint_eq(c.ctx[k].os_tid, want.os_tid);
+        ck_assert_uint_eq(c.ctx[k].id, want->id);
+        ck_assert_uint_eq(c.ctx[k].events, want->events);
+        ck_assert_int_eq(c.ctx[k].min_depth, want->min_depth);
+        ck_assert_uint_eq(c.ctx[k].n_open, want->n_open);
+        ck_assert_uint_eq(c.ctx[k].os_tid, want->os_tid);
     }
+    tree_scan_free(&sc);
     for (unsigned i = 0; i < d->n; i++) { /* every context is there */
         unsigned k = 0;
 
@@ -65,7 +59,7 @@ static void check_count(struct src *s, const struct decoded *d)
         if (d->ev[i].kind == EV_ENTER && enters < DEC_COUNT_FIRST)
             ck_assert_uint_eq(c.first[enters++], d->ev[i].addr);
     ck_assert_uint_eq(c.n_first, enters);
-    free(c.ctx);
+    dec_ctx_free(c.ctx, c.n);
     dec_close(dc);
 }
 
@@ -542,6 +536,56 @@ START_TEST(test_dec_locate_reports_reason)
 }
 END_TEST
 
+/* The depth a wrapped trace starts at, when a longjmp inside it skipped exits: main (0xA00)
+ * -> outer (0xB00) -> work (0xC00, leaf calls of 0xF00), then protect (0xD00) longjmps out of
+ * a five-deep recursion (0xE00), then work again. The ring keeps the end of the first work:
+ * the trace starts three calls deep (work, outer, main), not one as calls minus returns say. */
+START_TEST(test_dec_count_depth_after_longjmp)
+{
+    struct ringgen g;
+    struct decoded d;
+    struct src *s;
+    struct dec *dc;
+    struct dec_counts c = {0};
+    uint64_t t = 0;
+
+    rg_init(&g, 8, 4, CYG_F_OVERWRITE); /* 16 records */
+    rg_event(&g, 0, 0xA00, t++, 1, 0);
+    rg_event(&g, 0, 0xB00, t++, 1, 0);
+    rg_event(&g, 0, 0xC00, t++, 1, 0);
+    for (int i = 0; i < 10; i++) {
+        rg_event(&g, 0, 0xF00, t++, 1, 0);
+        rg_event(&g, 1, 0xF00, t++, 1, 0);
+    }
+    rg_event(&g, 1, 0xC00, t++, 1, 0);
+    rg_event(&g, 0, 0xD00, t++, 1, 0);
+    for (int i = 0; i < 5; i++)
+        rg_event(&g, 0, 0xE00, t++, 1, 0);
+    rg_event(&g, 1, 0xD00, t++, 1, 0); /* the longjmp skipped five exits */
+    rg_event(&g, 0, 0xC00, t++, 1, 0);
+    rg_event(&g, 0, 0xF00, t++, 1, 0);
+    rg_event(&g, 1, 0xF00, t++, 1, 0);
+    rg_event(&g, 1, 0xC00, t++, 1, 0);
+    rg_event(&g, 1, 0xB00, t++, 1, 0);
+    rg_event(&g, 1, 0xA00, t++, 1, 0);
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    decode(&g, &d); /* dec_count and the scan of the events agree */
+    ck_assert_uint_eq(d.n, 16);
+    s = src_open_mem("test", g.buf, g.size, 0);
+    ck_assert_ptr_nonnull(s);
+    dc = dec_open(s, &d.r);
+    ck_assert_ptr_nonnull(dc);
+    ck_assert_int_eq(dec_count(dc, &c), 0);
+    ck_assert_uint_eq(c.n, 1);
+    ck_assert_int_eq(c.ctx[0].min_depth, -3);
+    ck_assert_uint_eq(c.ctx[0].n_open, 0);
+    dec_ctx_free(c.ctx, c.n);
+    dec_close(dc);
+    src_close(s);
+    rg_free(&g);
+}
+END_TEST
+
 /* Random record bytes behind a valid header: whatever comes out obeys the lap rule, and the
  * decoder neither crashes nor returns more events than slots. */
 START_TEST(test_dec_random_records)
@@ -588,6 +632,7 @@ Suite *dec_suite(void)
     tcase_add_test(tc, test_dec_locate_in_ram_image);
     tcase_add_test(tc, test_dec_locate_reports_reason);
     tcase_add_test(tc, test_dec_random_records);
+    tcase_add_test(tc, test_dec_count_depth_after_longjmp);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -26,11 +26,12 @@ static void rec_enter(void *arg, const struct tree_frame *f, unsigned depth)
 static void rec_exit(void *arg, const struct tree_frame *f, unsigned depth, uint64_t t,
                      enum tree_exit_how how)
 {
-    static const char *const mark[] = {"-", "~", "<"}; /* returned, abandoned, before trace */
+    /* returned, abandoned, before the trace; "?": entered while events were lost */
+    static const char *const mark[] = {"-", "~", "<"};
     char fmt[16];
 
     (void)t;
-    snprintf(fmt, sizeof fmt, "%s%%llX@%%u ", mark[how]);
+    snprintf(fmt, sizeof fmt, "%s%%llX@%%u ", f->entry_lost ? "?" : mark[how]);
     add(arg, fmt, f->addr, depth);
 }
 
@@ -53,8 +54,9 @@ static uint64_t fake_func_of(void *arg, uint64_t addr)
     return (addr >= 0xA0 && addr < 0x100) ? addr >> 4 : 0;
 }
 
-/* Runs a script of events ("+A" enter, "-A" exit, "+B/A" enter B called from inside A, "m" a
- * mark, "L" events lost) through a tree that starts `start` deep; returns the log. */
+/* Runs a script of events ("+A" enter, "-A" exit, "+B/A" enter B called from inside A at
+ * 0xA5, "+B/A7" at 0xA7, "m" a mark, "L" events lost) through a tree that starts `start` deep;
+ * returns the log. */
 static const char *run(const char *script, unsigned start, int with_sites)
 {
     static struct log l;
@@ -82,6 +84,8 @@ static const char *run(const char *script, unsigned start, int with_sites)
             if (p[1] == '/') {
                 e.site = (uint64_t)(p[2] - 'A' + 10) << 4 | 5;
                 p += 2;
+                if (p[1] >= '0' && p[1] <= '9')
+                    e.site = (e.site & ~(uint64_t)0xF) | (uint64_t)(*++p - '0');
             }
         }
         ck_assert_int_eq(tree_feed(t, &e), 0);
@@ -150,12 +154,45 @@ START_TEST(test_tree_exit_pops_abandoned)
 }
 END_TEST
 
-/* longjmp with call sites: E is called from inside B, so C and D are gone at once, and E
- * appears under B, not under D. */
+/* longjmp with call sites: E is called from inside B (from another place than C), so C and D
+ * are gone at once, and E appears under B, not under D. */
 START_TEST(test_tree_callsite_repairs_longjmp)
 {
-    ck_assert_str_eq(run("+A +B/A +C/B +D/C +E/B -E -B -A", 0, 1),
+    ck_assert_str_eq(run("+A +B/A +C/B +D/C +E/B7 -E -B -A", 0, 1),
                      "+A@0 +B@1 +C@2 +D@3 ~D@3 ~C@2 +E@2 -E@2 -B@1 -A@0 | open 0:");
+}
+END_TEST
+
+/* Call sites with inlining: gcc gives the hooks of C, inlined into B, B's own call site (in
+ * A). That is no longjmp back into A: with call sites the tree nests as it does without them,
+ * whether B calls D after C or C calls D, and through an inlined call inlined in turn (E). */
+START_TEST(test_tree_callsite_inlined)
+{
+    static const char *const scripts[] = {
+        "+A +B/A +C/A -C +D/B -D -B -A",
+        "+A +B/A +C/A +D/B -D -C -B -A",
+        "+A +B/A +C/A +E/A +D/B -D -E +D/B -D -C -B -A",
+        "+A +B/A +C/A -C +C/A -C +D/B +C/B -C -D -B -A",
+    };
+    char without[2048];
+
+    for (size_t i = 0; i < sizeof scripts / sizeof scripts[0]; i++) {
+        snprintf(without, sizeof without, "%s", run(scripts[i], 0, 0));
+        ck_assert_str_eq(run(scripts[i], 0, 1), without);
+    }
+    ck_assert_str_eq(run(scripts[1], 0, 1),
+                     "+A@0 +B@1 +C@2 +D@3 -D@3 -C@2 -B@1 -A@0 | open 0:");
+}
+END_TEST
+
+/* A longjmp back into B, whose inlined C is open: F, called from B at another place than D,
+ * proves D and E gone, not C (the longjmp may have come back into C's code); E again, with
+ * B's own call site, is inlined into B: it proves F gone, and nothing below. */
+START_TEST(test_tree_callsite_longjmp_into_inlined)
+{
+    ck_assert_str_eq(run("+A +B/A +C/A +D/B +E/D +F/B7 +E/A -E -C -B -A", 0, 1),
+                     "+A@0 +B@1 +C@2 +D@3 +E@4 ~E@4 ~D@3 +F@3 ~F@3 +E@3 -E@3 -C@2 -B@1 "
+                     "-A@0 | open 0:");
 }
 END_TEST
 
@@ -230,19 +267,81 @@ START_TEST(test_tree_deep_stack)
 }
 END_TEST
 
-/* After a loss (a live stream's EV_LOST), the open frames are named again by the exits that
- * come: an exit of a frame shown before the loss closes it (the frames above it are gone
- * without a word: their exits may be what was lost); an exit of a frame not open at all names
- * the topmost one, as at the start of a trace; nothing ends up deeper than it is. */
+/* After a loss (a live stream's EV_LOST), the open frames stay open: an exit of one of them
+ * closes it (the frames above it are gone without a word: their exits may be what was lost);
+ * an exit of a function not open was a call made in the loss, shown on top of them. */
 START_TEST(test_tree_after_loss)
 {
     /* A's exit after the loss closes A, 0 deep: B's exit was lost. */
     ck_assert_str_eq(run("+A +B L -A +C -C", 0, 0),
                      "+A@0 +B@1 *11@2 -A@0 +C@0 -C@0 | open 0:");
-    /* An exit of C, never entered: it names the topmost frame (B's), which came before. */
-    ck_assert_str_eq(run("+A +B L -C -A", 0, 0), "+A@0 +B@1 *11@2 <C@1 -A@0 | open 0:");
+    /* An exit of C, never entered: a call made in the loss, above B. */
+    ck_assert_str_eq(run("+A +B L -C -A", 0, 0), "+A@0 +B@1 *11@2 ?C@2 -A@0 | open 0:");
     /* Without a loss the same exit matches nothing and is skipped. */
     ck_assert_str_eq(run("+A +B -C -B -A", 0, 0), "+A@0 +B@1 -B@1 -A@0 | open 0:");
+}
+END_TEST
+
+/* The stack survives a gap: main (A) loops over rounds (B) calling C; the loss took a round's
+ * start. Its exits do not close main, the next round is still under main, and main is on the
+ * stack at the end. */
+START_TEST(test_tree_loss_keeps_stack)
+{
+    ck_assert_str_eq(run("+A +B +C -C -B L -C -B +B +C -C -B", 0, 0),
+                     "+A@0 +B@1 +C@2 -C@2 -B@1 *11@1 ?C@1 ?B@1 +B@1 +C@2 -C@2 -B@1 | open 1: A");
+    /* Open across the loss, so open at the end. */
+    ck_assert_str_eq(run("+A +B L +C -C", 0, 0), "+A@0 +B@1 *11@2 +C@2 -C@2 | open 2: A B");
+    /* A call made after the loss, open when a call made in the loss returns, was made inside
+     * that one: it never returned. */
+    ck_assert_str_eq(run("+A L +B -C -A", 0, 0), "+A@0 *11@1 +B@1 ~B@1 ?C@1 -A@0 | open 0:");
+    /* Two losses: what the second finds open stays, the first's frames included. */
+    ck_assert_str_eq(run("+A L +B L -C -D -A", 0, 0),
+                     "+A@0 *11@1 +B@1 *11@2 ?C@2 ?D@2 -A@0 | open 0:");
+    /* Frames entered before the trace are still named by the exits that come. */
+    ck_assert_str_eq(run("+C -C L -D -A", 1, 0), "+C@1 -C@1 *11@1 <D@0 | open 0:");
+}
+END_TEST
+
+/* Scans a script (run's syntax) as tree_scan_add does; returns the depth the trace starts at. */
+static unsigned scan_depth(const char *script)
+{
+    struct tree_scan sc = {0};
+    long d;
+
+    for (const char *p = script; *p; p++) {
+        struct ev e = {0};
+
+        if (*p == ' ')
+            continue;
+        if (*p == 'L') {
+            e.kind = EV_LOST;
+        } else {
+            e.kind = *p == '+' ? EV_ENTER : EV_EXIT;
+            e.addr = (uint64_t)(*++p - 'A' + 10);
+        }
+        ck_assert_int_eq(tree_scan_add(&sc, &e), 0);
+    }
+    ck_assert_uint_eq(sc.n, 1);
+    d = -sc.ctx[0].min_depth;
+    tree_scan_free(&sc);
+    return (unsigned)d;
+}
+
+/* A wrapped trace holding a longjmp: it starts inside work (C), outer (B) and main (A);
+ * protect (D) longjmps out of a recursion (E), whose exits never come. Calls minus returns
+ * would start it one deep, and outer's and main's exits would match nothing; the scan matches
+ * exits as the tree does, and the end nests under main. */
+START_TEST(test_tree_scan_depth_after_longjmp)
+{
+    const char *script = "-C +D +E +E +E -D +C -C -B -A";
+    unsigned start = scan_depth(script);
+
+    ck_assert_uint_eq(start, 3);
+    ck_assert_str_eq(run(script, start, 0), "<C@2 +D@2 +E@3 +E@4 +E@5 ~E@5 ~E@4 ~E@3 -D@2 "
+                                            "+C@2 -C@2 <B@1 <A@0 | open 0:");
+    /* A loss: the exit of a call made in it names no frame the trace starts inside. */
+    ck_assert_uint_eq(scan_depth("+A +B L -C -A -Z"), 1);
+    ck_assert_uint_eq(scan_depth("-A +B -B -C"), 2);
 }
 END_TEST
 
@@ -264,6 +363,10 @@ Suite *tree_suite(void)
     tcase_add_test(tc, test_tree_scan_contexts_and_depth);
     tcase_add_test(tc, test_tree_deep_stack);
     tcase_add_test(tc, test_tree_after_loss);
+    tcase_add_test(tc, test_tree_callsite_inlined);
+    tcase_add_test(tc, test_tree_callsite_longjmp_into_inlined);
+    tcase_add_test(tc, test_tree_loss_keeps_stack);
+    tcase_add_test(tc, test_tree_scan_depth_after_longjmp);
     suite_add_tcase(s, tc);
     return s;
 }

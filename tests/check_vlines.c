@@ -304,9 +304,9 @@ START_TEST(test_vlines_pause)
 }
 END_TEST
 
-/* A loss is a line of no context, shown as an alert. The exits after it name the open calls
- * again: A's exit matches A; B, open across the loss, has an unknown end (its exit may have been
- * lost, or C's may be its own), and C's exit is a closing line of a call entered before. */
+/* A loss is a line of no context, shown as an alert. The calls open across it stay open: C's
+ * exit, of no open call, closes a call made in the loss, under B; A's exit matches A, and B has
+ * an unknown end (its exit may have been lost). */
 START_TEST(test_vlines_loss)
 {
     struct vlines *m = model(100);
@@ -318,9 +318,9 @@ START_TEST(test_vlines_loss)
     in(m, EV_EXIT, 1, 'C', 5);
     in(m, EV_EXIT, 1, 'A', 9);
     ck_assert_str_eq(shown(m), "0xa00() { @9\n"
-                               "  0xb00();  (end not seen)\n"
+                               "  0xb00() {  (end not seen)\n"
                                "*** 12 events lost (link)\n"
-                               "  } /* 0xc00 */  (entered before the trace)\n"
+                               "    } /* 0xc00 */  (entered while events were lost)\n"
                                "} /* 0xa00 */\n");
     id = line_of(m, "***");
     ck_assert_uint_eq(vlines_ctx(m, id), VLINES_NO_CTX);

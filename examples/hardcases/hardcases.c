@@ -17,6 +17,13 @@
  *            trace starts deep inside calls that began before it.
  *   wait     a few calls, then "wait: pid N" and up to 30 s asleep inside wait_here(): a
  *            debugger attaches meanwhile and pulls the ring out of memory (pull_linux.sh).
+ *   inline   mid() with helper() inlined into it (always_inline, which -fno-inline keeps):
+ *            gcc gives an inlined function's hooks the call site of the function it is
+ *            inlined into. With CYGTRACE_CALLSITES=1 the tree must nest as without them.
+ *   wrapjmp  jump_outer() runs work() (100,000 calls), then protect(), which longjmps out of
+ *            a five-deep recursion, then work() again: a 4K ring (CYGTRACE_SIZE=4K) keeps the
+ *            longjmp and starts inside the first work(), whose skipped exits must not make the
+ *            trace look shallower than it is: the end nests under main as unwrapped.
  *
  * Build: make (build/examples/hardcases). Run: CYGTRACE_OUT=t.out build/examples/hardcases segv
  */
@@ -227,6 +234,76 @@ static void outer(long n)
     middle(n);
 }
 
+/* inline */
+
+static __attribute__((noinline)) void leaf(int x)
+{
+    sink += x;
+}
+
+static inline __attribute__((always_inline)) void helper(int x)
+{
+    sink += 2 * x;
+}
+
+/* inlined, and calls: its call of leaf() is a call from mid()'s code */
+static inline __attribute__((always_inline)) void helper_leaf(int x)
+{
+    leaf(x + 1);
+}
+
+static void mid(int x)
+{
+    helper(x);
+    leaf(x);
+    helper_leaf(x);
+}
+
+static void run_inline(void)
+{
+    mid(1);
+    mid(2);
+    printf("inline: %ld\n", (long)sink);
+}
+
+/* wrapjmp */
+
+static jmp_buf protect_env;
+static volatile int jumping = 1; /* volatile: else gcc sees no way out of dive() */
+
+static void tick(void)
+{
+    sink++;
+}
+
+static void work(long n)
+{
+    for (long i = 0; i < n; i++)
+        tick();
+}
+
+static void dive(int n)
+{
+    if (n > 0)
+        dive(n - 1);
+    else if (jumping)
+        longjmp(protect_env, 1);
+    sink++; /* not a tail call */
+}
+
+static void protect(void)
+{
+    if (setjmp(protect_env) == 0)
+        dive(4);
+}
+
+static void jump_outer(void)
+{
+    work(100000);
+    protect();
+    work(20);
+}
+
 /* wait */
 
 static void wait_here(void)
@@ -267,9 +344,14 @@ int main(int argc, char **argv)
     } else if (!strcmp(s, "wrap")) {
         outer(200000);
         printf("wrap: %ld calls of chain4\n", (long)sink);
+    } else if (!strcmp(s, "inline")) {
+        run_inline();
+    } else if (!strcmp(s, "wrapjmp")) {
+        jump_outer();
+        printf("wrapjmp: %ld\n", (long)sink);
     } else {
-        fprintf(stderr, "usage: hardcases "
-                        "recurse|fnptr|longjmp|threads|segv|abort|kill|exit|wrap|wait\n");
+        fprintf(stderr, "usage: hardcases recurse|fnptr|longjmp|threads|segv|abort|kill|exit|"
+                        "wrap|inline|wrapjmp|wait\n");
         return 2;
     }
     return 0;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # hardcases.sh - every scenario of examples/hardcases, recorded for real and decoded, with
-# assertions on the tree's text: recursion, function pointers, longjmp, threads, crashes
-# (SIGSEGV, abort, SIGKILL), exit() from deep inside, and a ring that wraps many times.
+# assertions on the tree's text: recursion, function pointers, longjmp, inlined calls with call
+# sites, threads, crashes (SIGSEGV, abort, SIGKILL), exit() from deep inside, a ring that wraps
+# many times, and one that wraps with a longjmp inside.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -105,6 +106,51 @@ check longjmp-braces-callers "$(head -n 2 "$T/longjmp-braces.problems" | tr '\n'
     [ ! -s "$T/longjmp-braces.problems" ]
 check longjmp-braces-job_c-caller "job_c's caller is not job_b" \
     grep -Eq '^ +\{ [0-9A-F]+->[0-9A-F]+  job_b:0x[0-9A-F]+->job_c$' "$T/longjmp-braces.tree"
+
+# --- inline: helper() inlined into mid(); with call sites the tree nests as without ----------
+# gcc gives an inlined function's hooks the call site of the function it is inlined into:
+# helper()'s call site is mid()'s, in run_inline(). Taken for a longjmp back into run_inline,
+# it made helper() and leaf() siblings of mid(), and mid()'s exit matched no call.
+scenario inline
+check inline-runs "status $RC" grep -q '^inline: ' "$T/inline.out"
+mv "$T/inline.trace" "$T/inline_nosites.trace"
+decode inline_nosites
+scenario inline CYGTRACE_CALLSITES=1
+decode inline
+cat >"$T/inline.expected" <<'EOF'
+main() {
+  run_inline() {
+    mid() {
+      helper();
+      leaf();
+      helper_leaf() {
+        leaf();
+      } /* helper_leaf */
+    } /* mid */
+    mid() {
+      helper();
+      leaf();
+      helper_leaf() {
+        leaf();
+      } /* helper_leaf */
+    } /* mid */
+  } /* run_inline */
+} /* main */
+EOF
+check inline-without-sites "the tree without call sites differs" \
+    same "$T/inline.expected" "$T/inline_nosites.body"
+check inline-with-sites "the tree with call sites differs" same "$T/inline.expected" "$T/inline.body"
+# Call sites only add the calling line: leaf()'s, and none for the inlined calls, whose
+# recorded site is mid()'s (a line in run_inline).
+decode inline-src --srcline
+sed -E 's/ \[hardcases\.c:[0-9]+\]//; s/ <- hardcases\.c:[0-9]+/ <-/' "$T/inline-src.body" |
+    grep -v '^#' >"$T/inline-src.names"
+check inline-srcline-leaf "leaf() without its calling line" \
+    grep -Eq '^ +leaf\(\) <-;$' "$T/inline-src.names"
+check inline-srcline-inlined "an inlined call shows a calling line: $(grep -m 1 -E 'helper.*<-' "$T/inline-src.names")" \
+    eval '! grep -Eq "helper(_leaf)?\(\) <-" "$T/inline-src.names"'
+check inline-srcline-nesting "the nesting with --srcline differs" \
+    same "$T/inline.expected" <(sed -E 's/ <-//' "$T/inline-src.names")
 
 # --- threads: one tree per thread, each balanced --------------------------------------------
 scenario threads
@@ -230,6 +276,34 @@ check wrap-etrace "etrace: status $RC, or a line not made of '|   ' and a name" 
 run wrap-info "$CT" info "$H" "$T/wrap.trace"
 check wrap-info-wrapped "no 'wrapped:    yes'" grep -qx 'wrapped:    yes' "$T/wrap-info.out"
 check wrap-info-capacity "no 'capacity:   256 records'" grep -q '^capacity:   256 records' "$T/wrap-info.out"
+
+# --- wrapjmp: a 4K ring that holds a longjmp ------------------------------------------------
+# The trace starts inside main, jump_outer and work; protect() longjmps out of five calls of
+# dive(), whose exits never come. Counted as calls minus returns, they made the trace start
+# one call deep: jump_outer's and main's exits matched no call and the end showed at depth 0.
+scenario wrapjmp
+mv "$T/wrapjmp.trace" "$T/wrapjmp_full.trace"
+decode wrapjmp_full
+scenario wrapjmp CYGTRACE_SIZE=4K
+check wrapjmp-runs "status $RC" grep -q '^wrapjmp: ' "$T/wrapjmp.out"
+decode wrapjmp
+check wrapjmp-wrapped "no '# N older events were overwritten' note: the test proves nothing" \
+    grep -Eq '^# [0-9]+ older events were overwritten' "$T/wrapjmp.tree"
+check wrapjmp-all-matched "$(grep -m 1 'matched no call' "$T/wrapjmp.tree")" \
+    eval '! grep -q "matched no call" "$T/wrapjmp.tree"'
+# From protect() on, the wrapped trace nests as the whole one; the frames it starts inside
+# are said to be.
+tail_from_protect() {
+    grep -v '^#' "$1" | sed -n '/^ *protect() {$/,$p' | sed 's/  (entered before the trace begins)$//'
+}
+tail_from_protect "$T/wrapjmp_full.body" >"$T/wrapjmp_full.end"
+tail_from_protect "$T/wrapjmp.body" >"$T/wrapjmp.end"
+check wrapjmp-end-as-unwrapped "the end differs from the unwrapped trace's" \
+    eval '[ "$(wc -l <"$T/wrapjmp_full.end")" -ge 15 ] && same "$T/wrapjmp_full.end" "$T/wrapjmp.end"'
+printf '%s\n' '  } /* jump_outer */  (entered before the trace begins)' \
+    '} /* main */  (entered before the trace begins)' >"$T/wrapjmp.last.expected"
+check wrapjmp-last-lines "the last lines are not jump_outer and main entered before the trace" \
+    same "$T/wrapjmp.last.expected" <(grep -v '^#' "$T/wrapjmp.body" | tail -n 2)
 
 # stop-when-full: the first 256 records stay, the rest are counted, and held + lost = all.
 run wrap-stop env CYGTRACE_OUT="$T/wrap-stop.trace" CYGTRACE_SIZE=4K CYGTRACE_MODE=stop "$H" wrap
