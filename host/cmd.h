@@ -153,6 +153,13 @@ void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * be loaded or do not belong together. */
 int cmd_load_args(int argc, char **argv, const char *cmd, int force, struct load *l);
 
+/* Prints what load_open could not check or use (l->warning, l->map_err) as warnings. */
+void cmd_load_warn(const struct load *l);
+
+/* Refuses an output file (NULL: the standard output) that is one of the inputs (elf, dump and
+ * DUMP.maps; NULL ones are skipped), through links too: 0, or 1 after a message. */
+int cmd_check_output(const char *out, const char *elf, const char *dump);
+
 /* After getopt_long returned '?': says which option was wrong, in one line. */
 void cmd_bad_option(char **argv, const char *cmd);
 

@@ -4,8 +4,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "cmd.h"
+#include "outfile.h"
 
 void cmd_error(const char *fmt, ...)
 {
@@ -54,5 +56,31 @@ int cmd_load_args(int argc, char **argv, const char *cmd, int force, struct load
         cmd_error("%s", err);
         return 1;
     }
+    cmd_load_warn(l);
     return 0;
+}
+
+void cmd_load_warn(const struct load *l)
+{
+    if (l->warning[0])
+        cmd_error("warning: %s", l->warning);
+    if (l->map_err[0])
+        cmd_error("warning: %s; the functions of shared libraries stay unnamed", l->map_err);
+}
+
+int cmd_check_output(const char *out, const char *elf, const char *dump)
+{
+    static const char *const what[] = {"the ELF", "the dump", "the dump's map"};
+    char maps[4096];
+    const char *in[3] = {elf, dump, NULL};
+    int i;
+
+    if (dump && snprintf(maps, sizeof maps, "%s.maps", dump) < (int)sizeof maps)
+        in[2] = maps;
+    i = out ? outfile_same(out, in, 3) : outfile_fd_same(STDOUT_FILENO, in, 3);
+    if (i < 0)
+        return 0;
+    cmd_error("%s: is %s (an input); write the output elsewhere", out ? out : "standard output",
+              what[i]);
+    return 1;
 }

@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "cyg_format.h"
 #include "export.h"
+#include "outfile.h"
 
 enum { EXPORT_OPT_FORMAT = 0x200 };
 
@@ -38,10 +39,12 @@ int cmd_export(int argc, char **argv)
     struct export_opts xo = {0};
     struct cmd_filter_run run = {0};
     struct export *x = NULL;
+    struct outfile *of = NULL;
     struct show_opts o;
     struct load l;
     const char *outname = NULL, *elf, *dump;
     FILE *out = stdout;
+    char err[512];
     int c, rc, have_format = 0;
 
     cmd_show_init(&o);
@@ -75,6 +78,9 @@ int cmd_export(int argc, char **argv)
         cmd_error("export: needs --format=chrome|folded|callgrind (see 'cygtrace export --help')");
         return 2;
     }
+    /* Before anything is opened: an output that is an input would be destroyed. */
+    if (argc - optind == 2 && cmd_check_output(outname, argv[optind], argv[optind + 1]))
+        return 1;
     if ((rc = cmd_load_args(argc, argv, "export", o.force, &l)) != 0)
         return rc;
     elf = argv[optind];
@@ -85,10 +91,12 @@ int cmd_export(int argc, char **argv)
                   xo.format == EXPORT_FOLDED ? "folded" : "callgrind");
         goto out;
     }
-    if (outname && !(out = fopen(outname, "w"))) {
-        cmd_error("%s: cannot write: %m", outname);
-        out = stdout;
-        goto out;
+    if (outname) {
+        if (!(of = outfile_open(outname, err, sizeof err))) {
+            cmd_error("%s: %s", outname, err);
+            goto out;
+        }
+        out = outfile_stream(of);
     }
     setvbuf(out, NULL, _IOFBF, 1 << 16);
     xo.sym = l.sym;
@@ -96,6 +104,8 @@ int cmd_export(int argc, char **argv)
     xo.hz = l.ring.ts_hz;
     xo.pid = l.ring.pid ? l.ring.pid : 1;
     xo.ctx_word = l.ring.word_bytes == 8 ? "thread" : "context";
+    if (xo.format == EXPORT_CALLGRIND && l.sym)
+        xo.dwarf = dwarf_src_open(elf); /* read lazily; NULL (no memory): files unnamed */
     if (!(x = export_new(out, &xo))) {
         cmd_error("%s: out of memory", dump);
         goto out;
@@ -106,6 +116,15 @@ int cmd_export(int argc, char **argv)
         cmd_error("%s: cannot write (or out of memory)", outname ? outname : "standard output");
         rc = 1;
         goto out;
+    }
+    if (of) {
+        c = outfile_commit(of, err, sizeof err);
+        of = NULL;
+        if (c < 0) {
+            cmd_error("%s: %s", outname, err);
+            rc = 1;
+            goto out;
+        }
     }
     if (run.unmatched)
         fprintf(stderr, "cygtrace: note: %" PRIu64 " exits matched no call and were skipped\n",
@@ -120,10 +139,8 @@ int cmd_export(int argc, char **argv)
 out:
     export_free(x);
     tree_scan_free(&run.sc);
-    if (out != stdout && fclose(out) != 0 && !rc) {
-        cmd_error("%s: cannot write", outname);
-        rc = 1;
-    }
+    outfile_abort(of); /* after an error: the file it would have replaced stays as it was */
+    dwarf_src_close(xo.dwarf);
     load_close(&l);
     return rc;
 }

@@ -21,6 +21,7 @@ static const char *state_name(unsigned s)
 static void print_common(const struct load *l)
 {
     const struct dec_ring *r = &l->ring;
+    const uint8_t *id;
     char hex[80];
 
     printf("lost:       %" PRIu64 "\n", r->lost);
@@ -30,10 +31,16 @@ static void print_common(const struct load *l)
         printf("clock:      %s\n", (r->flags & CYG_F_TIMESTAMPS) ? "rate unknown" : "none");
     load_hex(r->build_id, r->build_id_len, hex, sizeof hex);
     printf("build-id:   %s", r->build_id_len ? hex : "(none recorded)");
-    if (l->sym)
-        printf(" (%s)", l->id_match > 0 ? "matches the ELF"
+    if (l->sym && !l->machine_match)
+        printf(" (DOES NOT MATCH the ELF: it is %s (%u-bit), the dump %s (%u-bit))",
+               dec_machine_name(sym_machine(l->sym)), sym_word_bytes(l->sym) * 8,
+               dec_machine_name(r->machine), r->word_bytes * 8);
+    else if (l->sym)
+        printf(" (%s)", l->id_match > 0    ? "matches the ELF"
                         : l->id_match == 0 ? "DOES NOT MATCH the ELF"
-                                           : "cannot check: one side has none");
+                        : r->build_id_len  ? "cannot check: the ELF has none"
+                        : sym_build_id(l->sym, &id) ? "cannot check: the dump has none"
+                                                    : "cannot check: neither has one");
     printf("\n");
     if (r->pid)
         printf("process:    %" PRIu32 "\n", r->pid);
@@ -74,7 +81,7 @@ static void print_ring(const struct load *l, const char *dump)
 {
     const struct dec_ring *r = &l->ring;
 
-    printf("%s       %s", l->stream ? "stream:" : "dump:  ", dump);
+    printf("%-12s%s", l->stream ? "stream:" : "dump:", dump);
     if (l->stream) {
         printf(" (a saved live stream: what its first description says)\n");
         printf("format:     %s, %u-bit%s%s\n", dec_machine_name(r->machine), r->word_bytes * 8,
@@ -131,11 +138,11 @@ static int print_records(struct load *l)
         printf("received:   %" PRIu64 " frames, %" PRIu64 " bytes, %" PRIu64 " events\n",
                ls.fr.frames, ls.fr.bytes, ls.sd.events);
         cmd_stream_notes(stdout, "            ", &ls.fr, &ls.sd);
-        printf("bytes/event:%.2f\n", ls.sd.events ? (double)ls.fr.bytes / ls.sd.events : 0.0);
+        printf("bytes/event: %.2f\n", ls.sd.events ? (double)ls.fr.bytes / ls.sd.events : 0.0);
     } else if (rc == 0) {
         printf("held:       %" PRIu64 " records (sequence %" PRIu64 "..%" PRIu64 ")\n",
                st->decoded, st->first_seq, st->end_seq);
-        printf("overwritten:%" PRIu64 "\n", st->overwritten);
+        printf("overwritten: %" PRIu64 "\n", st->overwritten);
         printf("unwritten:  %" PRIu64 " slots reserved but never written\n", st->unwritten);
         if (st->truncated)
             printf("truncated:  %" PRIu64 " records missing from the dump\n", st->truncated);
@@ -185,6 +192,7 @@ int cmd_info(int argc, char **argv)
         cmd_error("%s", err);
         return 1;
     }
+    cmd_load_warn(&l);
     print_ring(&l, dump);
     if (l.map)
         print_map(l.map);

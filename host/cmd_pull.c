@@ -23,6 +23,7 @@
 #include "cmd.h"
 #include "cyg_format.h"
 #include "load.h"
+#include "outfile.h"
 #include "rsp.h"
 
 #define PULL_MAX_MONITOR 16
@@ -212,16 +213,21 @@ static int check_block(const struct dec_ring *r, struct sym_table *sym, const ch
     return -1;
 }
 
+/* Through a temporary file: an error or Ctrl-C leaves what path held before. */
 static int write_dump(const char *path, const void *buf, size_t len)
 {
-    FILE *f = fopen(path, "wb");
+    char err_buf[512];
+    struct outfile *of = outfile_open(path, err_buf, sizeof err_buf);
 
-    if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0) {
-        int e = errno;
-
-        cmd_error("%s: %s", path, strerror(e));
-        if (f)
-            remove(path);
+    if (!of || fwrite(buf, 1, len, outfile_stream(of)) != len) {
+        if (of)
+            snprintf(err_buf, sizeof err_buf, "cannot write: %s", strerror(errno));
+        outfile_abort(of);
+        cmd_error("%s: %s", path, err_buf);
+        return -1;
+    }
+    if (outfile_commit(of, err_buf, sizeof err_buf) < 0) {
+        cmd_error("%s: %s", path, err_buf);
         return -1;
     }
     return 0;
@@ -247,6 +253,7 @@ static int pull(const struct pull_opts *o, const char *elf, struct sym_table *sy
         return 1;
     }
     catch_signals(1);
+    rsp_set_stop(&pull_signal); /* every wait ends at once on Ctrl-C, not at --timeout */
     if (!(c = rsp_connect(o->gdb, o->timeout_ms, err, sizeof err))) {
         cmd_error("gdb %s", err);
         catch_signals(0);
@@ -262,6 +269,8 @@ static int pull(const struct pull_opts *o, const char *elf, struct sym_table *sy
     if (o->halt && rsp_halt(c) < 0)
         goto rsp_fail;
     if (sym_is_pie(sym) && load_bias(c, elf, word, &bias) < 0) {
+        if (pull_signal)
+            goto rsp_fail;
         cmd_error("%s: %s is position-independent and the server tells neither its auxiliary "
                   "vector nor qOffsets: cannot find where it is loaded",
                   name, elf);
@@ -300,21 +309,21 @@ static int pull(const struct pull_opts *o, const char *elf, struct sym_table *sy
     prog.show = isatty(STDERR_FILENO) && total > PULL_PROGRESS_MIN;
     what = "the records: ";
     if (pull_signal)
-        goto out;
+        goto rsp_fail;
     e = rsp_read_mem(c, ctl, *buf, total, progress, &prog);
     if (prog.shown)
         fputc('\n', stderr);
-    if (e == RSP_ESTOPPED) {
-        cmd_error("%s: interrupted; detached from the target", name);
-        goto out;
-    }
     if (e < 0)
         goto rsp_fail;
     *len = total;
     rc = 0;
     goto out;
 rsp_fail:
-    cmd_error("%s: %s%s", name, what, rsp_error(c));
+    /* Whatever the wait was (a reply, console output, a read), Ctrl-C ended it. */
+    if (pull_signal)
+        cmd_error("%s: interrupted; detached from the target", name);
+    else
+        cmd_error("%s: %s%s", name, what, rsp_error(c));
     rc = 1;
 out:
     rsp_close(c); /* detached before the decoding: the target goes on as soon as it can */
@@ -426,6 +435,8 @@ int cmd_pull(int argc, char **argv)
     if (rc >= 0)
         return rc;
     elf = argv[optind];
+    if (cmd_check_output(o.out, elf, NULL))
+        return 1;
     if (!(sym = sym_open(elf, err, sizeof err))) {
         cmd_error("%s: %s", elf, err);
         return 1;
@@ -444,6 +455,7 @@ int cmd_pull(int argc, char **argv)
         cmd_error("%s", err);
         return 1;
     }
+    cmd_load_warn(&l);
     rc = cmd_show(&l, elf, name, &o.show);
     load_close(&l);
     return rc;

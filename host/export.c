@@ -40,6 +40,8 @@ struct map {
 struct node { /* folded: a distinct stack; callgrind: a function (b = 0) or a call pair */
     uint64_t a, b; /* folded: parent node, addr; callgrind: caller, callee */
     uint64_t self, calls, incl;
+    uint32_t file, line; /* callgrind: the source of the function (the callee of a pair), file
+                            an index in files plus 1 (0: the DWARF does not say), its line */
 };
 
 #define NAME_CACHE 1024u /* direct-mapped: traces call few functions over and over */
@@ -56,6 +58,8 @@ struct export {
     struct map map;
     struct node *nodes;
     size_t nn, ncap;
+    char **files; /* callgrind: the source files named so far */
+    size_t nfiles;
     int first; /* chrome: no event written yet */
     int failed;
 };
@@ -154,13 +158,19 @@ static void json_str(FILE *f, const char *s)
  * only, this is the writer's hot spot. */
 static size_t put_ts(struct export *x, char *buf, uint64_t ticks)
 {
-    uint64_t ns;
+    uint64_t hz = x->o.hz, secs, ns;
     size_t n;
 
-    if (!x->o.hz)
+    if (!hz)
         return numfmt_u64(buf, ticks, 1);
-    ns = (uint64_t)((double)ticks * 1e9 / (double)x->o.hz + 0.5);
-    n = numfmt_u64(buf, ns / 1000, 1);
+    /* Whole seconds apart from the nanoseconds within the last one: ticks * 1e9 overflows 64
+     * bits for a slow clock (1 Hz: from 18 s on), and a double too large for uint64_t became
+     * 0. Microseconds overflow only after 584,000 years: a clock rate that lies. */
+    secs = ticks / hz;
+    if (secs >= UINT64_MAX / 1000000u - 1)
+        return (size_t)snprintf(buf, 32, "%.3f", (double)ticks * 1e6 / (double)hz);
+    ns = (uint64_t)((double)(ticks % hz) * 1e9 / (double)hz + 0.5); /* 1e9 at most */
+    n = numfmt_u64(buf, secs * 1000000u + ns / 1000, 1);
     buf[n++] = '.';
     numfmt_3(buf + n, (unsigned)(ns % 1000));
     return n + 3;
@@ -436,7 +446,8 @@ static void x_finish(void *arg, const struct tree_frame *stack, unsigned n)
     for (unsigned d = c->n; d-- > 0;)
         if (c->lvl[d].open)
             close_known(c, d, c->lvl[d].last);
-    memset(c->lvl, 0, c->cap * sizeof *c->lvl);
+    if (c->lvl) /* none yet when no call came (a filter left them all out): memset(NULL) is UB */
+        memset(c->lvl, 0, c->cap * sizeof *c->lvl);
     c->n = 0;
     c->need_base = 1;
 }
@@ -543,27 +554,87 @@ static void cg_name(struct export *x, const char *key, uint64_t addr)
     fprintf(x->out, "%s=%s\n", key, name);
 }
 
+/* The source file (x->files index plus 1, 0 when the DWARF does not say) and first line of
+ * the function at run-time address addr. O(files) per function: a trace calls few. */
+static void cg_source(struct export *x, uint64_t addr, uint32_t *file, uint32_t *line)
+{
+    char path[1024];
+    unsigned l;
+    size_t i;
+
+    *file = *line = 0;
+    if (!x->o.dwarf ||
+        dwarf_src_func(x->o.dwarf, addr - x->o.bias, path, sizeof path, &l, NULL, 0) != 0)
+        return;
+    for (i = 0; i < x->nfiles && strcmp(x->files[i], path); i++)
+        ;
+    if (i == x->nfiles) {
+        char **f = realloc(x->files, (x->nfiles + 1) * sizeof *f);
+
+        if (!f)
+            return;
+        x->files = f;
+        if (!(f[i] = strdup(path)))
+            return;
+        x->nfiles++;
+    }
+    *file = (uint32_t)i + 1;
+    *line = l;
+}
+
+/* Every function's source, and each pair's callee's, looked up while the map still finds
+ * the function of a callee (the sort moves the nodes). */
+static void cg_sources(struct export *x)
+{
+    for (size_t i = 0; i < x->nn; i++)
+        if (!x->nodes[i].b)
+            cg_source(x, x->nodes[i].a, &x->nodes[i].file, &x->nodes[i].line);
+    for (size_t i = 0; i < x->nn; i++) {
+        long k;
+
+        if (x->nodes[i].b && (k = node_of(x, x->nodes[i].b, 0)) >= 0) {
+            x->nodes[i].file = x->nodes[k].file;
+            x->nodes[i].line = x->nodes[k].line;
+        }
+    }
+}
+
+static const char *cg_file(const struct export *x, uint32_t file)
+{
+    return file ? x->files[file - 1] : "???";
+}
+
 static void callgrind(struct export *x)
 {
+    const struct node *fn = NULL;
     uint64_t total = 0;
 
-    qsort(x->nodes, x->nn, sizeof *x->nodes, cmp_pair);
+    cg_sources(x);
+    if (x->nn) /* qsort(NULL, 0) is undefined */
+        qsort(x->nodes, x->nn, sizeof *x->nodes, cmp_pair);
     for (size_t i = 0; i < x->nn; i++)
         if (!x->nodes[i].b)
             total += x->nodes[i].self;
     fprintf(x->out, "# callgrind format\nversion: 1\ncreator: cygtrace\npositions: line\n"
                     "events: Ticks\nsummary: %" PRIu64 "\n",
             total);
+    /* A function: its file, name, and self cost at its first line. A call pair after its
+     * caller: the callee's file when it is another, name, and the inclusive cost, charged to
+     * the caller's first line (the line of the call is not recorded). */
     for (size_t i = 0; i < x->nn; i++) {
         const struct node *n = &x->nodes[i];
 
         if (!n->b) {
-            fputs_unlocked("\nfl=???\n", x->out);
+            fn = n;
+            fprintf(x->out, "\nfl=%s\n", cg_file(x, n->file));
             cg_name(x, "fn", n->a);
-            fprintf(x->out, "0 %" PRIu64 "\n", n->self);
+            fprintf(x->out, "%" PRIu32 " %" PRIu64 "\n", n->line, n->self);
         } else {
+            if (fn && n->file != fn->file)
+                fprintf(x->out, "cfl=%s\n", cg_file(x, n->file));
             cg_name(x, "cfn", n->b);
-            fprintf(x->out, "calls=%" PRIu64 " 0\n0 %" PRIu64 "\n", n->calls, n->incl);
+            fprintf(x->out, "calls=%" PRIu64 " %" PRIu32 "\n%" PRIu32 " %" PRIu64 "\n", n->calls,
+                    n->line, fn ? fn->line : 0, n->incl);
         }
     }
 }
@@ -600,5 +671,8 @@ void export_free(struct export *x)
         free(x->names[i].json);
     free(x->map.s);
     free(x->nodes);
+    for (size_t i = 0; i < x->nfiles; i++)
+        free(x->files[i]);
+    free(x->files);
     free(x);
 }

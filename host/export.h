@@ -8,8 +8,9 @@
  *   folded     flamegraph.pl / speedscope lines "main;f;g N", N the stack's self time in
  *              ticks, summed per distinct stack: memory is one node per distinct stack.
  *   callgrind  a callgrind.out file (KCachegrind, callgrind_annotate): "events: Ticks", per
- *              function its self cost, per caller and callee the calls and inclusive cost:
- *              memory is one entry per function and per caller-callee pair.
+ *              function its source file and line (DWARF) and self cost, per caller and callee
+ *              the calls and inclusive cost: memory is one entry per function and per
+ *              caller-callee pair.
  * A call's time is counted as fnstat counts it (see fnstat.h), so a function's folded self
  * times add up to report's self, and a function that does not recurse has report's total as
  * its callgrind inclusive cost. */
@@ -19,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "dwarf.h"
 #include "sym.h"
 #include "tree.h"
 
@@ -31,6 +33,7 @@ struct export_opts {
     uint64_t hz;                 /* timestamp ticks per second; 0: unknown */
     uint32_t pid;                /* chrome's pid */
     const char *ctx_word;        /* "thread" or "context", in chrome's thread names */
+    struct dwarf_src *dwarf;     /* callgrind's source files and lines; NULL: "???" */
 };
 
 struct export;

@@ -329,9 +329,11 @@ static void fs_finish(void *arg, const struct tree_frame *stack, unsigned n)
     for (unsigned d = c->n; d-- > 0;)
         if (c->lvl[d].open)
             close_known(c, d, c->lvl[d].last, 1);
-    memset(c->lvl, 0, c->cap * sizeof *c->lvl);
+    if (c->lvl) /* none yet when no call came (a filter left them all out): memset(NULL) is UB */
+        memset(c->lvl, 0, c->cap * sizeof *c->lvl);
     c->n = 0;
-    memset(c->cnt, 0, c->cnt_cap * sizeof *c->cnt);
+    if (c->cnt)
+        memset(c->cnt, 0, c->cnt_cap * sizeof *c->cnt);
     c->cnt_used = 0;
     c->gen = 0;
     c->need_base = 1;

@@ -18,8 +18,20 @@ struct load {
     struct dec_ring ring;  /* a stream's: what its first description says (head unknown: 0) */
     int stream;            /* src holds a saved live stream, not a ring */
     int id_match;          /* 1 same build-id, 0 differs, -1 cannot tell (one has none) */
+    int machine_match;     /* the ELF's machine and word size are the trace's (1 with no ELF) */
     struct modmap *map;    /* DUMP.maps of a Linux ring (loaded objects, processes), or NULL */
+    char map_err[640];     /* why DUMP.maps is not used ("PATH: why"), "" when fine or absent */
+    char warning[768];     /* what could not be checked against the ELF, "" when nothing: every
+                              command says it ("cygtrace: warning: ...") */
 };
+
+/* Holes in the slots a pass reads beyond this are not a dump's: refused (load_attach). */
+#define LOAD_HOLES_MAX ((uint64_t)64 << 20)
+
+/* With no build-id to compare, the first distinct functions entered that are checked against
+ * the ELF's, and the events read to find them. */
+#define LOAD_CHECK_FUNCS 64u
+#define LOAD_CHECK_EVENTS (1u << 16)
 
 /* What a pass skipped and decoded: dec for a ring, fr and sd for a stream. */
 struct load_stats {
@@ -28,8 +40,12 @@ struct load_stats {
     struct sdec_stats sd;
 };
 
-/* Opens elf (may be NULL) and dump. On failure returns -1 with "INPUT: what is wrong" in err;
- * a build-id or machine mismatch fails unless force is set. */
+/* Opens elf (may be NULL) and dump. On failure returns -1 with "INPUT: what is wrong" in err:
+ * a build-id or machine mismatch fails unless force is set, and so does, when the build-ids
+ * cannot be compared (one side has none), a load address the ELF cannot have or first
+ * functions entered of which more than 1 in 8 do not start a function of the ELF (and
+ * l->warning says what could not be checked). A ring whose slots are mostly holes (a sparse
+ * file: more than LOAD_HOLES_MAX bytes) fails, force or not: reading them is all the work. */
 int load_open(struct load *l, const char *elf, const char *dump, int force, char *err,
               size_t errlen);
 
@@ -40,8 +56,10 @@ int load_attach(struct load *l, const char *elf, struct src *src, int force, cha
 /* Fills ring with what a stream description says. */
 void load_ring_of_desc(const struct sdec_desc *d, struct dec_ring *ring);
 
-/* Checks that the trace in l (its ring, or what a stream described) was recorded by elf;
- * -1 with "NAME: what differs" in err, unless force. name is the trace in messages. */
+/* Checks that the trace in l (its ring, or what a stream described) was recorded by elf: the
+ * machine, the build-id, and when one side has no build-id the load address (l->warning then
+ * says so); -1 with "INPUT: what differs" in err, unless force. name is the trace in
+ * messages. Sets l->id_match and l->machine_match; needs no source. */
 int load_check(struct load *l, const char *elf, const char *name, int force, char *err,
                size_t errlen);
 

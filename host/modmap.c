@@ -3,9 +3,13 @@
 #include "modmap.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "src.h"
 
 struct obj {
     struct modmap_object pub;
@@ -207,37 +211,37 @@ fail:
 
 struct modmap *modmap_open(const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    char *text = NULL;
-    size_t len = 0, cap = 0, n;
+    struct stat st;
+    struct src *src;
     struct modmap *m = NULL;
+    char *text = NULL;
+    uint64_t size;
+    long n;
 
     err[0] = 0;
-    if (!f) {
-        if (errno != ENOENT)
-            snprintf(err, errlen, "cannot open: %s", strerror(errno));
+    if (stat(path, &st) != 0 && errno == ENOENT)
         return NULL;
+    /* Never a pipe or a device (a FIFO would hang us, /dev/zero never ends), never more than
+     * any map the runtime writes. */
+    if (!(src = src_open_file(path, err, errlen)))
+        return NULL;
+    size = src_size(src);
+    if (size > MODMAP_MAX_BYTES) {
+        snprintf(err, errlen, "larger than %u MB (%" PRIu64 " bytes): not a map the runtime wrote",
+                 MODMAP_MAX_BYTES >> 20, size);
+        goto out;
     }
-    do {
-        if (len + 4096 > cap) {
-            char *t = realloc(text, cap = cap ? 2 * cap : 8192);
-
-            if (!t) {
-                snprintf(err, errlen, "out of memory");
-                goto out;
-            }
-            text = t;
-        }
-        n = fread(text + len, 1, cap - len, f);
-        len += n;
-    } while (n > 0);
-    if (ferror(f))
+    if (!(text = malloc(size ? (size_t)size : 1))) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    if ((n = src_read(src, 0, text, (size_t)size)) < 0)
         snprintf(err, errlen, "read error");
     else
-        m = modmap_parse(text, len, err, errlen);
+        m = modmap_parse(text, (size_t)n, err, errlen);
 out:
     free(text);
-    fclose(f);
+    src_close(src);
     return m;
 }
 

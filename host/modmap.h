@@ -42,8 +42,12 @@ struct modmap_process {
 /* Parses a map held in text (len bytes); NULL with a reason in err when it is not one. */
 struct modmap *modmap_parse(const char *text, size_t len, char *err, size_t errlen);
 
+/* Beyond any map the runtime writes (a line per loaded object): a file larger is refused. */
+#define MODMAP_MAX_BYTES (16u << 20)
+
 /* Reads the file path; NULL with err[0] == 0 when there is no such file, NULL with a reason
- * in err when it cannot be read or is not a map. */
+ * in err when it cannot be read or is not a map (not a regular file, larger than
+ * MODMAP_MAX_BYTES). */
 struct modmap *modmap_open(const char *path, char *err, size_t errlen);
 
 /* Frees the map and every object file it opened. NULL is fine. */

@@ -7,9 +7,11 @@
  * between a request and its answer.
  *
  * Every request is: send, then read bytes until a reply frame arrives, with one deadline for
- * the whole wait (reset by each console packet). A reply with a bad checksum is refused with
- * '-' a bounded number of times; a server that keeps refusing ours is given up on likewise.
- * Nothing waits without a deadline, so a server that goes silent is an error, not a hang. */
+ * the whole wait: console packets do not extend it, or a server that prints every second would
+ * keep us forever. A reply with a bad checksum is refused with '-' a bounded number of times; a
+ * server that keeps refusing ours is given up on likewise. Nothing waits without a deadline,
+ * so a server that goes silent is an error, not a hang; and no wait outlasts the stop flag
+ * (Ctrl-C) by more than a poll slice. */
 #include "rsp.h"
 
 #include <errno.h>
@@ -19,6 +21,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +38,7 @@
 #define RSP_MIN_BUFFER 4096 /* replies before and besides the bulk reads: qSupported, ... */
 #define RSP_DETACH_MS 1000  /* how long "D" may take before we close anyway */
 #define RSP_HALT_MS 1000    /* how long a halt may take to be answered */
+#define RSP_SLICE_MS 100    /* the longest a wait goes without looking at the stop flag */
 
 /* recv_frame's code for a '-' from the server: resend the request. */
 #define RSP_NAK 1
@@ -45,6 +49,7 @@ struct rsp {
     int timeout_ms;
     int no_ack;    /* both sides stopped acknowledging */
     int want_stop; /* the request being answered is '?': a stop reply is its answer */
+    int closing;   /* detaching: the stop flag no longer cuts the (short) wait */
     struct rsp_features feat;
     char *raw; /* the body of the frame being received, as sent */
     size_t raw_cap;
@@ -213,6 +218,19 @@ int rsp_error_code(const char *reply, size_t n)
     return hi < 0 || lo < 0 ? -1 : hi << 4 | lo;
 }
 
+int rsp_error_text(const char *reply, size_t n, char *buf, size_t len)
+{
+    size_t o = 0;
+
+    if (rsp_error_code(reply, n) < 0 || len == 0)
+        return -1;
+    /* As sent: "E.memory error" says more than any number would. Printable only, and short. */
+    for (size_t i = 0; i < n && o + 1 < len && o < 100; i++)
+        buf[o++] = reply[i] >= 0x20 && reply[i] < 0x7f ? reply[i] : '?';
+    buf[o] = 0;
+    return 0;
+}
+
 static int feature_is(const char *f, size_t n, const char *name)
 {
     return strlen(name) == n && !memcmp(f, name, n);
@@ -366,6 +384,25 @@ int rsp_parse_where(const char *s, struct rsp_where *w, char *err, size_t errlen
 
 /* --- the connection --------------------------------------------------------------------------- */
 
+/* Signals are process-wide, and so is the flag that says one came. */
+static const volatile sig_atomic_t *stop_flag;
+
+void rsp_set_stop(const volatile sig_atomic_t *flag)
+{
+    stop_flag = flag;
+}
+
+static int stopped(const struct rsp *c)
+{
+    return stop_flag && *stop_flag && !(c && c->closing);
+}
+
+/* A poll of at most RSP_SLICE_MS: a signal that lands just before it is seen that late. */
+static int slice(int64_t left)
+{
+    return left <= 0 ? 0 : left < RSP_SLICE_MS ? (int)left : RSP_SLICE_MS;
+}
+
 static int fail(struct rsp *c, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -432,6 +469,8 @@ static int write_all(struct rsp *c, const void *p, size_t n)
             n -= (size_t)k;
             continue;
         }
+        if (stopped(c))
+            return fail(c, RSP_ESTOPPED, "interrupted");
         if (k < 0 && errno == EINTR)
             continue;
         if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -440,7 +479,7 @@ static int write_all(struct rsp *c, const void *p, size_t n)
 
             if (left <= 0)
                 return fail(c, RSP_ETIMEOUT, "could not send within %s", secs(c->timeout_ms));
-            poll(&pf, 1, (int)left);
+            poll(&pf, 1, slice(left));
             continue;
         }
         if (k < 0 && (errno == EPIPE || errno == ECONNRESET))
@@ -459,9 +498,11 @@ static int get_byte(struct rsp *c, int64_t deadline)
         ssize_t k;
         int r;
 
+        if (stopped(c))
+            return fail(c, RSP_ESTOPPED, "interrupted");
         if (left <= 0)
             return fail(c, RSP_ETIMEOUT, "no answer within %s", secs(c->timeout_ms));
-        r = poll(&pf, 1, (int)left);
+        r = poll(&pf, 1, slice(left));
         if (r < 0 && errno != EINTR)
             return fail(c, RSP_EIO, "poll: %s", strerror(errno));
         if (r <= 0)
@@ -600,7 +641,6 @@ static int await_reply(struct rsp *c, int resend)
         c->pkt[k] = 0;
         if (is_output(c)) {
             output(c);
-            deadline = now_ms() + c->timeout_ms;
             continue;
         }
         /* A stop reply nobody asked for: QEMU announces that it stopped the machine when we
@@ -675,9 +715,13 @@ static int tcp_open(const struct rsp_where *w, int timeout_ms, char *err, size_t
             break;
         why = errno;
         if (why == EINPROGRESS) {
+            int64_t deadline = now_ms() + timeout_ms;
+
             pf = (struct pollfd){fd, POLLOUT, 0};
-            rc = poll(&pf, 1, timeout_ms);
-            why = rc == 0 ? ETIMEDOUT : rc < 0 ? errno : 0;
+            do
+                rc = stopped(NULL) ? -2 : poll(&pf, 1, slice(deadline - now_ms()));
+            while ((rc == 0 && now_ms() < deadline) || (rc < 0 && rc != -2 && errno == EINTR));
+            why = rc == 0 ? ETIMEDOUT : rc == -2 ? EINTR : rc < 0 ? errno : 0;
             if (rc > 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &why, &len) < 0)
                 why = errno;
             if (!why)
@@ -694,6 +738,8 @@ static int tcp_open(const struct rsp_where *w, int timeout_ms, char *err, size_t
                      "JLinkGDBServer, QEMU -gdb, gdbserver) running on that port?");
         else if (why == ETIMEDOUT)
             snprintf(err, errlen, "no connection within %s", secs(timeout_ms));
+        else if (why == EINTR && stopped(NULL))
+            snprintf(err, errlen, "interrupted");
         else
             snprintf(err, errlen, "cannot connect: %s", strerror(why));
         return -1;
@@ -855,12 +901,12 @@ const char *rsp_error(const struct rsp *c)
 /* The reply to a memory read: into buf (at most want bytes); the count, or an RSP_E* code. */
 static long mem_reply(struct rsp *c, int binary, uint8_t *buf, size_t want)
 {
-    int e = rsp_error_code((const char *)c->pkt, c->pkt_len);
+    char e[128];
     long got;
 
-    if (e >= 0)
+    if (rsp_error_text((const char *)c->pkt, c->pkt_len, e, sizeof e) == 0)
         return fail(c, RSP_EREPLY,
-                    "the server answered E%02X (memory it cannot read: a wrong "
+                    "the server answered %s (memory it cannot read: a wrong "
                     "address, or no target attached)",
                     e);
     if (c->pkt_len == 0)
@@ -923,8 +969,8 @@ int rsp_read_mem(struct rsp *c, uint64_t addr, void *buf, size_t len, rsp_progre
 int rsp_monitor(struct rsp *c, const char *cmd, rsp_output_fn out, void *arg)
 {
     size_t n = strlen(cmd);
-    char *pkt = malloc(6 + 2 * n + 1);
-    int rc, e;
+    char *pkt = malloc(6 + 2 * n + 1), e[128];
+    int rc;
 
     if (!pkt)
         return fail(c, RSP_ENOMEM, "out of memory");
@@ -939,8 +985,8 @@ int rsp_monitor(struct rsp *c, const char *cmd, rsp_output_fn out, void *arg)
         return prefix(c, rc, "monitor %s", cmd);
     if (c->pkt_len == 0)
         return fail(c, RSP_EUNSUPPORTED, "the server has no monitor commands (qRcmd)");
-    if ((e = rsp_error_code((const char *)c->pkt, c->pkt_len)) >= 0)
-        return fail(c, RSP_EREPLY, "monitor %s: the server answered E%02X", cmd, e);
+    if (rsp_error_text((const char *)c->pkt, c->pkt_len, e, sizeof e) == 0)
+        return fail(c, RSP_EREPLY, "monitor %s: the server answered %s", cmd, e);
     /* Some servers send the output as the answer itself instead of 'O' packets. */
     if (!reply_is(c, "OK") && c->pkt_len % 2 == 0 && is_hex(c->pkt, c->pkt_len) && out) {
         char text[512];
@@ -959,8 +1005,8 @@ int rsp_monitor(struct rsp *c, const char *cmd, rsp_output_fn out, void *arg)
 
 int rsp_attach(struct rsp *c, unsigned long n)
 {
-    char cmd[32];
-    int rc, e;
+    char cmd[32], e[128];
+    int rc;
 
     snprintf(cmd, sizeof cmd, "vAttach;%lx", n);
     c->want_stop = 1; /* the answer to an attach is the stop reply of what it stopped */
@@ -968,9 +1014,9 @@ int rsp_attach(struct rsp *c, unsigned long n)
     c->want_stop = 0;
     if (rc < 0)
         return prefix(c, rc, "attach %lu", n);
-    if ((e = rsp_error_code((const char *)c->pkt, c->pkt_len)) >= 0)
+    if (rsp_error_text((const char *)c->pkt, c->pkt_len, e, sizeof e) == 0)
         return fail(c, RSP_EREPLY,
-                    "attach %lu: the server answered E%02X (no such target; "
+                    "attach %lu: the server answered %s (no such target; "
                     "scan first, e.g. --monitor=swdp_scan)",
                     n, e);
     if (c->pkt_len == 0)
@@ -1023,10 +1069,11 @@ int rsp_auxv(struct rsp *c, uint8_t **buf, size_t *len)
         if ((rc = request(c, cmd)) < 0)
             goto out;
         if (c->pkt_len == 0 || (c->pkt[0] != 'l' && c->pkt[0] != 'm')) {
-            int e = rsp_error_code((const char *)c->pkt, c->pkt_len);
+            char e[128];
 
-            rc = e >= 0 ? fail(c, RSP_EREPLY, "the server answered E%02X to qXfer:auxv:read", e)
-                        : fail(c, RSP_EUNSUPPORTED, "no auxiliary vector from the server");
+            rc = rsp_error_text((const char *)c->pkt, c->pkt_len, e, sizeof e) == 0
+                     ? fail(c, RSP_EREPLY, "the server answered %s to qXfer:auxv:read", e)
+                     : fail(c, RSP_EUNSUPPORTED, "no auxiliary vector from the server");
             goto out;
         }
         if (have + c->pkt_len > cap) {
@@ -1081,6 +1128,7 @@ void rsp_close(struct rsp *c)
     if (c->fd >= 0) {
         long k = rsp_frame("D", 1, c->tx, c->tx_cap);
 
+        c->closing = 1; /* after Ctrl-C too: a target left halted under its probe is worse */
         c->timeout_ms = c->timeout_ms < RSP_DETACH_MS ? c->timeout_ms : RSP_DETACH_MS;
         c->tx_len = (size_t)k;
         if (k > 0 && write_all(c, c->tx, c->tx_len) == 0)

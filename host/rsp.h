@@ -11,6 +11,7 @@
 #ifndef RSP_H
 #define RSP_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,7 +25,7 @@ enum {
     RSP_EREPLY = -7,       /* the server answered "E NN" */
     RSP_EUNSUPPORTED = -8, /* the server does not know the request (empty reply) */
     RSP_ENOMEM = -9,
-    RSP_ESTOPPED = -10, /* the progress callback asked to stop */
+    RSP_ESTOPPED = -10, /* the progress callback or the stop flag asked to stop */
 };
 
 /* Where to connect, as "--gdb=" gives it: HOST:PORT, or a serial device path[:BAUD]. */
@@ -55,6 +56,12 @@ struct rsp;
 
 /* Parses a --gdb= argument; 0, or -1 with a reason in err. */
 int rsp_parse_where(const char *s, struct rsp_where *w, char *err, size_t errlen);
+
+/* Every wait (connect, send, reply) ends within a tenth of a second once *flag is nonzero
+ * (the caller's signal handler sets it on Ctrl-C): the request fails with RSP_ESTOPPED and
+ * the reason "interrupted"; rsp_close still detaches, within its own short wait. NULL: none.
+ * Process-wide, as signals are. */
+void rsp_set_stop(const volatile sig_atomic_t *flag);
 
 /* Connects and asks qSupported; NULL with a one-line reason in err. */
 struct rsp *rsp_connect(const char *where, int timeout_ms, char *err, size_t errlen);
@@ -119,6 +126,10 @@ long rsp_hex_encode(const void *p, size_t n, char *out, size_t cap);
 
 /* Returns NN (0..255) when the reply is an error "E NN" (or "E.text": 0), else -1. */
 int rsp_error_code(const char *reply, size_t n);
+
+/* Writes an error reply as the server sent it ("E01", "E.memory error"; printable characters
+ * only, 100 at most) into buf: 0, or -1 when the reply is no error. */
+int rsp_error_text(const char *reply, size_t n, char *buf, size_t len);
 
 /* Fills f from a qSupported reply; 0, or -1 when a PacketSize is not a hex number. */
 int rsp_parse_supported(const char *reply, size_t n, struct rsp_features *f);

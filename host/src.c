@@ -17,18 +17,49 @@ struct src {
     uint64_t size;
 };
 
+const char *src_not_regular(unsigned mode)
+{
+    if (S_ISDIR(mode))
+        return "is a directory";
+    if (S_ISFIFO(mode))
+        return "a named pipe, not a file";
+    if (S_ISCHR(mode))
+        return "a character device, not a file";
+    if (S_ISBLK(mode))
+        return "a block device, not a file";
+    if (S_ISSOCK(mode))
+        return "a socket, not a file";
+    return S_ISREG(mode) ? NULL : "not a regular file";
+}
+
 struct src *src_open_file(const char *path, char *err, size_t errlen)
 {
     struct src *s;
     struct stat st;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    const char *why;
+    int fd;
 
+    /* The type is checked before the open: opening a named pipe waits for a writer (forever,
+     * for a dump given by mistake), and opening a device may act on it (a tty's modem lines).
+     * O_NONBLOCK and the second check: the path may have been replaced meanwhile. */
+    if (stat(path, &st) < 0) {
+        snprintf(err, errlen, "%s", strerror(errno));
+        return NULL;
+    }
+    if ((why = src_not_regular(st.st_mode))) {
+        snprintf(err, errlen, "%s%s", why,
+                 S_ISFIFO(st.st_mode) ? "; save what it carries to a file first, or watch it "
+                                        "with cygtrace live --file="
+                                      : "");
+        return NULL;
+    }
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) {
         snprintf(err, errlen, "%s", strerror(errno));
         return NULL;
     }
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s", S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
+    if (fstat(fd, &st) < 0 || (why = src_not_regular(st.st_mode))) {
+        snprintf(err, errlen, "%s", why ? why : strerror(errno));
         close(fd);
         return NULL;
     }
@@ -83,6 +114,30 @@ long src_read(struct src *s, uint64_t off, void *buf, size_t len)
         done += (size_t)n;
     }
     return (long)done;
+}
+
+uint64_t src_data_bytes(struct src *s, uint64_t off, uint64_t len)
+{
+    uint64_t end, data = 0;
+
+    if (s->fd < 0 || off >= s->size)
+        return len;
+    end = len > s->size - off ? s->size : off + len;
+    while (off < end) {
+        off_t d = lseek(s->fd, (off_t)off, SEEK_DATA), h;
+
+        if (d < 0 && errno == ENXIO)
+            break; /* holes up to the end of the file */
+        if (d < 0)
+            return len; /* no SEEK_DATA here: all of it counts as data */
+        if ((uint64_t)d >= end)
+            break;
+        if ((h = lseek(s->fd, d, SEEK_HOLE)) < 0)
+            return len;
+        off = (uint64_t)h < end ? (uint64_t)h : end;
+        data += off - (uint64_t)d;
+    }
+    return data;
 }
 
 uint64_t src_size(const struct src *s)

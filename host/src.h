@@ -9,14 +9,23 @@
 
 struct src;
 
-/* Opens a regular file; NULL with a reason in err (strerror text, "is a directory", ...). */
+/* Opens a regular file, and only one: never waits on a named pipe nor opens a device; NULL
+ * with a reason in err (strerror text, "is a directory", "a named pipe, not a file", ...). */
 struct src *src_open_file(const char *path, char *err, size_t errlen);
+
+/* What is wrong with a file of type mode (st_mode) where a regular file is needed ("a named
+ * pipe, not a file", ...), or NULL for a regular file. */
+const char *src_not_regular(unsigned mode);
 
 /* Wraps len bytes at buf; the source frees buf on close when owned is set. */
 struct src *src_open_mem(const char *name, void *buf, size_t len, int owned);
 
 /* Reads up to len bytes at off into buf; returns the bytes read (fewer at the end), or -1. */
 long src_read(struct src *s, uint64_t off, void *buf, size_t len);
+
+/* Returns how many of the len bytes at off the source really holds: all of them but a sparse
+ * file's holes (which read as zeros, and cost time to read all the same). */
+uint64_t src_data_bytes(struct src *s, uint64_t off, uint64_t len);
 
 /* Returns the size in bytes. */
 uint64_t src_size(const struct src *s);

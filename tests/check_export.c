@@ -32,9 +32,10 @@ static void feed(const struct tree_sink *sink, unsigned start_depth, const char 
     tree_free(t);
 }
 
-static char *export_of(enum export_format fmt, unsigned start_depth, const char *script)
+static char *export_hz(enum export_format fmt, uint64_t hz, unsigned start_depth,
+                       const char *script)
 {
-    struct export_opts o = {.format = fmt, .hz = 1000000, .pid = 7, .ctx_word = "thread"};
+    struct export_opts o = {.format = fmt, .hz = hz, .pid = 7, .ctx_word = "thread"};
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -46,6 +47,11 @@ static char *export_of(enum export_format fmt, unsigned start_depth, const char 
     export_free(x);
     fclose(f);
     return buf;
+}
+
+static char *export_of(enum export_format fmt, unsigned start_depth, const char *script)
+{
+    return export_hz(fmt, 1000000, start_depth, script);
 }
 
 static struct fnstat_row row_of(unsigned start_depth, const char *script, uint64_t addr)
@@ -150,6 +156,41 @@ START_TEST(test_export_chrome_balanced)
 }
 END_TEST
 
+/* A slow clock: at 1 Hz a tick is a second, and the times of a big counter do not fit in 64
+ * bits as nanoseconds (every ts came out 0.000); past 2^64 microseconds they still come out. */
+START_TEST(test_export_chrome_slow_clock)
+{
+    char *out = export_hz(EXPORT_CHROME, 1, 0, "A+@5000000000000 A-@5000000000002");
+
+    ck_assert_ptr_nonnull(strstr(out, "\"ts\":5000000000000000000.000,"));
+    ck_assert_ptr_nonnull(strstr(out, "\"ts\":5000000000002000000.000,"));
+    free(out);
+    out = export_hz(EXPORT_CHROME, 1, 0, "A+@100000000000000 A-@100000000000001");
+    ck_assert_ptr_nonnull(strstr(out, "\"ts\":100000000000000000000.000,"));
+    free(out);
+    out = export_hz(EXPORT_CHROME, 3, 0, "A+@1 A-@2");
+    ck_assert_ptr_nonnull(strstr(out, "\"ts\":333333.333,"));
+    ck_assert_ptr_nonnull(strstr(out, "\"ts\":666666.667,"));
+    free(out);
+}
+END_TEST
+
+/* No call at all (a --time-range past the end): every format still writes its frame. */
+START_TEST(test_export_empty)
+{
+    char *out = export_of(EXPORT_CALLGRIND, 0, "");
+
+    ck_assert_ptr_nonnull(strstr(out, "summary: 0\n"));
+    free(out);
+    out = export_of(EXPORT_FOLDED, 0, "");
+    ck_assert_str_eq(out, "");
+    free(out);
+    out = export_of(EXPORT_CHROME, 0, "");
+    ck_assert_str_eq(out + strlen(out) - 4, "\n]}\n");
+    free(out);
+}
+END_TEST
+
 Suite *export_suite(void)
 {
     Suite *s = suite_create("export");
@@ -158,6 +199,8 @@ Suite *export_suite(void)
     tcase_add_test(tc, test_export_folded_self_equals_fnstat);
     tcase_add_test(tc, test_export_callgrind_inclusive_equals_total);
     tcase_add_test(tc, test_export_chrome_balanced);
+    tcase_add_test(tc, test_export_chrome_slow_clock);
+    tcase_add_test(tc, test_export_empty);
     suite_add_tcase(s, tc);
     return s;
 }

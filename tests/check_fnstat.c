@@ -222,9 +222,9 @@ START_TEST(test_fnstat_contexts)
 }
 END_TEST
 
-/* A loss in the middle: the exits that come name the frames open before it; one the loss
- * replaced (D instead of B) is known from the first event after the loss, and B, whose exit
- * was lost, is not counted. */
+/* A loss in the middle: the exits that come name the frames open before it; a call made in
+ * the loss (D) is known from the first event after the loss, and B, whose exit was lost, is
+ * not counted. */
 START_TEST(test_fnstat_loss)
 {
     struct fnstat *s = run("+A@0 +B@10 L@15 -B@30 -A@50", 0);
@@ -233,8 +233,8 @@ START_TEST(test_fnstat_loss)
     ROW_EQ(s, 'B', 1, 0, 20, 20, 20);
     fnstat_free(s);
     s = run("+A@0 +B@10 +X@11 -X@12 L@15 +C@20 -C@25 -D@30 -A@50", 0);
-    ROW_EQ(s, 'D', 1, 1, 10, 5, 10);
-    ROW_EQ(s, 'A', 1, 0, 50, 40, 50);
+    ROW_EQ(s, 'D', 1, 1, 10, 10, 10); /* shown on top of B: C, before it, was no callee */
+    ROW_EQ(s, 'A', 1, 0, 50, 50, 50); /* B's time, its end unknown, stays in A's own */
     ROW_EQ(s, 'B', 0, 0, 0, 0, 0);
     fnstat_free(s);
 }

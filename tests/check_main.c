@@ -27,6 +27,8 @@ int main(void)
     srunner_add_suite(sr, modmap_suite());
     srunner_add_suite(sr, dwarf_suite());
     srunner_add_suite(sr, ringlock_suite());
+    srunner_add_suite(sr, outfile_suite());
+    srunner_add_suite(sr, load_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);

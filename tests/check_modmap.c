@@ -2,9 +2,11 @@
  * and names through it against a real ELF (tests/fixtures' sym_x86_64 standing in for a
  * shared library placed elsewhere in the process). */
 #include <check.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "modmap.h"
@@ -124,6 +126,34 @@ START_TEST(test_modmap_open_reads_file)
     ck_assert_uint_eq(modmap_count(m), 500);
     ck_assert_str_eq(modmap_object(m, 499)->base, "l499.so");
     modmap_close(m);
+}
+END_TEST
+
+/* A named pipe (the open must not wait for a writer) and a file larger than any map: refused
+ * with a reason, at once. */
+START_TEST(test_modmap_open_refuses_pipes_and_huge_files)
+{
+    char dir[] = "/tmp/check_modmap_XXXXXX", path[64], err[160] = "";
+    int fd;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/fifo.maps", dir);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    ck_assert_ptr_null(modmap_open(path, err, sizeof err));
+    ck_assert_msg(strstr(err, "named pipe"), "%s", err);
+    unlink(path);
+    ck_assert_ptr_null(modmap_open("/dev/zero", err, sizeof err));
+    ck_assert_msg(strstr(err, "character device"), "%s", err);
+    snprintf(path, sizeof path, "%s/huge.maps", dir);
+    fd = open(path, O_CREAT | O_WRONLY, 0600);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, "cygtrace-maps 1\n", 16), 16);
+    ck_assert_int_eq(ftruncate(fd, MODMAP_MAX_BYTES + 1), 0); /* sparse: no disk */
+    close(fd);
+    ck_assert_ptr_null(modmap_open(path, err, sizeof err));
+    ck_assert_msg(strstr(err, "larger than"), "%s", err);
+    unlink(path);
+    rmdir(dir);
 }
 END_TEST
 
@@ -255,6 +285,7 @@ Suite *modmap_suite(void)
     tcase_add_loop_test(tc, test_modmap_rejects_bad_lines, 0, (int)(sizeof bad / sizeof bad[0]));
     tcase_add_test(tc, test_modmap_open_missing_is_no_map);
     tcase_add_test(tc, test_modmap_open_reads_file);
+    tcase_add_test(tc, test_modmap_open_refuses_pipes_and_huge_files);
     tcase_add_test(tc, test_modmap_names_library_functions);
     tcase_add_test(tc, test_modmap_other_build_stays_unnamed);
     tcase_add_test(tc, test_modmap_later_object_wins);

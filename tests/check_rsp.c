@@ -241,6 +241,24 @@ START_TEST(test_rsp_error_code)
 }
 END_TEST
 
+/* An error as the server said it: "E.memory error" is not "E00". */
+START_TEST(test_rsp_error_text)
+{
+    char buf[128];
+
+    ck_assert_int_eq(rsp_error_text("E01", 3, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "E01");
+    ck_assert_int_eq(rsp_error_text("E.memory error", 14, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "E.memory error");
+    ck_assert_int_eq(rsp_error_text("E.bad\nline\x01", 11, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "E.bad?line?");
+    ck_assert_int_eq(rsp_error_text("E.long text", 11, buf, 5), 0);
+    ck_assert_str_eq(buf, "E.lo");
+    ck_assert_int_eq(rsp_error_text("OK", 2, buf, sizeof buf), -1);
+    ck_assert_int_eq(rsp_error_text("E010", 4, buf, sizeof buf), -1);
+}
+END_TEST
+
 START_TEST(test_rsp_parse_supported)
 {
     static const char gdbserver[] =
@@ -369,6 +387,7 @@ Suite *rsp_suite(void)
     tcase_add_test(tc, test_rsp_frame_round_trip);
     tcase_add_test(tc, test_rsp_hex);
     tcase_add_test(tc, test_rsp_error_code);
+    tcase_add_test(tc, test_rsp_error_text);
     tcase_add_test(tc, test_rsp_parse_supported);
     tcase_add_test(tc, test_rsp_auxv_find);
     tcase_add_test(tc, test_rsp_parse_where);

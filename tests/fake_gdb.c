@@ -15,6 +15,9 @@
  *         badsum  every reply carries a wrong checksum
  *         silent  never answers a memory read
  *         noctl   memory is all zeros, everywhere
+ *         chatty  never answers a memory read, but sends console output ("O" packets) every
+ *                 second meanwhile, as a busy probe does
+ *         etext   every memory read answers "E.memory error" (an error with text)
  * OPTION: pty     serve on a pseudo-terminal instead; PORTFILE gets its path
  *         hex     do not offer binary-upload: the client must read with 'm'
  *         ack     do not offer QStartNoAckMode: every packet is acknowledged
@@ -38,7 +41,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-enum mode { M_OK, M_E01, M_CLOSE, M_BADSUM, M_SILENT, M_NOCTL };
+enum mode { M_OK, M_E01, M_CLOSE, M_BADSUM, M_SILENT, M_NOCTL, M_CHATTY, M_ETEXT };
 
 static enum mode mode;
 static int opt_pty, opt_hex, opt_ack, opt_small, opt_slow;
@@ -76,13 +79,14 @@ static void put(const void *p, size_t n)
     }
 }
 
+/* Bytes read from the client and not yet used: the chatty mode looks at them too. */
+static uint8_t in_buf[4096];
+static size_t in_pos, in_len;
+
 static int get(void)
 {
-    static uint8_t buf[4096];
-    static size_t pos, len;
-
-    while (pos == len) {
-        ssize_t k = read(fd, buf, sizeof buf);
+    while (in_pos == in_len) {
+        ssize_t k = read(fd, in_buf, sizeof in_buf);
 
         if (k < 0 && (errno == EINTR || errno == EAGAIN)) {
             struct pollfd pf = {fd, POLLIN, 0};
@@ -91,10 +95,10 @@ static int get(void)
         }
         if (k <= 0)
             exit(3);
-        pos = 0;
-        len = (size_t)k;
+        in_pos = 0;
+        in_len = (size_t)k;
     }
-    return buf[pos++];
+    return in_buf[in_pos++];
 }
 
 /* Frames body (already escaped) with run-length encoding of plain repeated characters. */
@@ -199,6 +203,22 @@ static void read_memory(const char *req, int binary)
     reads++;
     if (mode == M_SILENT)
         return;
+    if (mode == M_CHATTY) {
+        /* Busy, says the console, every second; the answer never comes. Back to the packets
+         * as soon as the client sends one (its detach). */
+        struct pollfd pf = {fd, POLLIN, 0};
+        char out[128] = "O";
+
+        for (const char *p = "fake_gdb: still busy\n"; *p; p++)
+            sprintf(out + strlen(out), "%02x", (uint8_t)*p);
+        while (in_pos == in_len && poll(&pf, 1, 1000) == 0)
+            reply(out);
+        return;
+    }
+    if (mode == M_ETEXT) {
+        reply("E.memory error");
+        return;
+    }
     if (opt_slow)
         usleep(1000);
     if (mode == M_E01 || !(m = memory(addr, &len))) {
@@ -370,7 +390,8 @@ static void open_tcp(const char *portfile)
 
 int main(int argc, char **argv)
 {
-    static const char *modes[] = {"ok", "e01", "close", "badsum", "silent", "noctl"};
+    static const char *modes[] = {"ok",     "e01",   "close",  "badsum",
+                                  "silent", "noctl", "chatty", "etext"};
     char *opts, *tok;
     int found = 0;
 

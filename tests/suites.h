@@ -22,5 +22,7 @@ Suite *export_suite(void);
 Suite *modmap_suite(void);
 Suite *dwarf_suite(void);
 Suite *ringlock_suite(void);
+Suite *outfile_suite(void);
+Suite *load_suite(void);
 
 #endif

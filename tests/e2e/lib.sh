@@ -3,9 +3,9 @@
 # Gives a script: ROOT (the source tree), BUILD (env CYGTRACE_BUILD, default build), CT (the
 # cygtrace binary), E2E_DIR (this folder), T (a fresh temp dir under $BUILD/tests/tmp/,
 # removed when every test passed); the helpers need, pass, fail, check, run, same,
-# expect_error, tree_body, tree_as_etrace, braces_check, indent_of; and finish, whose line
-# "NAME: N passed, M failed" must stay the last line of the script's stdout: tests/run.sh sums
-# the counts from it. Each test is one real run of the real programs.
+# expect_error, timed_error, tree_body, tree_as_etrace, braces_check, indent_of; and finish,
+# whose line "NAME: N passed, M failed" must stay the last line of the script's stdout:
+# tests/run.sh sums the counts from it. Each test is one real run of the real programs.
 
 set -u
 
@@ -119,6 +119,17 @@ expect_error() {
     else
         pass "$name"
     fi
+}
+
+# timed_error NAME REGEX CMD...: expect_error with status 1, and NAME-bounded: in less than
+# TIMED_ERROR_MS milliseconds (default 5000).
+timed_error() {
+    local name=$1 re=$2 start took
+    shift 2
+    start=$(date +%s%N)
+    expect_error "$name" 1 "$re" "$@"
+    took=$((($(date +%s%N) - start) / 1000000))
+    check "$name-bounded" "took $took ms" [ "$took" -lt "${TIMED_ERROR_MS:-5000}" ]
 }
 
 # tree_body FILE: the tree style without its duration column and DURATION headers, so that

@@ -54,15 +54,7 @@ fake() {
     [ "${WHERE#/}" = "$WHERE" ] && WHERE=127.0.0.1:$WHERE
 }
 
-# timed_error NAME REGEX CMD...: expect_error with status 1, in less than 15 s.
-timed_error() {
-    local name=$1 re=$2 start took
-    shift 2
-    start=$(date +%s%N)
-    expect_error "$name" 1 "$re" "$@"
-    took=$((($(date +%s%N) - start) / 1000000))
-    check "$name-bounded" "took $took ms" [ "$took" -lt 15000 ]
-}
+TIMED_ERROR_MS=15000
 
 run crumble env CYGTRACE_OUT="$T/crumble.trace" CYGTRACE_SIZE=64K "$CRUMBLE"
 check crumble-runs "status $RC" [ "$RC" -eq 0 ]
@@ -118,6 +110,48 @@ timed_error silent 'cyg_rt: reading 8 bytes at 0x[0-9a-f]+: no answer within 2 s
 fake noctl noctl "$T/crumble.img" "$RT"
 timed_error noctl 'the runtime has not set up its buffer yet \(cyg_rt points at no control block\)' \
     "$CT" pull --timeout=2 --gdb="$WHERE" "$CRUMBLE"
+
+fake etext etext "$T/crumble.img" "$RT"
+timed_error etext 'cyg_rt: reading 8 bytes at 0x[0-9a-f]+: the server answered E\.memory error' \
+    "$CT" pull --timeout=2 --gdb="$WHERE" "$CRUMBLE"
+# Console output every second does not keep a request alive: --timeout bounds the whole wait.
+fake chatty chatty "$T/crumble.img" "$RT"
+timed_error chatty 'cyg_rt: reading 8 bytes at 0x[0-9a-f]+: no answer within 2 s' \
+    "$CT" pull --timeout=2 --gdb="$WHERE" "$CRUMBLE"
+
+# --- Ctrl-C while a server keeps us waiting: ends at once, detaches, dies of the signal ---------
+# interrupt TAG MODE SIGNAL STATUS: pull --timeout=30 from fake_gdb MODE, SIGNAL after 0.5 s.
+# CT_NATIVE: the signal must reach the tool, not valgrind. env --default-signal: a command
+# started in the background of a script ignores SIGINT otherwise.
+interrupt() {
+    local tag=$1 mode=$2 sig=$3 want=$4 pull_pid start took fake_rc
+    fake "$tag" "$mode" "$T/crumble.img" "$RT"
+    env --default-signal=INT "$CT_NATIVE" pull --timeout=30 --gdb="$WHERE" "$CRUMBLE" \
+        >"$T/$tag.out" 2>"$T/$tag.err" &
+    pull_pid=$!
+    sleep 0.5
+    start=$(date +%s%N)
+    kill -"$sig" "$pull_pid"
+    wait "$pull_pid"
+    RC=$?
+    took=$((($(date +%s%N) - start) / 1000000))
+    wait "$FAKE_PID"
+    fake_rc=$?
+    check "$tag-dies-of-signal" "status $RC, expected $want (SIG$sig)" [ "$RC" -eq "$want" ]
+    check "$tag-at-once" "took $took ms after the signal" [ "$took" -lt 1500 ]
+    check "$tag-says-so" "stderr: $(tr '\n' '|' <"$T/$tag.err")" \
+        grep -qx "cygtrace: gdb $WHERE: interrupted; detached from the target" "$T/$tag.err"
+    check "$tag-detached" "fake_gdb exited with $fake_rc: no detach" [ "$fake_rc" -eq 0 ]
+}
+interrupt ctrl-c-silent silent INT 130
+interrupt ctrl-c-chatty chatty INT 130
+interrupt sigterm-silent silent TERM 143
+
+# -o onto the ELF: refused before anything is asked of the server, the ELF intact.
+cp "$CRUMBLE" "$T/crumble-o"
+timed_error onto-elf 'crumble-o: is the ELF \(an input\); write the output elsewhere' \
+    "$CT" pull --timeout=2 --gdb=127.0.0.1:1 -o "$T/crumble-o" "$T/crumble-o"
+check onto-elf-intact "the ELF changed" cmp -s "$CRUMBLE" "$T/crumble-o"
 
 # --- interrupted in the middle of a long read: still detaches, then dies of the signal --------
 run big env CYGTRACE_OUT="$T/big.trace" "$CRUMBLE"

@@ -1,14 +1,23 @@
 /* fuzz_dump.c - libFuzzer target: a ring dump (or a RAM image holding one, or a saved stream)
- * decoded and printed the way "cygtrace tree" does it, without an ELF: load_attach finds the
- * control block, one pass learns the contexts, one pass per context builds and renders its
- * tree (to /dev/null).
+ * decoded the way "cygtrace tree", "report" and "export" do it, without an ELF: load_attach
+ * finds the control block, one pass learns the contexts, one pass per context builds and
+ * renders its tree (to /dev/null); then, as cmd_filter_run drives report and export, a scan
+ * through the time range and one pass feeding every context's tree behind its filter into
+ * the per-function statistics (whose table is formatted as report prints it) and into an
+ * export writer (to /dev/null).
  *
- * Input byte 0 picks the mode, byte 1 the renderer's options:
+ * Input byte 0 picks the mode, byte 1 the options:
  *   mode bit 0 clear: the rest is the dump as it is (seeded with real dumps, so the fuzzer
  *                     mutates records behind a header that checks);
  *   mode bit 0 set:   the next 10 bytes choose the control block's fields and the harness
  *                     writes a valid block (magic, CRC) in front of the rest, the records;
- *                     mode bit 1 puts 36 bytes of RAM before it (dec_locate's scan).
+ *                     mode bit 1 puts 36 bytes of RAM before it (dec_locate's scan);
+ *   mode bits 2-3:    the export format: chrome, folded, callgrind (3: callgrind too);
+ *   mode bit 4:       a time range, from (opt & 15) << 4k to 4 << 4k ticks later, k = opt >> 4
+ *                     (from a few ticks to far past the end);
+ *   mode bit 5:       a minimum duration of 1 << (opt & 31) ticks;
+ *   mode bit 6, 7:    only, hide: the first function entered.
+ *   opt:              the renderer's options (fuzzsink_opts), and the filters' depth limit.
  * Random bytes die at the block's CRC; the second mode gets every input past it. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,6 +25,9 @@
 
 #include "crc32.h"
 #include "cyg_format.h"
+#include "export.h"
+#include "filter.h"
+#include "fnstat.h"
 #include "fuzzsink.h"
 #include "load.h"
 
@@ -95,6 +107,140 @@ static void check_stats(const struct load *l, const struct load_stats *st)
         abort();
 }
 
+static FILE *null_out(void)
+{
+    static FILE *f;
+
+    if (!f && !(f = fopen("/dev/null", "w")))
+        abort(); /* the harness cannot run at all: not a finding */
+    return f;
+}
+
+/* The filters the mode and option bytes ask for; only and hide both name first, the first
+ * function entered. */
+static void filters(uint8_t mode, uint8_t opt, uint64_t first, struct filter_opts *fo,
+                    struct filter_time *ft)
+{
+    unsigned k = (opt >> 4) * 4u;
+
+    memset(fo, 0, sizeof *fo);
+    memset(ft, 0, sizeof *ft);
+    fo->max_depth = (opt >> 2) & 1 ? 3 : 0;
+    if (mode & 0x10) {
+        ft->on = ft->have_from = ft->have_to = 1;
+        ft->from = (uint64_t)(opt & 15) << k;
+        ft->to = ft->from + ((uint64_t)4 << k);
+    }
+    if (mode & 0x20)
+        fo->min = (uint64_t)1 << (opt & 31);
+    fo->have_only = !!(mode & 0x40);
+    fo->only = first;
+    fo->have_hide = !!(mode & 0x80);
+    fo->hide = first;
+}
+
+/* report's table: every key, every number formatted as it prints them. */
+static void report_rows(struct fnstat *s, uint64_t hz)
+{
+    for (int key = 0; key < FNSTAT_KEYS; key++) {
+        const struct fnstat_row *rows;
+        size_t n;
+        char t[32], name[64];
+
+        rows = fnstat_rows(s, (enum fnstat_key)key, &n);
+        for (size_t i = 0; rows && i < n; i++) {
+            render_duration(rows[i].total, hz, t, sizeof t);
+            render_duration(rows[i].self, hz, t, sizeof t);
+            render_duration(rows[i].calls ? rows[i].total / rows[i].calls : 0, hz, t, sizeof t);
+            render_duration(rows[i].max, hz, t, sizeof t);
+            render_addr(NULL, 0, rows[i].addr, name, sizeof name);
+        }
+    }
+}
+
+/* report and export as cmd_filter_run drives them: a scan of the events in the time range
+ * (each context's starting depth), then one pass feeding, per context, a tree behind a filter
+ * into the statistics and another into the export. */
+static void report_and_export(struct load *l, uint8_t mode, uint8_t opt)
+{
+    struct export_opts xo = {.format = (enum export_format)(((mode >> 2) & 3) % 3),
+                             .hz = l->ring.ts_hz, .pid = 1, .ctx_word = "thread"};
+    struct tree_scan sc = {0};
+    struct filter_opts fo;
+    struct filter_time ft;
+    struct fnstat *fs = fnstat_new(NULL, 0);
+    struct export *x = export_new(null_out(), &xo);
+    struct {
+        uint32_t id;
+        struct tree *t[2];
+        struct filter *f[2];
+    } cr[MAX_CTX];
+    struct load_pass *p;
+    uint64_t first = 0;
+    unsigned n = 0;
+    struct ev e;
+
+    memset(cr, 0, sizeof cr);
+    if (!fs || !x || !(p = load_pass_open(l)))
+        goto out;
+    filters(mode, opt, 0, &fo, &ft);
+    while (load_pass_next(p, &e) > 0) {
+        if (!filter_time_keep(&ft, &e))
+            continue;
+        if (!first && e.kind == EV_ENTER)
+            first = e.addr;
+        if (tree_scan_add(&sc, &e) < 0)
+            break;
+    }
+    load_pass_close(p);
+    filters(mode, opt, first, &fo, &ft); /* the time range's origin found again, pass by pass */
+    for (unsigned i = 0; i < sc.n && n < MAX_CTX; i++) {
+        const struct tree_sink *sink[2];
+
+        if (!sc.ctx[i].events)
+            continue;
+        cr[n].id = sc.ctx[i].id;
+        sink[0] = fnstat_sink(fs, sc.ctx[i].id);
+        sink[1] = export_sink(x, sc.ctx[i].id, sc.ctx[i].os_tid);
+        for (unsigned k = 0; k < 2; k++) {
+            if (!sink[k] || !(cr[n].f[k] = filter_new(sink[k], &fo)))
+                goto out;
+            cr[n].t[k] = tree_new(filter_active(&fo) ? filter_sink(cr[n].f[k]) : sink[k],
+                                  (unsigned)-sc.ctx[i].min_depth, NULL, NULL);
+            if (!cr[n].t[k])
+                goto out;
+        }
+        n++;
+    }
+    if (!(p = load_pass_open(l)))
+        goto out;
+    while (load_pass_next(p, &e) > 0) {
+        unsigned i;
+
+        if (!filter_time_keep(&ft, &e))
+            continue;
+        for (i = 0; i < n && cr[i].id != e.ctx; i++)
+            ;
+        if (i < n && (tree_feed(cr[i].t[0], &e) < 0 || tree_feed(cr[i].t[1], &e) < 0))
+            break;
+    }
+    load_pass_close(p);
+    for (unsigned i = 0; i < n; i++)
+        for (unsigned k = 0; k < 2; k++)
+            tree_finish(cr[i].t[k]);
+    report_rows(fs, l->ring.ts_hz);
+    export_end(x);
+out:
+    for (unsigned i = 0; i < MAX_CTX; i++)
+        for (unsigned k = 0; k < 2; k++) {
+            tree_free(cr[i].t[k]);
+            filter_free(cr[i].f[k]);
+        }
+    export_free(x);
+    fnstat_free(fs);
+    tree_scan_free(&sc);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct tree_scan sc = {0};
@@ -146,6 +292,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (sc.ctx[i].events)
             render_ctx(&l, opt, &sc.ctx[i]);
     tree_scan_free(&sc);
+    report_and_export(&l, mode, opt);
     load_close(&l);
     return 0;
 }

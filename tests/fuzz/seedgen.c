@@ -160,6 +160,15 @@ static void ringgen_seeds(void)
         rg_seal(&g, 0, CYG_S_FROZEN);
         snprintf(name, sizeof name, "ringgen-%u", v);
         save("dump", name, pre, 2, g.buf, g.size);
+        /* and through report and the other exports, behind the filters (fuzz_dump's mode
+         * bits 2-7): each format, a time range, a minimum, only and hide */
+        {
+            static const uint8_t export_modes[6] = {0x04, 0x08, 0x18, 0x28, 0x44, 0x88};
+            uint8_t xpre[2] = {export_modes[v], (uint8_t)(v * 37 + 0x12)};
+
+            snprintf(name, sizeof name, "ringgen-%u-export", v);
+            save("dump", name, xpre, 2, g.buf, g.size);
+        }
         synth[7] = (uint8_t)g.head; /* head, low byte */
         snprintf(name, sizeof name, "ringgen-%u-synth", v);
         save("dump", name, synth, sizeof synth, g.buf + CYG_HDR_BYTES, g.size - CYG_HDR_BYTES);
