@@ -111,6 +111,10 @@ struct cmd_filter_run {
     uint64_t forced;      /* calls kept because the --min-time hold was full */
 };
 
+/* A context whose THREAD record the ring no longer holds (overwritten) takes its OS id from
+ * the map's thread lines (cmd_scan does this; for scans of one's own). */
+void cmd_scan_threads(const struct load *l, struct tree_scan *sc);
+
 /* One pass over the events in ft's time range: the contexts and how deep each starts (sc),
  * what the pass skipped (st), and how many of the first functions entered the ELF knows
  * (*known of *checked: none means a stripped ELF or the wrong one). 0, or -1 on a read error

@@ -151,11 +151,13 @@ static int print_records(struct load *l)
         render_duration(t_last - t_first, l->ring.ts_hz, span, sizeof span);
         printf("span:       %s from the first call to the last\n", span);
     }
+    cmd_scan_threads(l, &sc);
     for (unsigned i = 0; rc == 0 && i < sc.n; i++) {
         printf("%s %-5u %" PRIu64 " events", l->ring.word_bytes == 8 ? "thread " : "context",
                sc.ctx[i].id, sc.ctx[i].events);
         if (sc.ctx[i].os_tid)
-            printf(", tid %" PRIu64, sc.ctx[i].os_tid);
+            printf(sc.ctx[i].vfork ? ", vfork child pid %" PRIu64 : ", tid %" PRIu64,
+                   sc.ctx[i].os_tid);
         printf("\n");
     }
     tree_scan_free(&sc);

@@ -115,6 +115,21 @@ uint64_t cmd_func_of(void *arg, uint64_t addr)
     return s ? s->start + r->bias : 0;
 }
 
+void cmd_scan_threads(const struct load *l, struct tree_scan *sc)
+{
+    for (unsigned i = 0; i < sc->n; i++) {
+        struct dec_ctx *c = &sc->ctx[i];
+        int vfork = 0;
+        uint32_t tid;
+
+        if (!c->os_tid && l->ring.word_bytes == 8 &&
+            (tid = modmap_thread(l->map, c->id, &vfork)) != 0) {
+            c->os_tid = tid;
+            c->vfork = vfork;
+        }
+    }
+}
+
 /* One pass over every event: the contexts, and how deep each starts. It also counts how many
  * of the first functions entered the ELF knows: none means a stripped ELF or the wrong one. */
 int cmd_scan(struct load *l, struct filter_time ft, struct tree_scan *sc, struct load_stats *st,
@@ -145,6 +160,7 @@ int cmd_scan(struct load *l, struct filter_time ft, struct tree_scan *sc, struct
         if (rc != -2) {
             load_pass_stats(p, st);
             load_pass_close(p);
+            cmd_scan_threads(l, sc);
             return rc;
         }
         rc = 0;
@@ -165,6 +181,7 @@ int cmd_scan(struct load *l, struct filter_time ft, struct tree_scan *sc, struct
     }
     load_pass_stats(p, st);
     load_pass_close(p);
+    cmd_scan_threads(l, sc);
     return rc;
 }
 

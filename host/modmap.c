@@ -31,6 +31,8 @@ struct modmap {
     struct modmap_process proc;
     struct modmap_process *kids;
     size_t nkids, capkids;
+    uint32_t *tids;    /* thread lines: the OS id of thread index i, 0 unknown; NULL: none */
+    uint8_t *vfork;    /* ... and whether it is a vfork child */
     struct conv *conv; /* open addressing, a power of two in size, at most half full */
     size_t nconv, capconv;
     uint64_t main_bias;
@@ -154,6 +156,26 @@ static int add_child(struct modmap *m, char *rest)
     return 0;
 }
 
+#define THREADS 65536u /* 16-bit thread indexes */
+
+/* "thread INDEX TID[ vfork]": a later line for the same index wins (indexes are reused after
+ * 65535 threads; the ring holds the newest). */
+static int add_thread(struct modmap *m, char *rest)
+{
+    char *index = field(&rest), *tid = field(&rest), *kind = field(&rest);
+    uint32_t i, t;
+
+    if (dec32(index, &i) < 0 || i == 0 || i >= THREADS || dec32(tid, &t) < 0 ||
+        (kind && strcmp(kind, "vfork")))
+        return -1;
+    if (!m->tids && (!(m->tids = calloc(THREADS, sizeof *m->tids)) ||
+                     !(m->vfork = calloc(THREADS, sizeof *m->vfork))))
+        return -2;
+    m->tids[i] = t;
+    m->vfork[i] = kind != NULL;
+    return 0;
+}
+
 struct modmap *modmap_parse(const char *text, size_t len, char *err, size_t errlen)
 {
     struct modmap *m = calloc(1, sizeof *m);
@@ -191,6 +213,8 @@ struct modmap *modmap_parse(const char *text, size_t len, char *err, size_t errl
             rc = parse_object(m, line);
         else if (!strcmp(kind, "child"))
             rc = add_child(m, line);
+        else if (!strcmp(kind, "thread"))
+            rc = add_thread(m, line);
         else if (!strcmp(kind, "process") && m->proc.how == empty)
             rc = parse_proc(line, &m->proc);
     }
@@ -245,10 +269,20 @@ out:
     return m;
 }
 
+uint32_t modmap_thread(const struct modmap *m, uint32_t index, int *vfork)
+{
+    if (!m || !m->tids || index >= THREADS)
+        return 0;
+    *vfork = m->vfork[index];
+    return m->tids[index];
+}
+
 void modmap_close(struct modmap *m)
 {
     if (!m)
         return;
+    free(m->tids);
+    free(m->vfork);
     for (size_t i = 0; i < m->n; i++) {
         sym_close(m->objs[i].sym);
         free((char *)m->objs[i].pub.path);

@@ -68,6 +68,10 @@ size_t modmap_children(const struct modmap *m);
 /* Returns the i-th child line (i < modmap_children). */
 const struct modmap_process *modmap_child(const struct modmap *m, size_t i);
 
+/* The OS thread id of thread index, from the map's thread lines (*vfork: a vfork child, the id
+ * its pid); 0 when the map does not say (m may be NULL). */
+uint32_t modmap_thread(const struct modmap *m, uint32_t index, int *vfork);
+
 /* The function at run-time address addr in an object other than the program: the object's
  * ELF is opened on the first address that falls in it (not at all when its build-id differs
  * from the map's), and the function comes back named "BASE:NAME" with its start in the

@@ -85,7 +85,34 @@ static const struct {
     {"cygtrace-maps 1\nobject 5000 6000 0 zz /bin/x\n", "line 2:"},
     {"cygtrace-maps 1\nprocess 1 2 start -\nchild x 1 fork /t\n", "line 3:"},
     {"cygtrace-maps 1\nprocess 1 2\n", "line 2:"},
+    {"cygtrace-maps 1\nthread 0 5\n", "line 2:"},
+    {"cygtrace-maps 1\nthread 65536 5\n", "line 2:"},
+    {"cygtrace-maps 1\nthread 2 5 fork\n", "line 2:"},
+    {"cygtrace-maps 1\nthread 2\n", "line 2:"},
 };
+
+/* Thread lines: the OS id of each thread index, the latest line winning (indexes are reused),
+ * a vfork child marked. */
+START_TEST(test_modmap_thread_lines)
+{
+    char err[128] = "";
+    struct modmap *m = parse("cygtrace-maps 1\nprocess 10 1 start -\nthread 1 10\n"
+                             "thread 2 11\nthread 3 12 vfork\nthread 2 13\n",
+                             err, sizeof err);
+    int vfork = -1;
+
+    ck_assert_msg(m != NULL, "%s", err);
+    ck_assert_uint_eq(modmap_thread(m, 1, &vfork), 10);
+    ck_assert_int_eq(vfork, 0);
+    ck_assert_uint_eq(modmap_thread(m, 2, &vfork), 13);
+    ck_assert_uint_eq(modmap_thread(m, 3, &vfork), 12);
+    ck_assert_int_eq(vfork, 1);
+    ck_assert_uint_eq(modmap_thread(m, 4, &vfork), 0);
+    ck_assert_uint_eq(modmap_thread(m, 70000, &vfork), 0);
+    ck_assert_uint_eq(modmap_thread(NULL, 1, &vfork), 0);
+    modmap_close(m);
+}
+END_TEST
 
 START_TEST(test_modmap_rejects_bad_lines)
 {
@@ -283,6 +310,7 @@ Suite *modmap_suite(void)
     tcase_add_test(tc, test_modmap_parses_lines);
     tcase_add_test(tc, test_modmap_first_process_has_no_parent);
     tcase_add_loop_test(tc, test_modmap_rejects_bad_lines, 0, (int)(sizeof bad / sizeof bad[0]));
+    tcase_add_test(tc, test_modmap_thread_lines);
     tcase_add_test(tc, test_modmap_open_missing_is_no_map);
     tcase_add_test(tc, test_modmap_open_reads_file);
     tcase_add_test(tc, test_modmap_open_refuses_pipes_and_huge_files);

@@ -459,6 +459,9 @@ NOINSTR static void setup(void)
     parent_maps[0] = 0;
     cyg_cat(cyg_cat(parent_maps, sizeof parent_maps, cfg.parent), sizeof parent_maps, ".maps");
     cyg_maps_start(cfg.ring, line, forked ? parent_maps : NULL);
+    if (cyg_linux_tid) /* the thread that set up (its THREAD record came before the map) */
+        cyg_maps_thread((unsigned)(cyg_linux_tid >> CYG64_THREAD_SHIFT),
+                        (long)syscall(SYS_gettid), 0);
     if (cfg.parent[0]) {
         char first[sizeof cfg.base + 8] = "";
 
@@ -587,6 +590,7 @@ NOINSTR uintptr_t cyg_linux_thread_new(void)
                 vfork_child = ((n - 1) % 0xffffu + 1) << CYG64_THREAD_SHIFT;
                 vfork_child_tid = me;
                 cyg_core_special(CYG_SP_THREAD, CYG_THREAD_VFORK, (uintptr_t)me, vfork_child);
+                cyg_maps_thread((unsigned)(vfork_child >> CYG64_THREAD_SHIFT), me, 1);
             }
             return vfork_child;
         }
@@ -594,7 +598,9 @@ NOINSTR uintptr_t cyg_linux_thread_new(void)
     n = __atomic_add_fetch(&next_thread, 1, __ATOMIC_RELAXED);
     t = ((n - 1) % 0xffffu + 1) << CYG64_THREAD_SHIFT;
     cyg_linux_tid = t;
-    cyg_core_special(CYG_SP_THREAD, 0, (uintptr_t)syscall(SYS_gettid), t);
+    me = (pid_t)syscall(SYS_gettid);
+    cyg_core_special(CYG_SP_THREAD, 0, (uintptr_t)me, t);
+    cyg_maps_thread((unsigned)(t >> CYG64_THREAD_SHIFT), me, 0);
     return t;
 }
 

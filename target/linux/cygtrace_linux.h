@@ -76,6 +76,11 @@ int cyg_maps_start(const char *path, const char *process_line, const char *copy_
 /* Appends the objects loaded since the last call (after a dlopen). */
 void cyg_maps_refresh(void) CYG_HIDDEN;
 
+/* Appends "thread INDEX TID[ vfork]" to this process's map, so that a thread whose THREAD
+ * record the ring has overwritten keeps its OS id; system calls only (a thread's first event
+ * may be in a signal handler). */
+void cyg_maps_thread(unsigned index, long tid, int vfork) CYG_HIDDEN;
+
 /* Appends line to another process's map (the run's first process: "child" lines). */
 void cyg_maps_append_to(const char *maps_path, const char *line) CYG_HIDDEN;
 

@@ -306,6 +306,22 @@ NOINSTR void cyg_maps_refresh(void)
     pthread_mutex_unlock(&maps_lock);
 }
 
+NOINSTR void cyg_maps_thread(unsigned index, long tid, int vfork)
+{
+    char line[64] = "thread ";
+    int fd;
+
+    /* No lock: one short O_APPEND write does not mix with another's. */
+    if (!maps_path[0] || (fd = cyg_file_reopen(maps_path, maps_dev, maps_ino)) < 0)
+        return;
+    cyg_cat_ulong(line, sizeof line, index);
+    cyg_cat(line, sizeof line, " ");
+    cyg_cat_ulong(line, sizeof line, (unsigned long)tid);
+    cyg_cat(line, sizeof line, vfork ? " vfork\n" : "\n");
+    put(fd, line, strlen(line));
+    close(fd);
+}
+
 NOINSTR void cyg_maps_append_to(const char *path, const char *line)
 {
     struct stat st;

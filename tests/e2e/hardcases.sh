@@ -162,6 +162,19 @@ check threads-three-headers "$n '# thread N (tid T), M events' headers, expected
 ids=$(awk '{ print $3 }' "$T/threads.headers" | sort -u | wc -l)
 tids=$(awk '{ print $5 }' "$T/threads.headers" | sort -u | wc -l)
 check threads-distinct "thread numbers or tids repeat" eval '[ "$ids" -eq 3 ] && [ "$tids" -eq 3 ]'
+# A 4K ring no longer holds the threads' THREAD records: their tids come from the map's thread
+# lines (without the map, at least one header has none: the case is real).
+rm -f "$T/threads4k.trace"*
+run threads4k env CYGTRACE_OUT="$T/threads4k.trace" CYGTRACE_SIZE=4K "$H" threads
+run threads4k-tree "$CT" tree "$H" "$T/threads4k.trace"
+mv "$T/threads4k.trace.maps" "$T/threads4k.nomaps"
+run threads4k-nomap "$CT" tree "$H" "$T/threads4k.trace"
+all=$(grep -c '^# thread ' "$T/threads4k-tree.out")
+named=$(grep -cE '^# thread [0-9]+ \(tid [0-9]+\)' "$T/threads4k-tree.out")
+unnamed=$(grep -cE '^# thread [0-9]+, ' "$T/threads4k-nomap.out")
+check threads-wrapped-tids "$named of $all headers have a tid ($unnamed without the map)" \
+    eval '[ "$all" -ge 2 ] && [ "$named" -eq "$all" ] && [ "$unnamed" -ge 1 ]'
+
 # One file per thread section: threads.sec.N.
 rm -f "$T"/threads.sec.*
 awk -v dir="$T" '/^# thread / { f = dir "/threads.sec." $3 } f { print > f }' "$T/threads.body"
