@@ -267,6 +267,9 @@ void cmd_stream_notes(FILE *f, const char *p, const struct sframe_stats *fr,
                 sd->early);
     if (sd->dup)
         fprintf(f, "%s%" PRIu64 " repeated frames were dropped\n", p, sd->dup);
+    if (sd->replays)
+        fprintf(f, "%s%" PRIu64 " old description%s came again: the link replayed stretches of "
+                   "the stream (shown once)\n", p, sd->replays, sd->replays == 1 ? "" : "s");
     if (sd->restarts)
         fprintf(f, "%sthe target started the stream over %" PRIu64 " time%s (a reset)\n", p,
                 sd->restarts, sd->restarts == 1 ? "" : "s");

@@ -7,15 +7,18 @@
  * Frames that start before the expected sequence number: a restarted target always says so
  * with a description first (it sends one at start), so only a description can restart the
  * expectation: one whose next_seq is lower than expected, whose lost counter went down, or
- * that names another program (word size, machine, pid, build-id). An events frame that starts
- * too early is a duplicate: dropped when all its records were seen, its new tail delivered
- * when it overlaps. The price: events of a restarted target whose description was lost on
- * the link are dropped as duplicates until its next description. */
+ * that names another program (word size, machine, pid, build-id) or another session. The
+ * same session going back to a description seen before is the link replaying an old stretch
+ * (FORMAT.md 11.2), not a restart. An events frame that starts too early is a duplicate:
+ * dropped when all its records were seen, its new tail delivered when it overlaps. The price:
+ * events of a restarted target whose description was lost on the link are dropped as
+ * duplicates until its next description. */
 #include "sdec.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "crc32.h"
 #include "cyg_format.h"
 #include "cyg_stream.h"
 
@@ -24,6 +27,8 @@
 #define EV_MAX (CYG_FRAME_PAYLOAD_MAX + 1u)
 
 #define KNOWN_EF (CYG_EF_TIMESTAMPS | CYG_EF_CALLSITES | CYG_EF_THREADS)
+
+#define SEEN 64u /* descriptions remembered, to recognise one the link replays */
 
 /* What carries over from one events frame to the next. */
 struct sdec_state {
@@ -39,6 +44,9 @@ struct sdec {
     struct sdec_desc desc;
     struct sdec_state s;
     struct sdec_stats st;
+    uint32_t seen[SEEN]; /* CRC-32 of the latest descriptions of this session */
+    unsigned n_seen;
+    int replayed;        /* a description was taken for a replay since the last one kept */
     struct ev ev[EV_MAX];
 };
 
@@ -138,6 +146,14 @@ static int parse_desc(const uint8_t *p, size_t len, struct sdec_desc *o)
         rd_varint(&r, &pid) < 0 || pid > UINT32_MAX || rd_varint(&r, &o->next_seq) < 0 ||
         rd_varint(&r, &o->lost) < 0)
         return -1;
+    if (r.p < r.end) { /* later drains add their session; what does not read as one, none */
+        uint64_t s;
+
+        if (rd_varint(&r, &s) == 0 && s <= UINT32_MAX && s != 0) {
+            o->has_session = 1;
+            o->session = (uint32_t)s;
+        }
+    }
     o->pid = (uint32_t)pid;
     /* bytes after lost: fields of a later version, ignored */
     return 0;
@@ -151,22 +167,60 @@ static int restarted(const struct sdec *d, const struct sdec_desc *n)
     return n->next_seq < d->s.expect || n->lost < o->lost || n->word_bytes != o->word_bytes ||
            n->machine != o->machine || n->pid != o->pid ||
            n->build_id_len != o->build_id_len ||
-           memcmp(n->build_id, o->build_id, n->build_id_len) != 0;
+           memcmp(n->build_id, o->build_id, n->build_id_len) != 0 ||
+           n->has_session != o->has_session || n->session != o->session;
+}
+
+/* Whether description n, which goes back, is one of this session's the link brings again: a
+ * drain never goes back within a session, and a replay repeats a description byte for byte. A
+ * target that restarts into the very description it began with last time (a boot that took
+ * exactly as long) is taken for a replay until its next description says otherwise. Drains
+ * that say no session keep the old rule: going back is starting over. */
+static int replayed(const struct sdec *d, const struct sdec_desc *n, uint32_t crc)
+{
+    if (!n->has_session || !d->desc.has_session || n->session != d->desc.session)
+        return 0;
+    for (unsigned i = 0; i < d->n_seen && i < SEEN; i++)
+        if (d->seen[i] == crc)
+            return 1;
+    return 0;
 }
 
 static int on_desc(struct sdec *d, const uint8_t *p, size_t len)
 {
     struct sdec_desc n;
+    uint32_t crc = crc32_update(0, p, len);
 
     if (parse_desc(p, len, &n) < 0)
         return -1;
     d->st.desc++;
+    if (d->have_desc && restarted(d, &n) && replayed(d, &n, crc)) {
+        d->st.replays++;
+        d->replayed = 1;
+        return 0; /* its events frames are duplicates, dropped as such */
+    }
     if (!d->have_desc || restarted(d, &n)) {
         if (d->have_desc)
             d->st.restarts++;
+        if (!n.has_session || n.session != d->desc.session)
+            d->n_seen = 0; /* another session */
         memset(&d->s, 0, sizeof d->s);
         d->s.expect = n.next_seq;
+        /* Taken for a replay before, this session's events up to here were dropped as
+         * duplicates: shown as lost, not silently. */
+        if (d->have_desc && d->replayed && n.next_seq) {
+            struct ev *e = &d->ev[0];
+
+            memset(e, 0, sizeof *e);
+            e->kind = EV_LOST;
+            e->data = EV_LOST_LINK;
+            e->addr = n.next_seq;
+            d->st.lost_link += n.next_seq;
+            d->fn(d->arg, e);
+        }
     }
+    d->replayed = 0;
+    d->seen[d->n_seen++ % SEEN] = crc;
     /* Otherwise the expectation stays: a next_seq above it means events frames were lost
      * before this description, and the next events frame reports the gap where it starts. */
     d->desc = n;

@@ -30,6 +30,8 @@ struct sdec_desc {
     uint32_t pid;
     uint64_t next_seq;
     uint64_t lost;        /* the ring's lost counter */
+    int has_session;      /* the drain says its session (later drains do) */
+    uint32_t session;     /* new at each start of the stream */
 };
 
 struct sdec_stats {
@@ -42,6 +44,7 @@ struct sdec_stats {
     uint64_t lost_link;   /* records lost on the link (sequence gaps) */
     uint64_t dup;         /* events frames dropped: every record already seen */
     uint64_t restarts;    /* descriptions that said the target started over */
+    uint64_t replays;     /* descriptions of this session seen again: the link replayed them */
 };
 
 /* Called with each event. */

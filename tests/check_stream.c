@@ -2,6 +2,7 @@
  * frames written byte by byte from cyg_stream.h and decoded to exact events, and what noise,
  * gaps, duplicates and joining mid-stream do to the deframer and the decoder. */
 #include <check.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1060,6 +1061,119 @@ START_TEST(test_stream_restart)
 }
 END_TEST
 
+/* desc64 with next_seq seq (below 128) and the session later drains append. */
+static size_t desc_session(uint8_t *out, unsigned seq, unsigned session)
+{
+    memcpy(out, desc64, sizeof desc64);
+    out[29] = (uint8_t)seq; /* next_seq's one byte */
+    out[sizeof desc64] = (uint8_t)session;
+    return sizeof desc64 + 1;
+}
+
+/* events64 (10 records) starting at seq (below 128). */
+static size_t events_at(uint8_t *out, unsigned seq)
+{
+    memcpy(out, events64, sizeof events64);
+    out[2] = (uint8_t)seq;
+    return sizeof events64;
+}
+
+/* Feeds description (next_seq, session) and an events frame at seq each, in turn; -1 ends. */
+static void feed_frames(struct got *g, const int *spec)
+{
+    struct wb w = {.n = 0};
+    uint8_t p[128];
+
+    for (; spec[0] >= 0; spec += 2) {
+        if (spec[1] >= 0)
+            wire(&w, p, desc_session(p, (unsigned)spec[0], (unsigned)spec[1]));
+        else
+            wire(&w, p, events_at(p, (unsigned)spec[0]));
+    }
+    feed(g, &w);
+}
+
+/* Every event shown once: sequence numbers only go up. */
+static void assert_once(const struct got *g)
+{
+    for (unsigned i = 1; i < g->n; i++)
+        ck_assert_msg(g->ev[i].seq >= g->ev[i - 1].seq && (g->ev[i].kind == EV_LOST ||
+                                                         g->ev[i].seq > g->ev[i - 1].seq),
+                      "event %u: seq %" PRIu64 " after %" PRIu64, i, g->ev[i].seq,
+                      g->ev[i - 1].seq);
+}
+
+/* A link that plays an old stretch again (its description and events) is no restart: nothing
+ * is shown twice, no loss is invented, and the stream goes on where it was. */
+START_TEST(test_stream_replay_is_no_restart)
+{
+    static const int spec[] = {100, 7, 100, -1, 110, 7, 110, -1,
+                               100, 7, 100, -1,  /* the replay */
+                               120, -1, -1, -1};
+    struct got g;
+    struct sdec_stats ds;
+    unsigned per = 0;
+
+    got_init(&g, 256);
+    feed_frames(&g, spec);
+    sdec_get_stats(g.dec, &ds);
+    ck_assert_uint_eq(ds.restarts, 0);
+    ck_assert_uint_eq(ds.replays, 1);
+    ck_assert_uint_eq(ds.lost_link, 0);
+    ck_assert_uint_eq(ds.dup, 1);
+    for (unsigned i = 0; i < g.n; i++)
+        per += g.ev[i].seq < 110; /* the first frame's events (its SKIP too) */
+    ck_assert_uint_eq(g.n, 3 * per); /* three frames, each once */
+    assert_once(&g);
+    got_free(&g);
+}
+END_TEST
+
+/* Another session is a restart, even at the same sequence number; the same session going back
+ * to a description never seen is one too (a drain never goes back); a restart into the very
+ * description seen before is taken for a replay until the next one, and what was dropped as
+ * duplicates meanwhile is then shown as lost. */
+START_TEST(test_stream_session_restarts)
+{
+    static const int other[] = {100, 7, 100, -1, 100, 9, 100, -1, -1, -1};
+    static const int unseen[] = {100, 7, 100, -1, 110, 7, 110, -1, 105, 7, 105, -1, -1, -1};
+    static const int same[] = {100, 7, 100, -1, 110, 7, 110, -1,
+                               100, 7, 100, -1, 105, 7, 105, -1, -1, -1};
+    struct got g;
+    struct sdec_stats ds;
+
+    got_init(&g, 256);
+    feed_frames(&g, other);
+    sdec_get_stats(g.dec, &ds);
+    ck_assert_uint_eq(ds.restarts, 1);
+    ck_assert_uint_eq(ds.replays + ds.dup + ds.lost_link, 0);
+    ck_assert_uint_eq(g.ev[g.n - 1].seq, 109);
+    got_free(&g);
+
+    got_init(&g, 256);
+    feed_frames(&g, unseen);
+    sdec_get_stats(g.dec, &ds);
+    ck_assert_uint_eq(ds.restarts, 1);
+    ck_assert_uint_eq(ds.replays + ds.lost_link, 0);
+    ck_assert_uint_eq(g.ev[g.n - 1].seq, 114);
+    got_free(&g);
+
+    got_init(&g, 256);
+    feed_frames(&g, same);
+    sdec_get_stats(g.dec, &ds);
+    ck_assert_uint_eq(ds.restarts, 1);
+    ck_assert_uint_eq(ds.replays, 1);
+    ck_assert_uint_eq(ds.dup, 1);
+    ck_assert_uint_eq(ds.lost_link, 105);
+    for (unsigned i = 0; i < g.n; i++)
+        if (g.ev[i].kind == EV_LOST && g.ev[i].data == EV_LOST_LINK) {
+            ck_assert_uint_eq(g.ev[i].addr, 105);
+            ck_assert_uint_eq(g.ev[i + 1].seq, 105);
+        }
+    got_free(&g);
+}
+END_TEST
+
 /* Noise on the link: frames are lost, never invented. Every event shown is one that was
  * sent, in order, and the losses in between account for every record exactly. */
 START_TEST(test_stream_noise_never_invents)
@@ -1345,6 +1459,8 @@ Suite *stream_suite(void)
     tcase_add_test(tc, test_stream_join_mid_stream);
     tcase_add_test(tc, test_stream_duplicate_dropped);
     tcase_add_test(tc, test_stream_restart);
+    tcase_add_test(tc, test_stream_replay_is_no_restart);
+    tcase_add_test(tc, test_stream_session_restarts);
     tcase_add_test(tc, test_stream_noise_never_invents);
     tcase_add_test(tc, test_stream_deframer_edges);
     tcase_add_test(tc, test_stream_random_payloads);

@@ -60,6 +60,8 @@ static struct {
     uint32_t wraps;            /* 32-bit targets: times seq wrapped; the stream's are 64-bit */
     uintptr_t ts;              /* the last event sent's timestamp, masked to ts_bits */
     uint32_t since_desc;       /* bytes of stream since the last description */
+    uint32_t session;          /* this stream's, new at each start-over: a host tells a target
+                                  that started over from a link replaying old bytes */
     uintptr_t desc_ts;         /* the clock when the last description went */
     uint32_t len;              /* the frame in buf, delimiter included; 0: none */
     uint32_t sent;             /* how much of it the sink took */
@@ -128,6 +130,7 @@ NOINSTR static size_t drain_desc(const struct cyg_ctl *ctl)
     p = put_w(p, ctl->pid);
     p = put_seq(p, d.seq);
     p = put_w(p, ctl->lost.v);
+    p = put_w(p, d.session);
     return (size_t)(p - (d.buf + 1));
 }
 
@@ -308,6 +311,11 @@ NOINSTR static const struct cyg_ctl *drain_ring(void)
     h = ctl->head.v;
     if (ctl != d.ctl || (intptr_t)(h - d.seq) < 0) {
         d.ctl = ctl;
+        /* From the ring as it is now (where, how far, how many warm resets): a start-over of
+         * the drain on a running ring, or a warm reset, gets another one. A boot exactly like
+         * the last can only make the same one: a host then goes by the bytes it saw (sdec.c). */
+        d.session = (uint32_t)(((uintptr_t)ctl ^ h * 2654435761u ^ (uintptr_t)ctl->resets << 24) |
+                               1u);
         d.seq = (ctl->flags & CYG_F_OVERWRITE) && h > cap ? h - cap : 0;
         d.wraps = 0;
         d.ts = 0;

@@ -144,6 +144,31 @@ if [ -s "$clean" ]; then
             [ -z "$(comm -13 "$T/clean.names" "$T/$tag.names")" ]
     done
 
+    # A link that plays old stretches again (whole frames, 2 KB and more with a description
+    # among them, twice): no restart, nothing shown twice, no loss, the stream goes on where it
+    # was (the drain's session tells a replay from a target that started over).
+    size=$(stat -c %s "$clean")
+    # frame_end N: the offset just after the first frame delimiter at or after byte N.
+    frame_end() { od -An -v -tu1 -w1 "$clean" | awk -v n="$1" 'NR > n && $1 == 0 { print NR; exit }'; }
+    if [ "$size" -gt 14000 ]; then
+        a=$(frame_end 3000) b=$(frame_end 5500) c=$(frame_end 8000) d=$(frame_end 11000)
+        { head -c "$c" "$clean"; tail -c +$((a + 1)) "$clean" | head -c $((b - a))
+          tail -c +$((c + 1)) "$clean" | head -c $((d - c)); head -c "$b" "$clean"
+          tail -c +$((d + 1)) "$clean"; } >"$T/replay.cyg"
+        run replay "$CT" live --plain --file="$T/replay.cyg" "$elf"
+        events=$(summary "$T/replay.out" 1)
+        check replay-no-restart "$(grep '^#' "$T/replay.out" | tr '\n' ' ')" \
+            eval '! grep -q "started the stream over" "$T/replay.out" &&
+                  grep -q "old descriptions came again" "$T/replay.out" &&
+                  ! grep -q "were lost on the link" "$T/replay.out"'
+        check replay-shown-once "$events events shown, $clean_events in the clean stream" \
+            [ "${events:-0}" -eq "$clean_events" ]
+        check replay-tree-same "the tree of the replayed stream differs from the clean one" \
+            same <(tree_body "$T/clean.out" | grep -v '^#') <(tree_body "$T/replay.out" | grep -v '^#')
+    else
+        fail replay "the clean stream has only $size bytes: too short to replay stretches of it"
+    fi
+
     # The same noise on the live link: QEMU's UART -> noisy's TCP proxy -> cygtrace live.
     tag=noise-proxy
     if qemu_stream "$tag" "$board" "$elf" tcp; then
