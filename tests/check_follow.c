@@ -28,38 +28,19 @@
 #include "ring_writer.h"
 #include "ringgen.h"
 #include "suites.h"
+#include "testdir.h"
 
 void __cyg_profile_func_enter(void *fn, void *site);
 void __cyg_profile_func_exit(void *fn, void *site);
 
-static char dir[64];
-
 static void dir_setup(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/cygtrace-follow-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    testdir_make("follow");
 }
 
 static void dir_teardown(void)
 {
-    static const char *names[] = {"ring", "other", "empty", "text", "fifo"};
-    char p[128];
-
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
-        unlink(p);
-    }
-    rmdir(dir);
-}
-
-static const char *in_dir(const char *name)
-{
-    static char p[4][128];
-    static unsigned i;
-    char *s = p[i++ % 4];
-
-    snprintf(s, sizeof p[0], "%s/%s", dir, name);
-    return s;
+    testdir_remove();
 }
 
 static long long now_ms(void)
@@ -238,29 +219,29 @@ START_TEST(test_follow_open_errors)
     char err[256];
     struct ringgen g;
 
-    ck_assert_ptr_null(follow_open(in_dir("ring"), 1, err, sizeof err));
+    ck_assert_ptr_null(follow_open(testdir_path("ring"), 1, err, sizeof err));
     ck_assert_str_eq(err, "no such file");
-    write_file(in_dir("empty"), "", 0);
-    ck_assert_ptr_null(follow_open(in_dir("empty"), 1, err, sizeof err));
+    write_file(testdir_path("empty"), "", 0);
+    ck_assert_ptr_null(follow_open(testdir_path("empty"), 1, err, sizeof err));
     ck_assert_str_eq(err, "empty file");
-    write_file(in_dir("text"), "hello, world\n", 13);
-    ck_assert_ptr_null(follow_open(in_dir("text"), 1, err, sizeof err));
+    write_file(testdir_path("text"), "hello, world\n", 13);
+    ck_assert_ptr_null(follow_open(testdir_path("text"), 1, err, sizeof err));
     ck_assert_ptr_nonnull(strstr(err, "too short"));
-    ck_assert_ptr_null(follow_open(dir, 1, err, sizeof err));
+    ck_assert_ptr_null(follow_open(testdir(), 1, err, sizeof err));
     ck_assert_str_eq(err, "is a directory");
-    ck_assert_int_eq(mkfifo(in_dir("fifo"), 0600), 0);
-    ck_assert_ptr_null(follow_open(in_dir("fifo"), 1, err, sizeof err)); /* at once */
+    ck_assert_int_eq(mkfifo(testdir_path("fifo"), 0600), 0);
+    ck_assert_ptr_null(follow_open(testdir_path("fifo"), 1, err, sizeof err)); /* at once */
     ck_assert_str_eq(err, "not a regular file");
-    unlink(in_dir("fifo"));
+    unlink(testdir_path("fifo"));
     /* A control block that promises more records than the file has. */
     rg_init(&g, 8, 6, CYG_F_OVERWRITE);
     rg_seal(&g, 0, CYG_S_RUNNING);
-    write_file(in_dir("ring"), g.buf, g.size / 2);
-    ck_assert_ptr_null(follow_open(in_dir("ring"), 1, err, sizeof err));
+    write_file(testdir_path("ring"), g.buf, g.size / 2);
+    ck_assert_ptr_null(follow_open(testdir_path("ring"), 1, err, sizeof err));
     ck_assert_ptr_nonnull(strstr(err, "shorter"));
     rg_free(&g);
     follow_close(NULL);
-    unlink(in_dir("ring"));
+    unlink(testdir_path("ring"));
 }
 END_TEST
 
@@ -269,7 +250,7 @@ END_TEST
 START_TEST(test_follow_live_runtime)
 {
     static struct seen s, t;
-    const char *path = in_dir("ring");
+    const char *path = testdir_path("ring");
     struct follow *f, *g;
     struct writer w;
     char err[256] = "";
@@ -318,7 +299,7 @@ END_TEST
 START_TEST(test_follow_lapped_exact)
 {
     static struct seen s;
-    const char *path = in_dir("ring");
+    const char *path = testdir_path("ring");
     struct follow *f;
     struct writer w;
     char err[256] = "";
@@ -357,7 +338,7 @@ END_TEST
 START_TEST(test_follow_unwritten_slot)
 {
     static struct seen s;
-    const char *path = in_dir("ring");
+    const char *path = testdir_path("ring");
     struct ringgen g;
     struct follow *f;
     uint8_t *map;
@@ -442,7 +423,7 @@ END_TEST
 START_TEST(test_follow_restart)
 {
     static struct seen s;
-    const char *path = in_dir("ring");
+    const char *path = testdir_path("ring");
     struct follow *f;
     struct writer w;
     char err[256] = "";
@@ -507,7 +488,7 @@ END_TEST
 START_TEST(test_follow_file_replaced)
 {
     static struct seen s;
-    const char *path = in_dir("ring"), *other = in_dir("other");
+    const char *path = testdir_path("ring"), *other = testdir_path("other");
     struct ringgen g;
     struct follow *f;
     char err[256] = "";
@@ -559,7 +540,7 @@ static void cut_on_first(void *arg, const struct ev *e)
 START_TEST(test_follow_truncated_under_us)
 {
     static struct seen s;
-    const char *path = in_dir("ring");
+    const char *path = testdir_path("ring");
     struct cutter c = {.s = &s, .path = path};
     struct ringgen g;
     struct follow *f;
@@ -652,7 +633,7 @@ START_TEST(test_follow_matches_dec)
         {4, 6, CYG_F_OVERWRITE, 12},
         {4, 7, 0, 0},
     };
-    const char *path = in_dir("ring");
+    const char *path = testdir_path("ring");
 
     for (size_t r = 0; r < sizeof rings / sizeof rings[0]; r++) {
         struct ringgen g;
@@ -722,7 +703,7 @@ END_TEST
 START_TEST(test_follow_waits_for_setup)
 {
     static struct seen s;
-    const char *path = in_dir("ring");
+    const char *path = testdir_path("ring");
     struct ringgen g;
     struct follow *f;
     uint32_t pid = (uint32_t)getpid();
@@ -756,7 +737,7 @@ END_TEST
 START_TEST(test_follow_from_start_lapped_before_open)
 {
     static struct seen s, t;
-    const char *path = in_dir("ring");
+    const char *path = testdir_path("ring");
     struct ringgen g;
     struct follow *f, *h;
     uint8_t *map;
@@ -805,7 +786,7 @@ END_TEST
 START_TEST(test_follow_stop_mode_lost)
 {
     static struct seen s, t;
-    const char *path = in_dir("ring");
+    const char *path = testdir_path("ring");
     struct ringgen g;
     struct follow *f, *h;
     uint8_t *map;
@@ -858,7 +839,7 @@ END_TEST
 START_TEST(test_follow_counter_wraps)
 {
     static struct seen s;
-    const char *path = in_dir("ring");
+    const char *path = testdir_path("ring");
     struct ringgen g;
     struct follow *f;
     uint8_t *map;
@@ -962,7 +943,7 @@ static void on_stress(void *arg, const struct ev *e)
 START_TEST(test_follow_concurrent_writers)
 {
     static struct order o;
-    const char *path = in_dir("ring");
+    const char *path = testdir_path("ring");
     size_t size = CYG_HDR_BYTES + 4096 * 16;
     pthread_t t[WRITERS];
     struct follow *f;

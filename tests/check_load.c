@@ -16,31 +16,16 @@
 #include "load.h"
 #include "ringgen.h"
 #include "suites.h"
-
-static char dir[] = "/tmp/check_load_XXXXXX";
-
-static const char *in_dir(const char *name)
-{
-    static char path[2][128];
-    static unsigned k;
-    char *p = path[k++ % 2];
-
-    snprintf(p, sizeof path[0], "%s/%s", dir, name);
-    return p;
-}
+#include "testdir.h"
 
 static void setup(void)
 {
-    strcpy(dir, "/tmp/check_load_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    testdir_make("load");
 }
 
 static void teardown(void)
 {
-    char cmd[160];
-
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    testdir_remove();
 }
 
 static void put_le(uint8_t *p, uint64_t v, unsigned n)
@@ -54,7 +39,7 @@ static void put_le(uint8_t *p, uint64_t v, unsigned n)
 static const char *claim(const char *name, unsigned cap_log2, uint64_t size)
 {
     struct ringgen g;
-    const char *path = in_dir(name);
+    const char *path = testdir_path(name);
     int fd;
 
     rg_init(&g, 8, 4, CYG_F_OVERWRITE);
@@ -141,8 +126,8 @@ START_TEST(test_load_fifo_refused_at_once)
     char err[512];
     struct load l;
 
-    ck_assert_int_eq(mkfifo(in_dir("fifo"), 0600), 0);
-    ck_assert_int_eq(load_open(&l, NULL, in_dir("fifo"), 0, err, sizeof err), -1);
+    ck_assert_int_eq(mkfifo(testdir_path("fifo"), 0600), 0);
+    ck_assert_int_eq(load_open(&l, NULL, testdir_path("fifo"), 0, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "a named pipe, not a file"), "%s", err);
 }
 END_TEST

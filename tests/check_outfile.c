@@ -10,22 +10,12 @@
 
 #include "outfile.h"
 #include "suites.h"
+#include "testdir.h"
 
-static char dir[] = "/tmp/check_outfile_XXXXXX";
-
-static const char *in_dir(const char *name)
-{
-    static char path[4][128];
-    static unsigned k;
-    char *p = path[k++ % 4];
-
-    snprintf(p, sizeof path[0], "%s/%s", dir, name);
-    return p;
-}
 
 static void put(const char *name, const char *text)
 {
-    FILE *f = fopen(in_dir(name), "w");
+    FILE *f = fopen(testdir_path(name), "w");
 
     ck_assert_ptr_nonnull(f);
     fputs(text, f);
@@ -35,7 +25,7 @@ static void put(const char *name, const char *text)
 static char *get(const char *name)
 {
     static char buf[256];
-    FILE *f = fopen(in_dir(name), "r");
+    FILE *f = fopen(testdir_path(name), "r");
     size_t n;
 
     if (!f)
@@ -46,14 +36,14 @@ static char *get(const char *name)
     return buf;
 }
 
-/* How many files dir holds, hidden ones (a temporary file) too. */
+/* How many files the test directory holds, hidden ones (a temporary file) too. */
 static int entries(void)
 {
     char cmd[160];
     FILE *p;
     int n = 0;
 
-    snprintf(cmd, sizeof cmd, "ls -A %s | wc -l", dir);
+    snprintf(cmd, sizeof cmd, "ls -A %s | wc -l", testdir());
     p = popen(cmd, "r");
     ck_assert_ptr_nonnull(p);
     ck_assert_int_eq(fscanf(p, "%d", &n), 1);
@@ -63,16 +53,12 @@ static int entries(void)
 
 static void setup(void)
 {
-    strcpy(dir, "/tmp/check_outfile_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    testdir_make("outfile");
 }
 
 static void teardown(void)
 {
-    char cmd[160];
-
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    testdir_remove();
 }
 
 START_TEST(test_outfile_same_through_links)
@@ -81,15 +67,15 @@ START_TEST(test_outfile_same_through_links)
 
     put("dump", "x");
     put("other", "y");
-    in[0] = strdup(in_dir("elf"));
-    in[1] = strdup(in_dir("dump"));
-    ck_assert_int_eq(symlink("dump", in_dir("soft")), 0);
-    ck_assert_int_eq(link(in_dir("dump"), in_dir("hard")), 0);
-    ck_assert_int_eq(outfile_same(in_dir("dump"), in, 2), 1);
-    ck_assert_int_eq(outfile_same(in_dir("soft"), in, 2), 1);
-    ck_assert_int_eq(outfile_same(in_dir("hard"), in, 2), 1);
-    ck_assert_int_eq(outfile_same(in_dir("other"), in, 2), -1);
-    ck_assert_int_eq(outfile_same(in_dir("new"), in, 2), -1); /* the ELF does not exist */
+    in[0] = strdup(testdir_path("elf"));
+    in[1] = strdup(testdir_path("dump"));
+    ck_assert_int_eq(symlink("dump", testdir_path("soft")), 0);
+    ck_assert_int_eq(link(testdir_path("dump"), testdir_path("hard")), 0);
+    ck_assert_int_eq(outfile_same(testdir_path("dump"), in, 2), 1);
+    ck_assert_int_eq(outfile_same(testdir_path("soft"), in, 2), 1);
+    ck_assert_int_eq(outfile_same(testdir_path("hard"), in, 2), 1);
+    ck_assert_int_eq(outfile_same(testdir_path("other"), in, 2), -1);
+    ck_assert_int_eq(outfile_same(testdir_path("new"), in, 2), -1); /* the ELF does not exist */
     free((void *)in[0]);
     free((void *)in[1]);
 }
@@ -101,8 +87,8 @@ START_TEST(test_outfile_commit_replaces_when_complete)
     struct outfile *o;
 
     put("out", "old");
-    chmod(in_dir("out"), 0640);
-    o = outfile_open(in_dir("out"), err, sizeof err);
+    chmod(testdir_path("out"), 0640);
+    o = outfile_open(testdir_path("out"), err, sizeof err);
     ck_assert_msg(o != NULL, "%s", err);
     fputs("new", outfile_stream(o));
     fflush(outfile_stream(o));
@@ -114,7 +100,7 @@ START_TEST(test_outfile_commit_replaces_when_complete)
     {
         struct stat st;
 
-        ck_assert_int_eq(stat(in_dir("out"), &st), 0);
+        ck_assert_int_eq(stat(testdir_path("out"), &st), 0);
         ck_assert_uint_eq(st.st_mode & 07777, 0640);
     }
 }
@@ -126,13 +112,13 @@ START_TEST(test_outfile_abort_keeps_old)
     struct outfile *o;
 
     put("out", "old");
-    o = outfile_open(in_dir("out"), err, sizeof err);
+    o = outfile_open(testdir_path("out"), err, sizeof err);
     ck_assert_msg(o != NULL, "%s", err);
     fputs("half", outfile_stream(o));
     outfile_abort(o);
     ck_assert_str_eq(get("out"), "old");
     ck_assert_int_eq(entries(), 1);
-    o = outfile_open(in_dir("fresh"), err, sizeof err);
+    o = outfile_open(testdir_path("fresh"), err, sizeof err);
     ck_assert_msg(o != NULL, "%s", err);
     outfile_abort(o);
     ck_assert_ptr_null(get("fresh")); /* nothing where nothing was */
@@ -146,12 +132,12 @@ START_TEST(test_outfile_symlink_stays_link)
     struct stat st;
 
     put("target", "old");
-    ck_assert_int_eq(symlink("target", in_dir("link")), 0);
-    o = outfile_open(in_dir("link"), err, sizeof err);
+    ck_assert_int_eq(symlink("target", testdir_path("link")), 0);
+    o = outfile_open(testdir_path("link"), err, sizeof err);
     ck_assert_msg(o != NULL, "%s", err);
     fputs("new", outfile_stream(o));
     ck_assert_int_eq(outfile_commit(o, err, sizeof err), 0);
-    ck_assert_int_eq(lstat(in_dir("link"), &st), 0);
+    ck_assert_int_eq(lstat(testdir_path("link"), &st), 0);
     ck_assert(S_ISLNK(st.st_mode));
     ck_assert_str_eq(get("target"), "new");
 }
@@ -165,7 +151,7 @@ START_TEST(test_outfile_device_written_directly)
     ck_assert_msg(o != NULL, "%s", err);
     fputs("gone", outfile_stream(o));
     ck_assert_int_eq(outfile_commit(o, err, sizeof err), 0);
-    ck_assert_ptr_null(outfile_open(dir, err, sizeof err)); /* a directory */
+    ck_assert_ptr_null(outfile_open(testdir(), err, sizeof err)); /* a directory */
     ck_assert_msg(strstr(err, "directory"), "%s", err);
 }
 END_TEST

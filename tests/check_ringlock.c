@@ -19,32 +19,16 @@
 
 #include "ringlock.h"
 #include "suites.h"
-
-static char dir[64];
-
-static const char *in_dir(const char *name)
-{
-    static char p[4][128];
-    static unsigned i;
-    char *s = p[i++ % 4];
-
-    snprintf(s, sizeof p[0], "%s/%s", dir, name);
-    return s;
-}
+#include "testdir.h"
 
 static void dir_setup(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/cygtrace-ringlock-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    testdir_make("ringlock");
 }
 
 static void dir_teardown(void)
 {
-    static const char *names[] = {"ring", "link", "fifo", "secret"};
-
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        unlink(in_dir(names[i]));
-    rmdir(dir);
+    testdir_remove();
 }
 
 static void write_file(const char *path, const char *text)
@@ -100,7 +84,7 @@ static pid_t holder_start(const char *path)
  * more. */
 START_TEST(test_ringlock_held_by_a_process)
 {
-    const char *ring = in_dir("ring");
+    const char *ring = testdir_path("ring");
     struct stat before, after;
     pid_t pid;
     int st;
@@ -126,11 +110,11 @@ END_TEST
  * without waiting for a writer), a directory. */
 START_TEST(test_ringlock_not_a_ring)
 {
-    const char *ring = in_dir("ring"), *link = in_dir("link"), *fifo = in_dir("fifo");
+    const char *ring = testdir_path("ring"), *link = testdir_path("link"), *fifo = testdir_path("fifo");
     pid_t pid;
     int st;
 
-    ck_assert_int_eq(ringlock_held(in_dir("nothing")), 0);
+    ck_assert_int_eq(ringlock_held(testdir_path("nothing")), 0);
     write_file(ring, "");
     ck_assert_int_eq(truncate(ring, 4096), 0);
     pid = holder_start(ring);
@@ -140,7 +124,7 @@ START_TEST(test_ringlock_not_a_ring)
     waitpid(pid, &st, 0);
     ck_assert_int_eq(mkfifo(fifo, 0600), 0);
     ck_assert_int_eq(ringlock_held(fifo), 0);
-    ck_assert_int_eq(ringlock_held(dir), 0);
+    ck_assert_int_eq(ringlock_held(testdir()), 0);
     unlink(link);
     unlink(fifo);
     unlink(ring);
@@ -150,7 +134,7 @@ END_TEST
 /* A file it may not read: it cannot tell, and says why. */
 START_TEST(test_ringlock_cannot_tell)
 {
-    const char *secret = in_dir("secret");
+    const char *secret = testdir_path("secret");
 
     if (geteuid() == 0)
         return; /* root reads it anyway */
