@@ -56,6 +56,8 @@ struct site_slot {
     char text[256]; /* " <- demo.c:60", or "" when the DWARF does not know */
 };
 
+#define BRACES_DEPTH 256 /* depths whose function the braces style keeps */
+
 struct render {
     FILE *out;
     char buf[OUT_BYTES]; /* lines are built here and written out in large blocks */
@@ -71,6 +73,8 @@ struct render {
     struct tree_sink sink;
     struct open_call open;
     struct leaf_run run;
+    uint64_t braces_fn[BRACES_DEPTH]; /* braces: the function entered at each depth, for an
+                                         inlined call's line (its site is not its own) */
     int stopped;         /* a STOP record was seen: show the next START */
     int fault_pending;   /* a fault record waits for its LR record */
     struct ev fault;
@@ -473,7 +477,9 @@ static int hidden(const struct render *r, unsigned depth)
     return r->o.max_depth && depth >= r->o.max_depth;
 }
 
-/* braces: "{ 00000D0E->00000C60  decide:0x0026->calcValue" */
+/* braces: "{ 00000D0E->00000C60  decide:0x0026->calcValue". An inlined call's hooks carry
+ * the site of the call the function it is inlined into came from: its caller is that
+ * enclosing function, "mid:inlined->helper", and the site column shows the recorded value. */
 static void braces_line(struct render *r, const struct tree_frame *f, unsigned depth, int enter)
 {
     /* site is a return address: its caller holds the byte before it */
@@ -486,10 +492,19 @@ static void braces_line(struct render *r, const struct tree_frame *f, unsigned d
      * the image's load bias means nothing there. */
     uint64_t site = caller ? f->site - r->bias : f->site;
 
+    if (enter && depth < BRACES_DEPTH)
+        r->braces_fn[depth] = f->addr;
     indent(r, depth);
     out_fmt(r, "%c %0*" PRIX64 "%s%0*" PRIX64, enter ? '{' : '}', w, site,
             enter ? "->" : "<-", w, f->addr - r->bias);
-    if (caller)
+    if (f->inlined && depth > 0 && depth <= BRACES_DEPTH) {
+        char tb[256], eb[256];
+
+        /* A copy: the next name_of may take the same cache slot. */
+        snprintf(eb, sizeof eb, "%s", name_of(r, r->braces_fn[depth - 1], tb, sizeof tb));
+        out_fmt(r, "  %s:inlined%s%s\n", eb, enter ? "->" : "<-",
+                name_of(r, f->addr, nb, sizeof nb));
+    } else if (caller)
         out_fmt(r, "  %s:0x%04" PRIX64 "%s%s\n", caller->name,
                 f->site - r->bias - caller->start, enter ? "->" : "<-", callee);
     else

@@ -117,6 +117,12 @@ mv "$T/inline.trace" "$T/inline_nosites.trace"
 decode inline_nosites
 scenario inline CYGTRACE_CALLSITES=1
 decode inline
+decode inline-braces --style=braces
+braces_check "$T/inline-braces.tree" >"$T/inline-braces.problems"
+check inline-braces-callers "$(head -n 2 "$T/inline-braces.problems" | tr '\n' '|')" \
+    [ ! -s "$T/inline-braces.problems" ]
+check inline-braces-named "no 'mid:inlined->helper' line" \
+    grep -Eq '^ +\{ [0-9A-F]+->[0-9A-F]+  mid:inlined->helper$' "$T/inline-braces.tree"
 cat >"$T/inline.expected" <<'EOF'
 main() {
   run_inline() {

@@ -177,18 +177,21 @@ braces_check() {
             if (($1 != "{" && $1 != "}") || split($2, p, arrow) != 2 || split($3, q, arrow) != 2) {
                 bad("not a braces line"); next
             }
-            caller = q[1]; sub(/:0x[0-9A-F]+$/, "", caller)
+            caller = q[1]; sub(/:(0x[0-9A-F]+|inlined)$/, "", caller)
             if ($1 == "{") {
                 if (ind != n) bad("indented " ind " at depth " n)
-                site[n] = p[1]; fn[n] = p[2]; callee[n] = q[2]; n++
+                site[n] = p[1]; fn[n] = p[2]; callee[n] = q[2]
+                # the code a call runs in: for an inlined call, that of the enclosing call
+                code[n] = q[1] ~ /:inlined$/ && n > 0 ? code[n - 1] : q[2]; n++
             } else {
                 if (n == 0) { bad("a } without its {"); next }
                 n--
                 if (ind != n || p[1] != site[n] || p[2] != fn[n] || q[2] != callee[n])
                     bad("does not match its { line")
             }
-            if (n > ($1 == "{") && caller != callee[n - 1 - ($1 == "{")])
-                bad("caller " caller ", but the enclosing call is " callee[n - 1 - ($1 == "{")])
+            e = n - 1 - ($1 == "{")
+            if (e >= 0 && caller != callee[e] && caller != code[e])
+                bad("caller " caller ", but the enclosing call is " callee[e])
         }
         END { if (n) print "end: " n " calls never closed" }' "$1"
 }
