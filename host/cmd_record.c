@@ -113,19 +113,18 @@ static const char *ring_program(const char *out, const char *prog, char *buf, si
 }
 
 /* After the run: how much the trace holds, or why there is none. */
-static int report(const char *out, const char *prog);
+static void report(const char *out, const char *prog);
 
 /* The rings of the run's other processes (forked, exec'ed), as the first one's map lists
- * them; returns how many of them could not be read. */
-static int report_children(const char *out, const char *prog)
+ * them. */
+static void report_children(const char *out, const char *prog)
 {
     char path[PATH_MAX + 8], err[256];
     struct modmap *m;
-    int bad = 0;
 
     snprintf(path, sizeof path, "%s.maps", out);
     if (!(m = modmap_open(path, err, sizeof err)))
-        return 0;
+        return;
     for (size_t i = 0; i < modmap_children(m); i++) {
         const struct modmap_process *c = modmap_child(m, i);
 
@@ -135,10 +134,9 @@ static int report_children(const char *out, const char *prog)
         else
             fprintf(stderr, "cygtrace: process %" PRIu32 " (%s of %" PRIu32 ") recorded too:\n",
                     c->pid, c->how, c->ppid);
-        bad += report(c->ring, prog) < 0;
+        report(c->ring, prog);
     }
     modmap_close(m);
-    return bad;
 }
 
 static volatile sig_atomic_t record_child; /* the program's pid, for on_term */
@@ -229,7 +227,7 @@ static int run_program(char **argv)
     return status;
 }
 
-static int report(const char *out, const char *prog)
+static void report(const char *out, const char *prog)
 {
     char err[256];
     const char *why;
@@ -239,19 +237,18 @@ static int report(const char *out, const char *prog)
 
     if (!s) {
         cmd_error("%s: no trace was written: is it built with -finstrument-functions?", prog);
-        return -1;
+        return;
     }
     if (dec_locate(s, &r, &why) < 0) {
         cmd_error("%s: %s", out, why);
         src_close(s);
-        return -1;
+        return;
     }
     fprintf(stderr, "cygtrace: %s: %" PRIu64 " records%s, %" PRIu64 " lost; decode with "
                     "'cygtrace tree %s %s'\n",
             out, r.head, r.head > r.cap && (r.flags & CYG_F_OVERWRITE) ? " (wrapped)" : "",
             r.lost, ring_program(out, prog, elf, sizeof elf), out);
     src_close(s);
-    return 0;
 }
 
 int cmd_record(int argc, char **argv)

@@ -11,12 +11,11 @@
  * add gives; the Linux port's relaxed add on a weakly ordered CPU leaves a window of a few
  * instructions, in which one torn record could pass.) Decoding is dec.c's, on the copies.
  *
- * A new run of the program. The runtime creates the file with O_TRUNC, sizes it, and writes a
- * new control block (pid 0 at first, its pid, load bias and clock rate a millisecond later: we
- * attach only once they are there, as the caller takes them from the block). While the file
- * is shorter than our mapping, reading the mapping raises SIGBUS: every read of it goes
- * through guard(), which turns a SIGBUS inside the mapping into an error return. A new run
- * shows as: the file
+ * A new run of the program. The runtime empties the file, sizes it, and writes a new control
+ * block (pid 0 at first, its pid, load bias and clock rate a millisecond later: we attach only
+ * once they are there, as the caller takes them from the block). While the file is shorter
+ * than our mapping, reading the mapping raises SIGBUS: every read of it goes through guard(),
+ * which turns a SIGBUS inside the mapping into an error return. A new run shows as: the file
  * replaced (another inode) or shortened, a different pid (other than the 0 of a run still
  * setting up), the head going backwards, or a ring of another shape. Each starts the follow
  * over at the new run's first record (what it already overwrote is one EV_LOST); the poll that
@@ -133,14 +132,13 @@ static int guard(struct follow *f, void (*fn)(struct follow *, void *), void *ar
 
 /* --- reading the mapping (only under guard()) ------------------------------------------------- */
 
-/* The head as the writer left it; a 32-bit target moves only the low word. */
-static uint64_t load_head(const struct follow *f)
+/* A counter of the control block (head, lost) as the writer left it, read whole (a copy of the
+ * block may tear it); a 32-bit target moves only the low word. */
+static uint64_t load_counter(const struct follow *f, size_t off)
 {
     if (f->r.word_bytes == 8)
-        return __atomic_load_n((const uint64_t *)(const void *)(f->map + CYG_OFF_HEAD),
-                               __ATOMIC_ACQUIRE);
-    return __atomic_load_n((const uint32_t *)(const void *)(f->map + CYG_OFF_HEAD),
-                           __ATOMIC_ACQUIRE);
+        return __atomic_load_n((const uint64_t *)(const void *)(f->map + off), __ATOMIC_ACQUIRE);
+    return __atomic_load_n((const uint32_t *)(const void *)(f->map + off), __ATOMIC_ACQUIRE);
 }
 
 /* The head read, unwrapped against the last one (a 32-bit counter wraps); *back is set when it
@@ -164,23 +162,13 @@ struct hdr_io {
     uint64_t lost;
 };
 
-/* The lost counter as the writer left it, read whole (the copy of the block may tear it). */
-static uint64_t load_lost(const struct follow *f)
-{
-    if (f->r.word_bytes == 8)
-        return __atomic_load_n((const uint64_t *)(const void *)(f->map + CYG_OFF_LOST),
-                               __ATOMIC_RELAXED);
-    return __atomic_load_n((const uint32_t *)(const void *)(f->map + CYG_OFF_LOST),
-                           __ATOMIC_RELAXED);
-}
-
 static void read_hdr(struct follow *f, void *arg)
 {
     struct hdr_io *io = arg;
 
     memcpy(io->hdr, f->map, CYG_HDR_BYTES);
-    io->head = load_head(f);
-    io->lost = load_lost(f);
+    io->head = load_counter(f, CYG_OFF_HEAD);
+    io->lost = load_counter(f, CYG_OFF_LOST);
 }
 
 /* Copies one record, word b first (see the top of the file). */
@@ -223,7 +211,7 @@ static void copy_recs(struct follow *f, void *arg)
         copy_rec(f->raw + (size_t)i * rb, f->map + CYG_HDR_BYTES + ((io->from + i) & mask) * rb,
                  f->r.word_bytes, words);
     __atomic_thread_fence(__ATOMIC_ACQUIRE); /* the copies before the head that vouches for them */
-    io->head = load_head(f);
+    io->head = load_counter(f, CYG_OFF_HEAD);
 }
 
 /* --- attaching to the file's ring ------------------------------------------------------------- */
@@ -432,7 +420,7 @@ static void lost_ev(struct ev *e, const struct dec_state *ds, uint64_t seq, uint
 
 static void read_head(struct follow *f, void *arg)
 {
-    *(uint64_t *)arg = load_head(f);
+    *(uint64_t *)arg = load_counter(f, CYG_OFF_HEAD);
 }
 
 /* Decodes up to room (>= 1) events from f->pos into f->evs. Returns the count, with *more 0

@@ -65,30 +65,31 @@ static void cleanup_disarm(void)
         }
 }
 
-int outfile_same(const char *path, const char *const *inputs, size_t n)
+/* The index of the input that is the file out describes, or -1. */
+static int input_of(const struct stat *out, const char *const *inputs, size_t n)
 {
-    struct stat out, in;
+    struct stat in;
 
-    if (stat(path, &out) != 0)
-        return -1; /* a file that does not exist yet is no input */
     for (size_t i = 0; i < n; i++)
-        if (inputs[i] && stat(inputs[i], &in) == 0 && in.st_dev == out.st_dev &&
-            in.st_ino == out.st_ino)
+        if (inputs[i] && stat(inputs[i], &in) == 0 && in.st_dev == out->st_dev &&
+            in.st_ino == out->st_ino)
             return (int)i;
     return -1;
 }
 
+int outfile_same(const char *path, const char *const *inputs, size_t n)
+{
+    struct stat out;
+
+    /* a file that does not exist yet is no input */
+    return stat(path, &out) == 0 ? input_of(&out, inputs, n) : -1;
+}
+
 int outfile_fd_same(int fd, const char *const *inputs, size_t n)
 {
-    struct stat out, in;
+    struct stat out;
 
-    if (fstat(fd, &out) != 0 || !S_ISREG(out.st_mode))
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        if (inputs[i] && stat(inputs[i], &in) == 0 && in.st_dev == out.st_dev &&
-            in.st_ino == out.st_ino)
-            return (int)i;
-    return -1;
+    return fstat(fd, &out) == 0 && S_ISREG(out.st_mode) ? input_of(&out, inputs, n) : -1;
 }
 
 static void outfile_free(struct outfile *o)

@@ -406,15 +406,15 @@ NOINSTR static struct cyg_file_ring ring_map(void)
     return r;
 }
 
-/* The map's "process" line: pid, parent pid, how this process came to record, and the ring
- * of the process before it. */
-NOINSTR static void process_line(char *line, size_t len, const char *tag)
+/* A map's "process" or "child" line (kind): pid, parent pid, how this process came to
+ * record, and ring: the one before it (process), or its own (child). */
+NOINSTR static void process_line(char *line, size_t len, const char *kind, const char *ring)
 {
     line[0] = 0;
-    cyg_cat_ulong(cyg_cat(line, len, tag), len, (unsigned long)getpid());
+    cyg_cat_ulong(cyg_cat(cyg_cat(line, len, kind), len, " "), len, (unsigned long)getpid());
     cyg_cat_ulong(cyg_cat(line, len, " "), len, (unsigned long)getppid());
     cyg_cat(cyg_cat(cyg_cat(line, len, " "), len, cfg.how), len, " ");
-    cyg_cat(cyg_cat(line, len, cfg.parent[0] ? cfg.parent : "-"), len, "\n");
+    cyg_cat(cyg_cat(line, len, ring[0] ? ring : "-"), len, "\n");
 }
 
 /* Sets up this process's ring. In a forked child (forked set) with system calls only, since
@@ -455,7 +455,7 @@ NOINSTR static void setup(void)
     while (!forked && mono_ns() - ns_base < 1000000u)
         ;
     cyg_core_set_image(image_bias, (uint32_t)getpid(), clock_hz());
-    process_line(line, sizeof line, "process ");
+    process_line(line, sizeof line, "process", cfg.parent);
     parent_maps[0] = 0;
     cyg_cat(cyg_cat(parent_maps, sizeof parent_maps, cfg.parent), sizeof parent_maps, ".maps");
     cyg_maps_start(cfg.ring, line, forked ? parent_maps : NULL);
@@ -465,10 +465,7 @@ NOINSTR static void setup(void)
     if (cfg.parent[0]) {
         char first[sizeof cfg.base + 8] = "";
 
-        process_line(line, sizeof line, "child ");
-        /* The child line names this ring, not the one before it. */
-        line[strlen(line) - strlen(cfg.parent) - 1] = 0;
-        cyg_cat(cyg_cat(line, sizeof line, cfg.ring), sizeof line, "\n");
+        process_line(line, sizeof line, "child", cfg.ring);
         cyg_maps_append_to(cyg_cat(cyg_cat(first, sizeof first, cfg.base), sizeof first, ".maps"),
                            line);
     }

@@ -104,9 +104,9 @@ run threads env CYGTRACE_OUT="$T/threads.trace" "$BUILD/examples/hardcases" thre
 H=$BUILD/examples/hardcases
 check_all step_a2 "$H" "$T/threads.trace" step_a1 step_a2 step_b2 worker_a worker_b
 run threads-report "$CT" report "$H" "$T/threads.trace"
-check threads-report-per-thread "not one table per thread and one for all" \
-    [ "$(grep -c '^# thread' "$T/threads-report.out")" -ge 2 ] && \
-    grep -q '^# all [0-9]* threads' "$T/threads-report.out"
+check threads-report-per-thread "not one table per thread and one for all" eval \
+    '[ "$(grep -c "^# thread" "$T/threads-report.out")" -ge 2 ] &&
+     grep -q "^# all [0-9]* threads" "$T/threads-report.out"'
 check threads-chrome-tids "not one tid per thread" \
     [ "$(jq '[.traceEvents[] | select(.ph == "B") | .tid] | unique | length' "$T/step_a2.json")" -ge 2 ]
 
