@@ -16,7 +16,8 @@
 #define CYG_MAGIC "CYGTRACE"           /* 8 bytes, no terminator in the block */
 #define CYG_MAGIC_LO 0x54475943u       /* "CYGT" as a little-endian word */
 #define CYG_MAGIC_HI 0x45434152u       /* "RACE" */
-#define CYG_VERSION 1u
+#define CYG_VERSION 2u                /* 2: chunk_log2 (byte 22), PAD records */
+#define CYG_VERSION_MIN 1u            /* the oldest a host still reads: 1 has no chunks */
 #define CYG_HDR_BYTES 128u             /* records start this far from the control block */
 #define CYG_BUILD_ID_MAX 32u
 
@@ -48,6 +49,8 @@
 #define CYG_OFF_BUILD_ID_LEN 20u /* u8    bytes used in build_id (0: none known)             */
 #define CYG_OFF_TS_BITS 21u     /* u8     timestamp bits that count: the clock's width, at
                                    most the record's 30 (32-bit) or 61 (64-bit)             */
+#define CYG_OFF_CHUNK_LOG2 22u  /* u8     writers reserve 1 << chunk_log2 slots at a time
+                                   (0: one per event); version 2 on, 0 in version 1         */
 #define CYG_OFF_CTL_ADDR 24u    /* u64    where this block lives in the target's memory      */
 #define CYG_OFF_LOAD_BIAS 32u   /* u64    run-time minus link-time address of the image (PIE)*/
 #define CYG_OFF_BUILD_ID 40u    /* u8[32] GNU build-id of the image                          */
@@ -80,7 +83,8 @@ struct cyg_ctl {
     uint32_t hdr_bytes;       /* init */
     uint8_t build_id_len;     /* init */
     uint8_t ts_bits;          /* init */
-    uint8_t reserved0[2];
+    uint8_t chunk_log2;       /* init */
+    uint8_t reserved0;
     uint64_t ctl_addr;        /* init */
     uint64_t load_bias;       /* init */
     uint8_t build_id[CYG_BUILD_ID_MAX]; /* init */
@@ -100,6 +104,7 @@ struct cyg_ctl {
 CYG_ASSERT_OFF(version, CYG_OFF_VERSION);
 CYG_ASSERT_OFF(machine, CYG_OFF_MACHINE);
 CYG_ASSERT_OFF(ts_bits, CYG_OFF_TS_BITS);
+CYG_ASSERT_OFF(chunk_log2, CYG_OFF_CHUNK_LOG2);
 CYG_ASSERT_OFF(ctl_addr, CYG_OFF_CTL_ADDR);
 CYG_ASSERT_OFF(build_id, CYG_OFF_BUILD_ID);
 CYG_ASSERT_OFF(check, CYG_OFF_CHECK);
@@ -109,6 +114,14 @@ CYG_ASSERT_OFF(lost, CYG_OFF_LOST);
 CYG_ASSERT_OFF(ts_hz, CYG_OFF_TS_HZ);
 CYG_ASSERT_OFF(pid, CYG_OFF_PID);
 _Static_assert(sizeof(struct cyg_ctl) == CYG_HDR_BYTES, "control block size");
+
+/* Chunks (chunk_log2 > 0, the Linux port). head counts slots reserved, chunk by chunk: a writer
+ * takes the 2^chunk_log2 slots [b, b + 2^chunk_log2) (b a multiple of that) with one atomic add
+ * and fills them in order, one event a slot, with plain stores, and no other writer touches
+ * them. A thread's chunks follow each other in its order of events, so its records stay in
+ * sequence order; records of different threads interleave a chunk at a time. A slot of a chunk
+ * still being filled (or abandoned: the thread died) is unwritten, as a slot reserved and not yet
+ * written is with chunk_log2 = 0. */
 
 /* Records. A record is 2 or 4 words; a word is the target's pointer size.
  *   word 0, "a": the function address (normal record) or a 32/64-bit payload (special record)
@@ -175,6 +188,8 @@ _Static_assert(sizeof(struct cyg_ctl) == CYG_HDR_BYTES, "control block size");
                               CYG_SP_FAULT */
 #define CYG_SP_START 6u    /* recording (re)started: what came before may be unrelated */
 #define CYG_SP_STOP 7u     /* recording stopped by the API */
+#define CYG_SP_PAD 8u      /* no event: fills a chunk's slots that its thread will not use
+                              (the thread ended, or lost a race for a new chunk) */
 
 /* Fault kinds (CYG_SP_FAULT data): Cortex-M exception numbers, or 0x100 + a POSIX signal. */
 #define CYG_FAULT_HARD 3u

@@ -32,7 +32,8 @@
  *   the frame describes), varint t0 (the timestamp, masked to ts_bits, of the event before that
  *   record: the first dt adds to it; 0 without timestamps), then tokens to the end.
  *   Every record from seq on is accounted for, in order: by one ENTER/EXIT/SPECIAL token each,
- *   or by a SKIP token for a run that the stream does not carry. A host that sees a frame start
+ *   by a SKIP token for a run that the stream does not carry, or by a DEFER token for a run
+ *   that later frames carry. A host that sees a frame start
  *   at a higher seq than where the previous one ended has lost frames on the link: the
  *   difference is exactly the number of records lost there.
  *
@@ -55,6 +56,12 @@
  *        reserved but never written, or the writer overwrote them before the drain read them
  *        (it lapped the drain). Either way the target lost them, and the drain says how many.
  *   0x84 THREAD: varint t: the records from here on are thread t's (64-bit streams).
+ *   0x85 DEFER: varint n: the next n records, the rest of a chunk that its thread is still
+ *        filling (chunked rings), come later, in frames of their own: an events frame whose
+ *        seq falls in a deferred run goes on with that run where the last one for it stopped
+ *        (a frame that starts further on lost the frames between on the link), and never
+ *        moves the stream's own next seq. What of a run never comes held no event (the thread
+ *        never used those slots): no loss. Version 2 on.
  *   Any other token is malformed. A frame that ends inside a token, names an empty cache slot,
  *   or has a malformed token is dropped whole: the host never shows part of a frame.
  *
@@ -66,7 +73,8 @@
 
 #include <stdint.h>
 
-#define CYG_STREAM_VERSION 1u
+#define CYG_STREAM_VERSION 2u     /* 2: DEFER */
+#define CYG_STREAM_VERSION_MIN 1u
 
 #define CYG_FRAME_RAW_MAX 254u  /* payload + CRC, before COBS */
 #define CYG_FRAME_WIRE_MAX 256u /* COBS code byte + 254 + delimiter */
@@ -90,6 +98,7 @@
 #define CYG_TK_SPECIAL 0x82u
 #define CYG_TK_SKIP 0x83u
 #define CYG_TK_THREAD 0x84u
+#define CYG_TK_DEFER 0x85u
 
 #define CYG_CACHE_SLOTS 64u
 

@@ -94,17 +94,21 @@ static void print_ring(const struct load *l, const char *dump)
     }
     if (r->off)
         printf(" (control block at offset 0x%" PRIx64 ")", r->off);
-    printf("\nformat:     version %u, %s, %u-byte records%s%s\n", CYG_VERSION,
+    printf("\nformat:     version %u, %s, %u-byte records%s%s", r->version,
            dec_machine_name(r->machine), r->rec_bytes,
            (r->flags & CYG_F_TIMESTAMPS) ? ", timestamps" : "",
            (r->flags & CYG_F_CALLSITES) ? ", call sites" : "");
+    if (r->chunk_log2)
+        printf(", chunks of %u", 1u << r->chunk_log2);
+    printf("\n");
     printf("capacity:   %" PRIu64 " records (%" PRIu64 " bytes)\n", r->cap, r->cap * r->rec_bytes);
     printf("mode:       %s\n", (r->flags & CYG_F_OVERWRITE) ? "overwrite (flight recorder)"
                                                             : "stop when full");
     printf("state:      %s\n", state_name(r->state));
     /* In stop mode head also counts the reservations refused once full: they are lost. */
-    printf("written:    %" PRIu64 " records\n",
-           (r->flags & CYG_F_OVERWRITE) || r->head < r->cap ? r->head : r->cap);
+    printf("written:    %" PRIu64 " %s\n",
+           (r->flags & CYG_F_OVERWRITE) || r->head < r->cap ? r->head : r->cap,
+           r->chunk_log2 ? "slots reserved (records and the unused ends of chunks)" : "records");
     printf("wrapped:    %s\n", (r->flags & CYG_F_OVERWRITE) && r->head > r->cap ? "yes" : "no");
     print_common(l);
 }
@@ -143,7 +147,14 @@ static int print_records(struct load *l)
         printf("held:       %" PRIu64 " records (sequence %" PRIu64 "..%" PRIu64 ")\n",
                st->decoded, st->first_seq, st->end_seq);
         printf("overwritten: %" PRIu64 "\n", st->overwritten);
-        printf("unwritten:  %" PRIu64 " slots reserved but never written\n", st->unwritten);
+        printf("unwritten:  %" PRIu64 " slots reserved but never written", st->unwritten);
+        if (st->unwritten && l->ring.chunk_log2)
+            printf(": %" PRIu64 " in the middle of a chunk (a writer died or was late), the rest "
+                   "at the ends of chunks of threads still running", st->holes);
+        printf("\n");
+        if (st->padding)
+            printf("padding:    %" PRIu64 " slots of chunks that their threads left\n",
+                   st->padding);
         if (st->truncated)
             printf("truncated:  %" PRIu64 " records missing from the dump\n", st->truncated);
     }

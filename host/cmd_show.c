@@ -235,9 +235,10 @@ static void notes(const struct load *l, const struct load_stats *ls, uint64_t un
     if (l->ring.lost)
         fprintf(f, "%s%" PRIu64 " events were lost: the buffer was full (stop-when-full mode)\n",
                 p, l->ring.lost);
-    if (st->unwritten)
+    /* The unused ends of threads' chunks hold no event: only a hole is worth a note. */
+    if (st->holes)
         fprintf(f, "%s%" PRIu64 " slots were reserved but never written (a writer died or "
-                   "was still writing); skipped\n", p, st->unwritten);
+                   "was still writing); skipped\n", p, st->holes);
     if (st->truncated)
         fprintf(f, "%s%" PRIu64 " records are missing: the dump is shorter than its ring\n", p,
                 st->truncated);

@@ -64,11 +64,13 @@ int dec_parse(const uint8_t *p, size_t len, struct dec_ring *r, const char **why
         return -1;
     }
     version = (unsigned)get_le(p + CYG_OFF_VERSION, 2);
-    if (version != CYG_VERSION) {
+    if (version < CYG_VERSION_MIN || version > CYG_VERSION) {
         *why = version > CYG_VERSION ? "dump format is newer than this cygtrace (update it)"
                                      : "unknown dump format version";
         return -1;
     }
+    r->version = version;
+    r->chunk_log2 = version >= 2 ? p[CYG_OFF_CHUNK_LOG2] : 0; /* a reserved byte in 1 */
     r->word_bytes = p[CYG_OFF_WORD];
     r->rec_bytes = p[CYG_OFF_REC];
     r->cap_log2 = p[CYG_OFF_CAP_LOG2];
@@ -96,7 +98,7 @@ int dec_parse(const uint8_t *p, size_t len, struct dec_ring *r, const char **why
         *why = "control block: capacity out of range";
         return -1;
     }
-    if (get_le(p + CYG_OFF_HDR, 4) != CYG_HDR_BYTES ||
+    if (get_le(p + CYG_OFF_HDR, 4) != CYG_HDR_BYTES || r->chunk_log2 > r->cap_log2 ||
         r->ts_bits < 1 || r->ts_bits > (r->word_bytes == 4 ? CYG32_TS_BITS : CYG64_TS_BITS) ||
         r->build_id_len > CYG_BUILD_ID_MAX || r->state > CYG_S_FULL) {
         *why = "control block: inconsistent fields";
@@ -260,6 +262,7 @@ unsigned dec_special_kind(unsigned type)
     case CYG_SP_FAULT_LR: return EV_FAULT_LR;
     case CYG_SP_START: return EV_START;
     case CYG_SP_STOP: return EV_STOP;
+    case CYG_SP_PAD: return EV_PAD;
     default: return EV_UNKNOWN;
     }
 }
@@ -346,6 +349,34 @@ static inline __attribute__((always_inline)) int record_w(struct dec_state *s, c
     return 1;
 }
 
+/* Whether the slot of seq, at p, holds that record (record_w's test, without decoding). */
+static int slot_written(const struct dec_state *s, const uint8_t *p, uint64_t seq, unsigned w)
+{
+    uint64_t a = get_le(p, w), b = get_le(p + w, w);
+
+    return ((unsigned)(b >> (w * 8 - 1)) & 1u) == cyg_lap(seq, s->cap_log2) && (a | b) &&
+           !stale(s, seq, b, w);
+}
+
+/* An unwritten slot, at window index i: a hole when a later slot of its chunk is written (its
+ * writer reserved it and went on: it died, or is late, in the middle of the record), else the
+ * unused end of a chunk. Without chunks every unwritten slot is a hole. */
+static __attribute__((noinline)) void unwritten(struct dec *d, uint64_t i, unsigned w)
+{
+    uint64_t seq = d->win_seq + i, end = (seq | ((UINT64_C(1) << d->r.chunk_log2) - 1)) + 1;
+
+    d->st.unwritten++;
+    if (d->r.chunk_log2 == 0) {
+        d->st.holes++;
+        return;
+    }
+    for (seq++, i++; seq < end && i < d->win_n; seq++, i++)
+        if (slot_written(&d->ds, d->buf + i * d->r.rec_bytes, seq, w)) {
+            d->st.holes++;
+            return;
+        }
+}
+
 int dec_record(struct dec_state *s, const uint8_t *rec, uint64_t seq, struct ev *e)
 {
     return s->word_bytes == 8 ? record_w(s, rec, seq, e, 8) : record_w(s, rec, seq, e, 4);
@@ -375,7 +406,10 @@ static inline __attribute__((always_inline)) int next_w(struct dec *d, struct ev
                 e->site = get_le(p + 2 * w, w);
             call_w(&d->ds, a, b, e, w);
         } else if (!record_w(&d->ds, p, d->seq++, e, w)) { /* a special, or nothing */
-            d->st.unwritten++;
+            unwritten(d, i, w);
+            continue;
+        } else if (e->kind == EV_PAD) {
+            d->st.padding++;
             continue;
         }
         d->st.decoded++;
@@ -522,6 +556,10 @@ static inline __attribute__((always_inline)) int count_w(struct dec *d, struct d
                     return -1;
             } else if ((b & special) && record_w(&d->ds, p, seq, &e, w)) {
                 /* a special: its own checks, and the context it sets */
+                if (e.kind == EV_PAD) {
+                    d->st.padding++;
+                    continue;
+                }
                 d->st.decoded++;
                 if ((!x || x->id != e.ctx) &&
                     !(x = dec_ctx_get(&c->ctx, &c->n, &c->cap, e.ctx)))
@@ -531,7 +569,7 @@ static inline __attribute__((always_inline)) int count_w(struct dec *d, struct d
                     x->vfork = e.data == CYG_THREAD_VFORK;
                 }
             } else {
-                d->st.unwritten++;
+                unwritten(d, i, w);
             }
         }
         d->seq = seq;

@@ -22,6 +22,8 @@ struct dec_ring {
     unsigned machine;      /* ELF e_machine */
     unsigned ts_bits;
     unsigned resets;
+    unsigned version;      /* CYG_VERSION_MIN .. CYG_VERSION */
+    unsigned chunk_log2;   /* writers reserve 2^chunk_log2 slots at a time (0 in version 1) */
     unsigned build_id_len;
     uint8_t build_id[32];
     uint64_t cap;          /* records the ring holds */
@@ -45,6 +47,8 @@ enum ev_kind {
     EV_STOP,
     EV_UNKNOWN,  /* a special record of a type this host does not know (data = type) */
     EV_LOST,     /* live streams: addr = records lost at this point, data = enum ev_lost_why */
+    EV_PAD,      /* a PAD record: no event; the iterators (dec_next, dec_count, follow, sdec)
+                    count it and never return it */
 };
 
 enum ev_lost_why {
@@ -68,6 +72,10 @@ struct dec_stats {
     uint64_t end_seq;     /* one past the newest */
     uint64_t overwritten; /* events the writer lapped (overwrite mode) */
     uint64_t unwritten;   /* slots reserved but never written (or still being written) */
+    uint64_t holes;       /* of unwritten: slots that a later record of their chunk follows
+                             (a writer died or is late mid-record); all of them without chunks;
+                             the rest are the unused ends of threads' chunks */
+    uint64_t padding;     /* slots a thread filled with PAD records (chunked rings) */
     uint64_t truncated;   /* slots missing because the dump is short */
     uint64_t decoded;     /* events returned */
 };
@@ -125,7 +133,8 @@ void dec_state_init(struct dec_state *s, const struct dec_ring *r);
 
 /* Decodes the record with sequence number seq, r->rec_bytes bytes at rec: 1 with *e filled,
  * or 0 when the slot does not hold that record (reserved but not written, not yet or never,
- * or written in another lap); then s is unchanged. Records must come in sequence order. */
+ * or written in another lap); then s is unchanged. A PAD record gives EV_PAD, which is no
+ * event. Records come in sequence order, but for those of a chunk filled late (follow.c). */
 int dec_record(struct dec_state *s, const uint8_t *rec, uint64_t seq, struct ev *e);
 
 struct dec;

@@ -49,6 +49,19 @@
 
 #define FOLLOW_BATCH 1024u   /* records copied, events delivered, per step */
 #define FOLLOW_GRACE_MS 3000 /* how long the file may hold no ring before that is an error */
+#define FOLLOW_PENDING 1024u /* chunks waited for at once, at most (chunked rings) */
+#define FOLLOW_MOVED_MS 500  /* how long a thread that went on to a later chunk may take to fill
+                                the slot it left behind (a signal handler interrupted it) */
+#define FOLLOW_THREADS 65536u
+
+/* A chunk of a chunked ring that the frontier passed while its thread was still filling it. */
+struct pend {
+    uint64_t seq;       /* its next slot to deliver */
+    uint64_t end;       /* one past its last slot */
+    uint32_t owner;     /* the thread its records are of; 0 while none was seen */
+    int moved;          /* its thread has a record in a later chunk */
+    long long moved_ms; /* since when */
+};
 
 struct follow {
     char *path;
@@ -66,6 +79,13 @@ struct follow {
     int renewed;          /* the file was replaced or shortened: the next ring is new */
     long long lost_since; /* when the file stopped holding a ring (ms), else 0 */
     char why[192];        /* ... and why */
+    /* Chunked rings: the chunks behind pos still being filled, oldest first, and how many of
+     * them each thread owns (owned[0]: those whose owner is not known yet). */
+    struct pend pend[FOLLOW_PENDING];
+    unsigned npend;
+    uint16_t owned[FOLLOW_THREADS];
+    uint64_t padding;     /* PAD records passed over */
+    uint64_t unfilled;    /* slots of chunks that their threads left unused */
     uint8_t raw[FOLLOW_BATCH * 32];
     struct ev evs[FOLLOW_BATCH];
 };
@@ -232,6 +252,8 @@ static void unmap(struct follow *f)
     f->map_len = 0;
 }
 
+static void open_chunks(struct follow *f, void *unused);
+
 /* Opens path and maps the ring it holds in place of the one f had. from_start: deliver from
  * its first record (what it no longer holds comes as lost), else from its head. 0, or -1 with
  * a reason in why. */
@@ -312,6 +334,14 @@ static int attach(struct follow *f, int from_start, char *why, size_t whylen)
     }
     f->renewed = 0;
     f->lost_since = 0;
+    f->npend = 0;
+    memset(f->owned, 0, sizeof f->owned);
+    /* From now, on a chunked ring: the threads' chunks being filled are behind head. What
+     * they write there from now on is theirs to see too. */
+    if (!from_start && r.chunk_log2 && guard(f, open_chunks, NULL) < 0) {
+        snprintf(why, whylen, "the file was cut short while being opened");
+        return -1;
+    }
     return 0;
 fail:
     close(fd);
@@ -499,6 +529,264 @@ static long step(struct follow *f, unsigned room, int *more)
     return k;
 }
 
+/* --- chunked rings ---------------------------------------------------------------------------
+ *
+ * A thread fills a chunk of slots of its own, in order; a thread that idles leaves the rest of
+ * its chunk unwritten for as long as it idles. The frontier (pos) does not wait there: it notes
+ * the chunk as pending and goes on, and each step first delivers what the pending chunks hold
+ * since. A thread's records stay in its order: the frontier stops at a record of a thread that
+ * owns a pending chunk (or at any record while a pending chunk's owner is not known yet), until
+ * that chunk is done. A pending chunk is done when all of it is delivered, or when what is
+ * left will never be written: its process is gone, or its thread has gone on to a later chunk
+ * and did not come back within FOLLOW_MOVED_MS. Those slots are counted as unfilled: no event. A
+ * slot that a later record of its chunk follows is a hole (its writer died, or is late, in the
+ * middle of the record): after half a ring, it is one record lost. A pending chunk that the
+ * writers lap (the reader fell a ring behind) is lost from there: its thread may have filled
+ * it since the last look, or may have idled (then the loss said is more than there was). */
+
+static uint64_t chunk_end(const struct follow *f, uint64_t seq)
+{
+    return (seq | (((uint64_t)1 << f->r.chunk_log2) - 1)) + 1;
+}
+
+static void pend_drop(struct follow *f, unsigned i)
+{
+    f->owned[f->pend[i].owner]--;
+    memmove(&f->pend[i], &f->pend[i + 1], (f->npend - i - 1) * sizeof f->pend[0]);
+    f->npend--;
+}
+
+static void pend_add(struct follow *f, uint64_t seq, uint32_t owner)
+{
+    struct pend *p;
+
+    if (f->npend == FOLLOW_PENDING) { /* the oldest goes unfilled */
+        f->unfilled += f->pend[0].end - f->pend[0].seq;
+        pend_drop(f, 0);
+    }
+    p = &f->pend[f->npend++];
+    memset(p, 0, sizeof *p);
+    p->seq = seq;
+    p->end = chunk_end(f, seq);
+    p->owner = owner;
+    f->owned[owner]++;
+}
+
+/* Whether a record of thread t must wait for a pending chunk; marks t's chunks as left. */
+static int pend_blocks(struct follow *f, uint32_t t)
+{
+    if (f->owned[0])
+        return 1;
+    if (!f->owned[t])
+        return 0;
+    for (unsigned i = 0; i < f->npend; i++)
+        if (f->pend[i].owner == t && !f->pend[i].moved) {
+            f->pend[i].moved = 1;
+            f->pend[i].moved_ms = now_ms();
+        }
+    return 1;
+}
+
+/* Whether the copied slot of seq, at rec, holds its record. */
+static int written(const struct follow *f, const uint8_t *rec, uint64_t seq)
+{
+    struct dec_state ds = f->ds;
+    struct ev e;
+
+    return dec_record(&ds, rec, seq, &e);
+}
+
+/* Delivers into f->evs from *k (below room) what pending chunk i holds now. Returns 1 when the
+ * chunk is done (dropped), 0 when it waits, -1 when the ring changed under us. *gone: -1 until
+ * writer_gone() was asked, then its answer. */
+static int pend_step(struct follow *f, unsigned i, unsigned room, unsigned *k, int *gone)
+{
+    const uint64_t cap = f->r.cap;
+    struct pend *p = &f->pend[i];
+    struct copy_io io;
+    uint64_t head, s;
+    int back;
+
+    io.from = p->seq;
+    io.n = p->end - p->seq < FOLLOW_BATCH ? (unsigned)(p->end - p->seq) : FOLLOW_BATCH;
+    if (guard(f, copy_recs, &io) < 0)
+        return -1;
+    head = unwrap_head(f, io.head, &back);
+    if (back)
+        return -1;
+    if ((f->r.flags & CYG_F_OVERWRITE) && head > cap && head - cap > p->seq) {
+        /* Lapped: its thread may have filled the slots since we looked, or not (an idle
+         * thread); nobody can tell now, so they count as lost. */
+        uint64_t to = head - cap < p->end ? head - cap : p->end;
+
+        lost_ev(&f->evs[(*k)++], &f->ds, p->seq, to - p->seq);
+        p->seq = to;
+    }
+    for (s = p->seq; s < io.from + io.n && *k < room; s++) {
+        const uint8_t *rec = f->raw + (size_t)(s - io.from) * f->r.rec_bytes;
+        struct ev *e = &f->evs[*k];
+        int later = 0, past, left;
+
+        if (dec_record(&f->ds, rec, s, e)) {
+            if (e->kind == EV_PAD) {
+                f->padding++;
+            } else {
+                if (!p->owner && e->ctx < FOLLOW_THREADS) {
+                    f->owned[0]--;
+                    f->owned[p->owner = e->ctx]++;
+                }
+                (*k)++;
+            }
+            continue;
+        }
+        for (uint64_t t = s + 1; t < io.from + io.n && !later; t++)
+            later = written(f, f->raw + (size_t)(t - io.from) * f->r.rec_bytes, t);
+        /* A hole: the writer laps it within half a ring. An end of a chunk: its thread may
+         * still come back to it (it idles, or was preempted before its store) until the
+         * writers lap it, unless it went on to a later chunk a while ago. */
+        past = later && head - s > cap / 2;
+        left = !later && p->moved && now_ms() - p->moved_ms > FOLLOW_MOVED_MS;
+        if (!past && !left && *gone < 0)
+            *gone = writer_gone(f);
+        if (later && (past || *gone > 0)) { /* one record lost */
+            lost_ev(e, &f->ds, s, 1);
+            (*k)++;
+            continue;
+        }
+        if (!later && (past || left || *gone > 0)) {
+            f->unfilled += p->end - s; /* its thread will not come back to it */
+            s = p->end;
+        }
+        break;
+    }
+    p->seq = s;
+    if (p->seq < p->end)
+        return 0;
+    pend_drop(f, i);
+    return 1;
+}
+
+/* Notes as pending each chunk of the ring (up to pos) that its thread has not filled yet: its
+ * first unwritten slot on, owned by the thread of the record before it. A chunk with nothing
+ * written yet is left out: its thread has not stored its first record, and no owner is known. */
+static void open_chunks(struct follow *f, void *unused)
+{
+    const uint64_t chunk = (uint64_t)1 << f->r.chunk_log2, rb = f->r.rec_bytes;
+    uint64_t c = f->pos > f->r.cap ? f->pos - f->r.cap : 0;
+    uint8_t rec[32];
+    struct ev e;
+
+    (void)unused;
+    for (c &= ~(chunk - 1); c + chunk <= f->pos; c += chunk) {
+        uint64_t k;
+
+        copy_rec(rec, f->map + CYG_HDR_BYTES + ((c + chunk - 1) & (f->r.cap - 1)) * rb,
+                 f->r.word_bytes, (unsigned)(rb / f->r.word_bytes));
+        if (written(f, rec, c + chunk - 1))
+            continue;
+        e.ctx = 0;
+        for (k = c; k < c + chunk; k++) {
+            struct dec_state ds = f->ds;
+
+            copy_rec(rec, f->map + CYG_HDR_BYTES + (k & (f->r.cap - 1)) * rb, f->r.word_bytes,
+                     (unsigned)(rb / f->r.word_bytes));
+            if (!dec_record(&ds, rec, k, &e))
+                break;
+        }
+        if (k > c && e.ctx && e.ctx < FOLLOW_THREADS)
+            pend_add(f, k, e.ctx);
+    }
+}
+
+/* step() for a chunked ring: the pending chunks first, then the frontier. */
+static long step_chunked(struct follow *f, unsigned room, int *more)
+{
+    const uint64_t cap = f->r.cap;
+    const int overwrite = (f->r.flags & CYG_F_OVERWRITE) != 0;
+    struct copy_io io;
+    uint64_t head, end, s, owner_end = 0;
+    uint32_t owner = 0;
+    unsigned k = 0;
+    int back, gone = -1;
+
+    *more = 0;
+    for (unsigned i = 0; i < f->npend && k < room;) {
+        int r = pend_step(f, i, room, &k, &gone);
+
+        if (r < 0)
+            return -1;
+        i += r == 0;
+    }
+    if (k == room) {
+        *more = 1;
+        return k;
+    }
+    if (guard(f, read_head, &head) < 0)
+        return -1;
+    head = unwrap_head(f, head, &back);
+    if (back)
+        return -1;
+    f->head = f->r.head = head;
+    end = overwrite || head < cap ? head : cap;
+    if (f->pos >= end)
+        return k;
+    if (overwrite && end - f->pos > cap) { /* lapped: the ring holds [end - cap, end) */
+        lost_ev(&f->evs[k++], &f->ds, f->pos, end - cap - f->pos);
+        f->pos = end - cap;
+        if (k == room) {
+            *more = 1;
+            return k;
+        }
+    }
+    io.from = f->pos;
+    io.n = end - f->pos < room - k ? (unsigned)(end - f->pos) : room - k;
+    if (guard(f, copy_recs, &io) < 0)
+        return -1;
+    head = unwrap_head(f, io.head, &back);
+    if (back)
+        return -1;
+    f->head = f->r.head = head;
+    if (overwrite && head > cap && head - cap > f->pos) {
+        /* Overwritten while we copied them: lost, said at once, and read again. */
+        lost_ev(&f->evs[k++], &f->ds, f->pos, head - cap - f->pos);
+        f->pos = head - cap;
+        *more = 1;
+        return k;
+    }
+    *more = 1;
+    for (s = f->pos; s < io.from + io.n && k < room; s++) {
+        const uint8_t *rec = f->raw + (size_t)(s - io.from) * f->r.rec_bytes;
+        struct ev *e = &f->evs[k];
+
+        if (s >= owner_end) { /* a new chunk: its thread is not known yet */
+            owner = 0;
+            owner_end = chunk_end(f, s);
+        }
+        if (!dec_record(&f->ds, rec, s, e)) {
+            /* Its thread is still filling it (or left it): waited for apart. */
+            pend_add(f, s, owner);
+            s = owner_end - 1;
+            continue;
+        }
+        if (e->kind == EV_PAD) {
+            f->padding++;
+            continue;
+        }
+        if (e->ctx < FOLLOW_THREADS && pend_blocks(f, e->ctx)) {
+            /* An earlier chunk of its thread is pending: this record waits for it. The
+             * decoder's state moved on with it: the clock only, which takes steps back. */
+            *more = 0;
+            break;
+        }
+        owner = e->ctx < FOLLOW_THREADS ? e->ctx : 0;
+        k++;
+    }
+    f->pos = s;
+    if (f->pos >= end)
+        *more = 0;
+    return k;
+}
+
 long follow_poll(struct follow *f, follow_fn fn, void *arg, size_t max, char *err, size_t errlen)
 {
     long done = 0;
@@ -509,7 +797,8 @@ long follow_poll(struct follow *f, follow_fn fn, void *arg, size_t max, char *er
         return rc < 0 ? -1 : 0;
     while ((size_t)done < max && more) {
         size_t left = max - (size_t)done;
-        long k = step(f, left < FOLLOW_BATCH ? (unsigned)left : FOLLOW_BATCH, &more);
+        unsigned room = left < FOLLOW_BATCH ? (unsigned)left : FOLLOW_BATCH;
+        long k = f->r.chunk_log2 ? step_chunked(f, room, &more) : step(f, room, &more);
 
         if (k < 0)
             return done; /* the ring changed: the next poll starts over */
@@ -532,6 +821,16 @@ long follow_poll(struct follow *f, follow_fn fn, void *arg, size_t max, char *er
 const struct dec_ring *follow_ring(const struct follow *f)
 {
     return &f->r;
+}
+
+void follow_slots(const struct follow *f, uint64_t *padding, uint64_t *unfilled,
+                  uint64_t *pending)
+{
+    *padding = f->padding;
+    *unfilled = f->unfilled;
+    *pending = 0;
+    for (unsigned i = 0; i < f->npend; i++)
+        *pending += f->pend[i].end - f->pend[i].seq;
 }
 
 int follow_restarted(struct follow *f)

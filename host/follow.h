@@ -37,6 +37,12 @@ long follow_poll(struct follow *f, follow_fn fn, void *arg, size_t max, char *er
 /* The control block as last read (state, pid, clock, build-id, lost). */
 const struct dec_ring *follow_ring(const struct follow *f);
 
+/* Chunked rings (FORMAT.md section 4): the slots passed over that hold no event: PAD records,
+ * the unused ends of chunks their threads left, and the slots of chunks still waited for. With
+ * the events read and the records lost they add up to head. */
+void follow_slots(const struct follow *f, uint64_t *padding, uint64_t *unfilled,
+                  uint64_t *pending);
+
 /* Returns 1 once the ring was started over by a new run of the program since the last call,
  * else 0. The poll that finds a new run delivers nothing, so that a caller who asks this
  * before each poll starts afresh before the new run's first event. */

@@ -29,10 +29,20 @@
 #define KNOWN_EF (CYG_EF_TIMESTAMPS | CYG_EF_CALLSITES | CYG_EF_THREADS)
 
 #define SEEN 64u /* descriptions remembered, to recognise one the link replays */
+#define RUNS 256u /* deferred runs waited for at once (the drain keeps 32) */
+#define FRAME_RUNS 32u /* DEFER tokens in one frame, at most */
+
+/* A run of records that a DEFER token said later frames carry (cyg_stream.h). */
+struct run {
+    uint64_t seq; /* the next record of it to come */
+    uint64_t end;
+};
 
 /* What carries over from one events frame to the next. */
 struct sdec_state {
     uint64_t expect;    /* the sequence number the next events frame should start at */
+    struct run runs[RUNS]; /* deferred runs, oldest first */
+    unsigned nruns;
     uint32_t ctx;       /* 32-bit streams: the context id of the last CONTEXT special */
     struct dec_clock clock; /* the last normal event's timestamp, unwrapped across frames */
 };
@@ -134,7 +144,8 @@ static int parse_desc(const uint8_t *p, size_t len, struct sdec_desc *o)
     o->resets = v[7];
     o->cap_log2 = v[8];
     o->build_id_len = v[9];
-    if (o->version != CYG_STREAM_VERSION || (o->word_bytes != 4 && o->word_bytes != 8) ||
+    if (o->version < CYG_STREAM_VERSION_MIN || o->version > CYG_STREAM_VERSION ||
+        (o->word_bytes != 4 && o->word_bytes != 8) ||
         o->ts_bits < 1 || o->ts_bits > (o->word_bytes == 4 ? CYG32_TS_BITS : CYG64_TS_BITS) ||
         o->cap_log2 < 1 || o->cap_log2 > (o->word_bytes == 4 ? 28u : 40u) ||
         o->state > CYG_S_FULL || o->build_id_len > CYG_BUILD_ID_MAX ||
@@ -239,6 +250,8 @@ struct frame {
     uint64_t lit;
     uint32_t thread;
     unsigned n;
+    struct run defer[FRAME_RUNS]; /* the frame's DEFER runs */
+    unsigned ndefer;
 };
 
 /* Reads the rest of an ENTER or EXIT of function addr into e. */
@@ -329,6 +342,10 @@ static int parse_token(struct sdec *d, struct frame *f, struct sdec_state *s)
     } else if (tok == CYG_TK_SPECIAL) {
         if (parse_special(d, f, s, e) < 0)
             return -1;
+        if (e->kind == EV_PAD) { /* a slot with no event in it */
+            f->seq++;
+            return 0;
+        }
     } else if (tok == CYG_TK_SKIP) {
         if (rd_varint(&f->r, &v) < 0 || v == 0 || v > UINT64_MAX - f->seq)
             return -1;
@@ -340,6 +357,14 @@ static int parse_token(struct sdec *d, struct frame *f, struct sdec_state *s)
         f->seq += v;
         f->n++;
         return 1;
+    } else if (tok == CYG_TK_DEFER && d->desc.version >= 2) {
+        if (rd_varint(&f->r, &v) < 0 || v == 0 || v > UINT64_MAX - f->seq ||
+            f->ndefer == FRAME_RUNS)
+            return -1;
+        f->defer[f->ndefer].seq = f->seq;
+        f->defer[f->ndefer++].end = f->seq + v;
+        f->seq += v;
+        return 0;
     } else if (tok == CYG_TK_THREAD && w8) {
         if (rd_varint(&f->r, &v) < 0 || v > UINT32_MAX)
             return -1;
@@ -377,6 +402,52 @@ static void deliver(struct sdec *d, struct ev *e, uint64_t from)
     d->fn(d->arg, e);
 }
 
+/* Waits for run r, dropping the oldest when there are too many: what of it never came is
+ * counted, as no event (the drain keeps fewer). */
+static void add_run(struct sdec_state *s, const struct run *r)
+{
+    if (s->nruns == RUNS) {
+        memmove(&s->runs[0], &s->runs[1], (RUNS - 1) * sizeof s->runs[0]);
+        s->nruns--;
+    }
+    s->runs[s->nruns++] = *r;
+}
+
+/* Takes frame f (parsed into d->ev, its state in s), which carries records of deferred run i
+ * from start on: a frame for the run lost on the link before it is said, its events go out,
+ * and the run waits on from where the frame stopped (its own DEFER of the rest, or its end). */
+static int on_run(struct sdec *d, struct frame *f, struct sdec_state *s, unsigned i,
+                  uint64_t start)
+{
+    struct run *r = &s->runs[i];
+    uint64_t from = r->seq;
+
+    if (f->ndefer > 1 || (f->ndefer && f->defer[0].end != r->end))
+        return -1; /* a run's frame defers at most its own rest */
+    if (start > r->seq) {
+        struct ev *e = &d->ev[0];
+
+        memset(e, 0, sizeof *e);
+        e->kind = EV_LOST;
+        e->data = EV_LOST_LINK;
+        e->seq = r->seq;
+        e->addr = start - r->seq;
+        e->time = s->clock.last_time;
+        deliver(d, e, from);
+    }
+    for (unsigned k = 1; k < f->n; k++)
+        deliver(d, &d->ev[k], from);
+    r->seq = f->ndefer ? f->defer[0].seq : f->seq;
+    if (r->seq >= r->end) {
+        memmove(r, r + 1, (s->nruns - i - 1) * sizeof *r);
+        s->nruns--;
+    }
+    /* The stream's own place and clock go on from its last frame, not this one's. */
+    s->expect = d->s.expect;
+    d->s = *s;
+    return 0;
+}
+
 static int on_events(struct sdec *d, const uint8_t *p, size_t len)
 {
     struct sdec_state s = d->s;
@@ -404,9 +475,15 @@ static int on_events(struct sdec *d, const uint8_t *p, size_t len)
         if (parse_token(d, &f, &s) < 0)
             return -1;
 
-    if (start < d->s.expect && f.seq <= d->s.expect) {
-        d->st.dup++;
-        return 0;
+    if (start < d->s.expect) {
+        /* A frame of a deferred run, or one the link replays. */
+        for (unsigned i = 0; i < s.nruns; i++)
+            if (start >= s.runs[i].seq && start < s.runs[i].end && f.seq <= s.runs[i].end)
+                return on_run(d, &f, &s, i, start);
+        if (f.seq <= d->s.expect) {
+            d->st.dup++;
+            return 0;
+        }
     }
     if (start > d->s.expect) {
         struct ev *e = &d->ev[0];
@@ -422,6 +499,9 @@ static int on_events(struct sdec *d, const uint8_t *p, size_t len)
     }
     for (unsigned i = 1; i < f.n; i++)
         deliver(d, &d->ev[i], d->s.expect);
+    for (unsigned i = 0; i < f.ndefer; i++)
+        if (f.defer[i].seq >= d->s.expect)
+            add_run(&s, &f.defer[i]);
     s.expect = f.seq;
     d->s = s;
     return 0;

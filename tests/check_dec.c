@@ -152,7 +152,9 @@ START_TEST(test_dec_parse_rejects_sealed_nonsense)
         unsigned off, val;
         const char *why;
     } cases[] = {
-        {CYG_OFF_VERSION, 2, "newer"},
+        {CYG_OFF_VERSION, CYG_VERSION + 1, "newer"},
+        {CYG_OFF_VERSION, 0, "unknown"},
+        {CYG_OFF_CHUNK_LOG2, 5, "inconsistent"}, /* more than the ring (2^4) */
         {CYG_OFF_WORD, 2, "word size"},
         {CYG_OFF_REC, 24, "record size"},
         {CYG_OFF_CAP_LOG2, 0, "capacity"},
@@ -251,6 +253,45 @@ START_TEST(test_dec_unwritten_slots_skipped)
     ck_assert_uint_eq(d.ev[0].addr, 0xc0);
     ck_assert_uint_eq(d.ev[1].addr, 0xc0);
     ck_assert_uint_eq(d.st.unwritten, 2);
+    rg_free(&g);
+}
+END_TEST
+
+/* A chunked ring (chunks of 4): thread 1 fills chunk 0 but its last slot (a kill between its
+ * reservation and its store: a hole), thread 2 pads the end of chunk 1 (it ended), thread 1
+ * leaves the end of chunk 2 unused (it was still running). Each thread's events come in its
+ * order; the unused ends are unwritten, not holes; the padding is no event. */
+START_TEST(test_dec_chunks)
+{
+    struct ringgen g;
+    struct decoded d;
+
+    rg_init(&g, 8, 4, CYG_F_OVERWRITE | CYG_F_THREADS | CYG_F_LAPTAG); /* 16 records */
+    g.chunk_log2 = 2;
+    rg_event(&g, 0, 0xa0, 1, 1, 0); /* chunk 0: thread 1 */
+    rg_skip(&g);
+    rg_event(&g, 0, 0xb0, 3, 1, 0);
+    rg_skip(&g);                    /* the end of chunk 0: after 0xb0, nothing */
+    rg_event(&g, 0, 0xc0, 2, 2, 0); /* chunk 1: thread 2 */
+    rg_special(&g, CYG_SP_PAD, 0, 0, 2);
+    rg_special(&g, CYG_SP_PAD, 0, 0, 2);
+    rg_special(&g, CYG_SP_PAD, 0, 0, 2);
+    rg_event(&g, 1, 0xb0, 4, 1, 0); /* chunk 2: thread 1 again */
+    rg_skip(&g);
+    rg_skip(&g);
+    rg_skip(&g);
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    decode(&g, &d);
+    ck_assert_uint_eq(d.n, 4);
+    ck_assert_uint_eq(d.ev[0].addr, 0xa0);
+    ck_assert_uint_eq(d.ev[1].addr, 0xb0);
+    ck_assert_uint_eq(d.ev[2].addr, 0xc0);
+    ck_assert_uint_eq(d.ev[2].ctx, 2);
+    ck_assert_uint_eq(d.ev[3].kind, EV_EXIT);
+    ck_assert_uint_eq(d.st.unwritten, 5);
+    ck_assert_uint_eq(d.st.holes, 1);
+    ck_assert_uint_eq(d.st.padding, 3);
+    ck_assert_uint_eq(d.st.decoded + d.st.unwritten + d.st.padding, 12);
     rg_free(&g);
 }
 END_TEST
@@ -602,7 +643,7 @@ START_TEST(test_dec_random_records)
         rg_seal(&g, 0, CYG_S_RUNNING);
         decode(&g, &d);
         ck_assert_uint_le(d.n, 64);
-        ck_assert_uint_eq(d.n + d.st.unwritten, d.st.end_seq - d.st.first_seq);
+        ck_assert_uint_eq(d.n + d.st.unwritten + d.st.padding, d.st.end_seq - d.st.first_seq);
         rg_free(&g);
     }
 }
@@ -619,6 +660,7 @@ Suite *dec_suite(void)
     tcase_add_test(tc, test_dec_events_in_order);
     tcase_add_test(tc, test_dec_wrapped_keeps_newest);
     tcase_add_test(tc, test_dec_unwritten_slots_skipped);
+    tcase_add_test(tc, test_dec_chunks);
     tcase_add_test(tc, test_dec_stale_record_lap_tag);
     tcase_add_test(tc, test_dec_stale_special_lap_tag);
     tcase_add_test(tc, test_dec_stop_mode);

@@ -100,6 +100,7 @@ void rg_seal(struct ringgen *g, uint64_t lost, unsigned state)
     p[CYG_OFF_FLAGS] = (uint8_t)g->flags;
     put(p + CYG_OFF_MACHINE, g->word == 8 ? 62 : 40, 2);
     put(p + CYG_OFF_HDR, CYG_HDR_BYTES, 4);
+    p[CYG_OFF_CHUNK_LOG2] = (uint8_t)g->chunk_log2;
     p[CYG_OFF_TS_BITS] =
         (uint8_t)(g->ts_bits                      ? g->ts_bits
                   : g->word == 4                  ? CYG32_TS_BITS

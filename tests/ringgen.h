@@ -12,6 +12,7 @@ struct ringgen {
     size_t size;
     unsigned word, rec, cap_log2, flags;
     unsigned ts_bits; /* 0: the record's full field */
+    unsigned chunk_log2; /* written into the block; the generator appends in seq order */
     uint64_t head;
 };
 

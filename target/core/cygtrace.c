@@ -90,38 +90,103 @@ NOINSTR __attribute__((noinline)) static void cyg_not_running(uintptr_t fn, uint
         cyg_enter_again((void *)fn, (void *)site);
 }
 
-/* The fast path. cyg_rt is read once, before the reservation (in pairs of loads on Cortex-M),
- * and after cyg_port_thread(), which may call out (Linux: a thread's first event). A stale copy
- * (the state changed under us in an interrupt or another thread) costs at most one record just
- * after a stop or freeze, as a read of the state would. */
-HOT void cyg_event(uintptr_t fn, uintptr_t site, unsigned exit)
-{
-    uintptr_t last, tid, seq, ts, a, b, mask, *recs;
-    volatile uintptr_t *head;
-    unsigned cap_log2, shift;
+#ifdef CYG_PORT_CHUNK_LOG2
+#define CYG_NO_SLOT (~(uintptr_t)0)
 
-    if (UNLIKELY(cyg_rt.last == 0)) {
-        cyg_not_running(fn, site, exit);
-        return;
+/* A thread's cursor stands for slot b + i of its chunk [b, b + chunk) as 2b + chunk + i: the bit
+ * of value chunk is set while the chunk has slots left. The increment that passes its end clears
+ * that bit, and so do the few that signal handlers nested in the same thread may add before the
+ * thread takes a new chunk; a cursor never set (0) has it clear too. */
+HOT uintptr_t cyg_cursor_seq(uintptr_t p, uintptr_t chunk)
+{
+    return ((p >> 1) & -chunk) | (p & (chunk - 1));
+}
+
+/* Whether a thread may still fill slot seq of its chunk: the writers are not so far ahead that
+ * the next lap may have reserved it (FORMAT.md: room), and it is not from before the last
+ * start. */
+HOT int cyg_slot_ok(uintptr_t seq)
+{
+    return *cyg_rt.head - seq <= cyg_rt.room && seq >= cyg_rt.floor;
+}
+
+/* The special record of type at slot seq (the slot is the caller's). */
+NOINSTR static void cyg_special_at(uintptr_t seq, unsigned type, uintptr_t data, uintptr_t payload,
+                                   uintptr_t tid);
+
+/* Fills slots [seq, seq + n) with PAD records: no reader waits for them. */
+NOINSTR static void cyg_pad(uintptr_t seq, uintptr_t n, uintptr_t tid)
+{
+    for (; n != 0; n--)
+        cyg_special_at(seq++, CYG_SP_PAD, 0, 0, tid);
+}
+
+/* The thread's chunk is used up, or too old to fill (p: its cursor as the failed take read it):
+ * takes a new one with one atomic add on head. Returns its first slot, or CYG_NO_SLOT when the
+ * ring is full (stop mode). */
+NOINSTR __attribute__((noinline)) static uintptr_t cyg_claim(uintptr_t p, uintptr_t tid)
+{
+    struct cyg_ctl *ctl = cyg_rt.ctl;
+    uintptr_t chunk = cyg_rt.chunk, b, seq;
+
+    for (;;) {
+        b = cyg_port_claim(cyg_rt.head, chunk);
+        if (!(ctl->flags & CYG_F_OVERWRITE) && b > cyg_rt.mask) {
+            cyg_full(ctl);
+            return CYG_NO_SLOT;
+        }
+        /* Ours, unless a signal handler moved the cursor since our take: it recorded into a
+         * chunk of its own, later than ours. Ours is then padded, and we go on where it left the
+         * cursor, so that our records follow the handler's as they would in one ring. */
+        if (cyg_port_cursor_cas(p + 1, 2 * b + chunk + 1))
+            return b;
+        cyg_pad(b, chunk, tid);
+        p = cyg_port_cursor_inc();
+        seq = cyg_cursor_seq(p, chunk);
+        if ((p & chunk) && cyg_slot_ok(seq))
+            return seq;
     }
-    tid = cyg_port_thread();
-    last = cyg_rt.last; /* again: kept across that call, it would take a saved register */
-    head = cyg_rt.head;
-    recs = cyg_rt.recs;
-    mask = cyg_rt.mask;
-    cap_log2 = cyg_rt.cap_log2;
-    /* A constant unless call sites are chosen at run time: one load and one shift less. */
-    shift = CYGTRACE_CALLSITES == 2 ? cyg_rt.shift : CYGTRACE_CALLSITES == 1 ? 2 : 1;
-    /* Reserve before reading the clock: an interrupt or signal handler that records between
-     * the two then sits entirely between our reservation and our timestamp, so the interrupted
-     * code's own records keep their order in time (the handler's step back against ours:
-     * FORMAT.md section 6). */
-    seq = cyg_port_reserve(head);
-    if (UNLIKELY(seq > last)) {
-        cyg_full(cyg_rt.ctl);
+}
+
+/* The next slot of the calling thread's chunk: one increment of a word of its own, no atomic
+ * that another thread shares. */
+HOT uintptr_t cyg_take(uintptr_t tid)
+{
+    uintptr_t chunk = cyg_rt.chunk, p = cyg_port_cursor_inc(), seq = cyg_cursor_seq(p, chunk);
+
+    if (UNLIKELY(!(p & chunk) || !cyg_slot_ok(seq)))
+        return cyg_claim(p, tid);
+    return seq;
+}
+
+NOINSTR void cyg_core_thread_end(uintptr_t tid)
+{
+    uintptr_t chunk = cyg_rt.chunk, p, seq;
+
+    /* A frozen ring is left as it is, for whoever reads it. */
+    if (cyg_rt.ctl == &cyg_idle_ctl || cyg_rt.ctl->state == CYG_S_FROZEN)
         return;
+    for (;;) {
+        p = cyg_port_cursor_inc();
+        seq = cyg_cursor_seq(p, chunk);
+        if (!(p & chunk) || !cyg_slot_ok(seq))
+            return;
+        cyg_special_at(seq, CYG_SP_PAD, 0, 0, tid);
     }
-    ts = CYGTRACE_TIMESTAMPS ? cyg_port_now() : 0;
+}
+#else
+NOINSTR void cyg_core_thread_end(uintptr_t tid)
+{
+    (void)tid; /* a slot an event: nothing is left open */
+}
+#endif
+
+/* Builds and stores the record of an event in slot seq: the clock first. */
+HOT void cyg_put(uintptr_t seq, uintptr_t fn, uintptr_t site, unsigned exit, uintptr_t tid,
+                 uintptr_t *recs, uintptr_t mask, unsigned cap_log2, unsigned shift)
+{
+    uintptr_t ts = CYGTRACE_TIMESTAMPS ? cyg_port_now() : 0, a, b;
+
     if (CYG_WORD_BITS == 64) {
         /* The lap bit and the tag (cyg64_lap_tag): many writers share the ring, and one that
          * was preempted for laps must not pass for a record of this lap. */
@@ -140,6 +205,80 @@ HOT void cyg_event(uintptr_t fn, uintptr_t site, unsigned exit)
     cyg_store(recs + ((seq & mask) << shift), a, b, site, shift);
 }
 
+/* log2 of words per record: a constant unless call sites are chosen at run time (one load and
+ * one shift less). */
+#define CYG_SHIFT() (CYGTRACE_CALLSITES == 2 ? cyg_rt.shift : CYGTRACE_CALLSITES == 1 ? 2u : 1u)
+
+#ifdef CYG_PORT_CHUNK_LOG2
+/* An event whose thread needs a new chunk (p: its cursor as the take read it). Apart from the
+ * fast path, so that the fast path calls nothing and saves no registers. */
+NOINSTR __attribute__((noinline)) static void cyg_event_claim(uintptr_t fn, uintptr_t site,
+                                                              unsigned exit, uintptr_t tid,
+                                                              uintptr_t p)
+{
+    uintptr_t seq = cyg_claim(p, tid);
+
+    if (seq != CYG_NO_SLOT)
+        cyg_put(seq, fn, site, exit, tid, cyg_rt.recs, cyg_rt.mask, cyg_rt.cap_log2, CYG_SHIFT());
+}
+
+/* The fast path of a chunked port: the slot comes from the thread's own cursor, and the clock
+ * is read after it (an interrupt or signal handler that records between the two then sits
+ * entirely between our slot and our timestamp: FORMAT.md section 6). cyg_rt is read after
+ * cyg_port_thread(), which may call out (a thread's first event). */
+HOT void cyg_event(uintptr_t fn, uintptr_t site, unsigned exit)
+{
+    uintptr_t tid, chunk, p, seq;
+
+    if (UNLIKELY(cyg_rt.last == 0)) {
+        cyg_not_running(fn, site, exit);
+        return;
+    }
+    tid = cyg_port_thread();
+    chunk = cyg_rt.chunk;
+    p = cyg_port_cursor_inc();
+    seq = cyg_cursor_seq(p, chunk);
+    if (UNLIKELY(!(p & chunk) || !cyg_slot_ok(seq))) {
+        cyg_event_claim(fn, site, exit, tid, p);
+        return;
+    }
+    cyg_put(seq, fn, site, exit, tid, cyg_rt.recs, cyg_rt.mask, cyg_rt.cap_log2, CYG_SHIFT());
+}
+#else
+/* The fast path. cyg_rt is read once, before the reservation (in pairs of loads on Cortex-M),
+ * and after cyg_port_thread(), which may call out. A stale copy (the state changed under us in
+ * an interrupt or another thread) costs at most one record just after a stop or freeze, as a
+ * read of the state would. */
+HOT void cyg_event(uintptr_t fn, uintptr_t site, unsigned exit)
+{
+    uintptr_t last, tid, seq, mask, *recs;
+    volatile uintptr_t *head;
+    unsigned cap_log2, shift;
+
+    if (UNLIKELY(cyg_rt.last == 0)) {
+        cyg_not_running(fn, site, exit);
+        return;
+    }
+    tid = cyg_port_thread();
+    last = cyg_rt.last; /* again: kept across that call, it would take a saved register */
+    head = cyg_rt.head;
+    recs = cyg_rt.recs;
+    mask = cyg_rt.mask;
+    cap_log2 = cyg_rt.cap_log2;
+    shift = CYG_SHIFT();
+    /* Reserve before reading the clock: an interrupt or signal handler that records between
+     * the two then sits entirely between our reservation and our timestamp, so the interrupted
+     * code's own records keep their order in time (the handler's step back against ours:
+     * FORMAT.md section 6). */
+    seq = cyg_port_reserve(head);
+    if (UNLIKELY(seq > last)) {
+        cyg_full(cyg_rt.ctl);
+        return;
+    }
+    cyg_put(seq, fn, site, exit, tid, recs, mask, cap_log2, shift);
+}
+#endif
+
 CYGTRACE_API NOINSTR void __cyg_profile_func_enter(void *this_fn, void *call_site)
 {
     cyg_event((uintptr_t)this_fn, (uintptr_t)call_site, 0);
@@ -153,20 +292,11 @@ CYGTRACE_API NOINSTR void __cyg_profile_func_exit(void *this_fn, void *call_site
 void cyg_enter_again(void *fn, void *site) __attribute__((alias("__cyg_profile_func_enter")));
 void cyg_exit_again(void *fn, void *site) __attribute__((alias("__cyg_profile_func_exit")));
 
-NOINSTR void cyg_core_special(unsigned type, uintptr_t data, uintptr_t payload, uintptr_t tid)
+NOINSTR static void cyg_special_at(uintptr_t seq, unsigned type, uintptr_t data, uintptr_t payload,
+                                   uintptr_t tid)
 {
-    struct cyg_ctl *ctl = cyg_rt.ctl;
-    uintptr_t seq, b;
+    uintptr_t b;
 
-    if (ctl == &cyg_idle_ctl)
-        return;
-    seq = cyg_port_reserve(cyg_rt.head);
-    /* Against the capacity, not cyg_rt.last: a special may come while the hooks are out
-     * (START, before the state says running). */
-    if (!(ctl->flags & CYG_F_OVERWRITE) && seq > cyg_rt.mask) {
-        cyg_full(ctl);
-        return;
-    }
     if (CYG_WORD_BITS == 64) {
         uint64_t thread = (uint64_t)tid >> CYG64_THREAD_SHIFT;
 
@@ -181,6 +311,31 @@ NOINSTR void cyg_core_special(unsigned type, uintptr_t data, uintptr_t payload, 
             (~seq >> cyg_rt.cap_log2) << (CYG_WORD_BITS - 1u);
     }
     cyg_store(cyg_rt.recs + ((seq & cyg_rt.mask) << cyg_rt.shift), payload, b, 0, cyg_rt.shift);
+}
+
+NOINSTR void cyg_core_special(unsigned type, uintptr_t data, uintptr_t payload, uintptr_t tid)
+{
+    struct cyg_ctl *ctl = cyg_rt.ctl;
+    uintptr_t seq;
+
+    if (ctl == &cyg_idle_ctl)
+        return;
+#ifdef CYG_PORT_CHUNK_LOG2
+    /* Through the thread's chunk, so that the record keeps its place among the thread's
+     * calls. The claim checks the capacity (stop mode), not cyg_rt.last: a special may come
+     * while the hooks are out (START, before the state says running). */
+    if ((seq = cyg_take(tid)) == CYG_NO_SLOT)
+        return;
+#else
+    seq = cyg_port_reserve(cyg_rt.head);
+    /* Against the capacity, not cyg_rt.last: a special may come while the hooks are out
+     * (START, before the state says running). */
+    if (!(ctl->flags & CYG_F_OVERWRITE) && seq > cyg_rt.mask) {
+        cyg_full(ctl);
+        return;
+    }
+#endif
+    cyg_special_at(seq, type, data, payload, tid);
 }
 
 NOINSTR void cyg_core_detach(void)
@@ -227,6 +382,20 @@ NOINSTR __attribute__((noinline)) static unsigned cyg_cap_log2(size_t bytes, uns
     return log2;
 }
 
+/* log2 of the chunk in a ring of 2^cap_log2 records: the port's, but at most a quarter of the
+ * ring, so that a thread's open chunk leaves the others room; 0 for ports without chunks. */
+NOINSTR static unsigned cyg_chunk_log2(unsigned cap_log2)
+{
+#ifdef CYG_PORT_CHUNK_LOG2
+    if (cap_log2 < 2)
+        return 0;
+    return cap_log2 - 2 < CYG_PORT_CHUNK_LOG2 ? cap_log2 - 2 : CYG_PORT_CHUNK_LOG2;
+#else
+    (void)cap_log2;
+    return 0;
+#endif
+}
+
 /* Zeroes bytes at p, a multiple of the word. The runtime takes nothing from the C library: its
  * memset and memcpy, each larger than this file's biggest function, would be most of what the
  * runtime costs a firmware that has no other use for them. */
@@ -244,6 +413,9 @@ NOINSTR static long cyg_attach(struct cyg_ctl *ctl)
     cyg_rt.mask = ((uintptr_t)1 << ctl->cap_log2) - 1;
     cyg_rt.cap_log2 = ctl->cap_log2;
     cyg_rt.shift = (ctl->flags & CYG_F_CALLSITES) ? 2 : 1;
+    cyg_rt.chunk = (uintptr_t)1 << ctl->chunk_log2;
+    cyg_rt.room = cyg_rt.mask + 1 - cyg_rt.chunk;
+    cyg_rt.floor = ctl->head.v;
     cyg_arm(ctl);
     __atomic_store_n(&cyg_rt.ctl, ctl, __ATOMIC_RELEASE);
     return (long)(cyg_rt.mask + 1);
@@ -277,6 +449,7 @@ NOINSTR long cygtrace_init(void *mem, size_t bytes, unsigned flags)
     ctl->machine = CYG_PORT_MACHINE;
     ctl->hdr_bytes = CYG_HDR_BYTES;
     ctl->ts_bits = CYG_WORD_BITS == 64 ? CYG64_TAGGED_TS_BITS : CYG32_TS_BITS;
+    ctl->chunk_log2 = (uint8_t)cyg_chunk_log2(log2);
 #ifdef CYG_PORT_TS_BITS
     if (CYG_PORT_TS_BITS < ctl->ts_bits) /* a narrower clock (SysTick: 24 bits) */
         ctl->ts_bits = CYG_PORT_TS_BITS;
@@ -303,7 +476,8 @@ NOINSTR static int cyg_valid(const struct cyg_ctl *ctl, size_t bytes)
     if (ctl->version != CYG_VERSION || ctl->word_bytes != sizeof(uintptr_t) ||
         ctl->rec_bytes != words * sizeof(uintptr_t) ||
         ctl->cap_log2 != cyg_cap_log2(bytes, words) || ctl->cap_log2 == 0 ||
-        ctl->ctl_addr != (uint64_t)(uintptr_t)ctl || ctl->state > CYG_S_FULL)
+        ctl->ctl_addr != (uint64_t)(uintptr_t)ctl || ctl->state > CYG_S_FULL ||
+        ctl->chunk_log2 != cyg_chunk_log2(ctl->cap_log2))
         return 0;
     /* 32-bit targets count in the low halves only (FORMAT.md 2.1). */
     return CYG_WORD_BITS == 64 || ((ctl->head.pad | ctl->lost.pad) >> 32) == 0;
@@ -328,6 +502,9 @@ NOINSTR void cygtrace_start(void)
     if (ctl == &cyg_idle_ctl || st == CYG_S_FROZEN || st == CYG_S_FULL || st == CYG_S_RUNNING)
         return;
     ctl->state = CYG_S_RUNNING;
+    /* No thread goes on filling a chunk it took before the stop: its records would come before
+     * START. */
+    cyg_rt.floor = ctl->head.v;
     cyg_core_special(CYG_SP_START, 0, 0, cyg_port_thread());
     cyg_arm(ctl); /* the hooks come in after START */
 }

@@ -51,6 +51,30 @@
 
 _Static_assert(CYG_EF_CALLSITES == CYG_F_CALLSITES, "the call sites flag is passed through");
 
+#ifdef CYG_PORT_CHUNK_LOG2
+/* Chunked rings (FORMAT.md section 4): a thread that idles leaves the rest of its chunk
+ * unwritten for as long as it idles. The drain does not wait there: it says DEFER for the rest
+ * of the chunk and goes on, and sends what the thread writes there later in a frame of its own
+ * (cyg_stream.h). A thread's records stay in its order: the drain stops at a record of a thread
+ * that owns a deferred chunk (or at any record while the owner of one is not known) until that
+ * chunk is sent. A deferred chunk that the writers lap is dropped: if its thread had gone on to
+ * a later chunk, what is left in it is lost (SKIP), else it idled there (no event). */
+#define DRAIN_PENDING 32u
+#define DRAIN_CHUNKED 1
+#else
+#define DRAIN_CHUNKED 0
+#endif
+#ifdef CYG_PORT_CHUNK_LOG2
+
+struct drain_pend {
+    uintptr_t seq;   /* its next slot to send */
+    uintptr_t end;   /* one past its last slot */
+    uintptr_t ts;    /* the timestamp of the record before seq: the next frame's t0 */
+    uintptr_t owner; /* the thread of its records; 0 while none was sent */
+    int moved;       /* its thread has a record in a later chunk */
+};
+#endif
+
 static struct {
     cygtrace_sink_t sink;
     void *arg;
@@ -67,6 +91,11 @@ static struct {
     uint32_t sent;             /* how much of it the sink took */
     uintptr_t cache[CYG_CACHE_SLOTS]; /* the frame's function addresses (cyg_stream.h) */
     uint8_t buf[CYG_FRAME_WIRE_MAX];  /* the COBS code byte, the payload, its CRC, the 0x00 */
+#ifdef CYG_PORT_CHUNK_LOG2
+    struct drain_pend pend[DRAIN_PENDING]; /* chunks deferred, oldest first */
+    unsigned npend;
+    uintptr_t owner, owner_chunk; /* the thread of the last record sent from d.seq's chunk */
+#endif
 } d;
 
 NOINSTR static uint8_t *put_w(uint8_t *p, uintptr_t v)
@@ -134,11 +163,48 @@ NOINSTR static size_t drain_desc(const struct cyg_ctl *ctl)
     return (size_t)(p - (d.buf + 1));
 }
 
-/* The events frame from record d.seq on, at buf + 1, up to record end, the first record that
- * cannot be sent yet, or the first token that might not fit; returns its payload length, 0 when
- * it would carry nothing. force: a slot reserved but not written is skipped at once (nobody is
- * going to write it: the ring is not running, or the program ends). */
-NOINSTR static size_t drain_events(const struct cyg_ctl *ctl, uintptr_t end, int force)
+#ifdef CYG_PORT_CHUNK_LOG2
+/* Whether a slot after seq, in its chunk and below head h, holds its record: seq is then a hole
+ * (its writer died or is late in the middle of the record), not the unused end of a chunk. */
+NOINSTR static int drain_later(uintptr_t seq, uintptr_t h, unsigned shift, unsigned lap)
+{
+    uintptr_t end = (seq | (cyg_rt.chunk - 1u)) + 1u;
+
+    for (seq++; seq < end && seq < h; seq++) {
+        uintptr_t b = cyg_rt.recs[((seq & cyg_rt.mask) << shift) + 1];
+
+        if ((intptr_t)(b ^ (seq << lap)) < 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether a record of thread t must wait for a deferred chunk; marks t's as left behind. */
+NOINSTR static int drain_blocks(uintptr_t t)
+{
+    int block = 0;
+
+    for (unsigned i = 0; i < d.npend; i++)
+        if (d.pend[i].owner == 0 || d.pend[i].owner == t) {
+            d.pend[i].moved |= d.pend[i].owner == t;
+            block = 1;
+        }
+    return block;
+}
+
+NOINSTR static void drain_pend_drop(unsigned i)
+{
+    for (d.npend--; i < d.npend; i++)
+        d.pend[i] = d.pend[i + 1];
+}
+#endif
+
+/* The events frame from record d.seq on (pi >= 0: deferred chunk pi's next slot on, to its
+ * end), at buf + 1, up to record end, the first record that cannot be sent yet, or the first
+ * token that might not fit; returns its payload length, 0 when it would carry nothing. force: a
+ * slot reserved but not written is skipped at once (nobody is going to write it: the ring is
+ * not running, or the program ends). */
+NOINSTR static size_t drain_events(const struct cyg_ctl *ctl, uintptr_t end, int force, int pi)
 {
     const unsigned flags = DRAIN_FLAGS(ctl->flags), shift = DRAIN_SHIFT(flags);
     const uintptr_t mask = cyg_rt.mask;
@@ -155,6 +221,18 @@ NOINSTR static size_t drain_events(const struct cyg_ctl *ctl, uintptr_t end, int
     uintptr_t seq = d.seq, ts = d.ts, lit = 0, thread = 0, h;
     uint8_t *const start = d.buf + 1, *const last = start + CYG_FRAME_PAYLOAD_MAX - worst;
     uint8_t *p, *tokens;
+#ifdef CYG_PORT_CHUNK_LOG2
+    const uintptr_t chunk = cyg_rt.chunk;
+    struct drain_pend *pd = pi >= 0 ? &d.pend[pi] : NULL;
+
+    if (pd) {
+        seq = pd->seq;
+        ts = pd->ts;
+        end = pd->end;
+    }
+#else
+    (void)pi;
+#endif
 
     if (window != mask + 1u && end > mask + 1u)
         end = mask + 1u; /* stop mode: the records past the capacity were refused */
@@ -182,12 +260,23 @@ NOINSTR static size_t drain_events(const struct cyg_ctl *ctl, uintptr_t end, int
         cyg_port_acquire(); /* the copy before head */
         h = *head;
         if (h - seq > window) {
-        lapped:
+        lapped:;
             /* The writer lapped the drain, before this call or while we copied the record
              * (the copy may be torn): what it wrote over is lost. */
+            uintptr_t to = h - window;
+
+#ifdef CYG_PORT_CHUNK_LOG2
+            if (pd) { /* a deferred chunk: lost if its thread went on, else never written */
+                to = (intptr_t)(to - pd->end) > 0 ? pd->end : to;
+                if (!pd->moved) {
+                    seq = to;
+                    continue;
+                }
+            }
+#endif
             *p++ = CYG_TK_SKIP;
-            p = put_w(p, h - window - seq);
-            seq = h - window;
+            p = put_w(p, to - seq);
+            seq = to;
             continue;
         }
         /* The lap bit is not cyg_lap(seq), or (64-bit) the lap tag is not seq's. */
@@ -196,6 +285,33 @@ NOINSTR static size_t drain_events(const struct cyg_ctl *ctl, uintptr_t end, int
              ((b & DRAIN_SPECIAL)
                   ? ((uint64_t)b ^ cyg64_special_tag(seq, cyg_rt.cap_log2)) & CYG64_STAG_MASK
                   : ((uint64_t)b ^ cyg64_lap_tag(seq, cyg_rt.cap_log2)) & CYG64_TAG_MASK))) {
+#ifdef CYG_PORT_CHUNK_LOG2
+            if (!drain_later(seq, h, shift, lap)) {
+                /* The unused end of a chunk: its thread idles, or is gone. */
+                uintptr_t cend = (seq | (chunk - 1u)) + 1u;
+
+                if (pd) {
+                    if (force)
+                        seq = cend; /* never to be written: no event */
+                    break;
+                }
+                if (force || d.npend < DRAIN_PENDING) {
+                    if (!force) {
+                        struct drain_pend *n = &d.pend[d.npend++];
+
+                        n->seq = seq;
+                        n->end = cend;
+                        n->ts = ts & DRAIN_TS_MASK;
+                        n->owner = d.owner_chunk == seq / chunk ? d.owner : 0;
+                        n->moved = 0;
+                    }
+                    *p++ = CYG_TK_DEFER;
+                    p = put_w(p, cend - seq);
+                    seq = cend;
+                    continue;
+                }
+            }
+#endif
             /* Reserved but not written (yet): a writer that an interrupt preempted, or one
              * that died. Wait for it, unless the writers have gone half a ring further. */
             if (!force && h - seq <= (mask >> 1) + 1u)
@@ -210,6 +326,17 @@ NOINSTR static size_t drain_events(const struct cyg_ctl *ctl, uintptr_t end, int
                                                           : (uint64_t)a >> CYG64_THREAD_SHIFT);
 
             t &= 0xffffu;
+#ifdef CYG_PORT_CHUNK_LOG2
+            if (pd) {
+                if (!pd->owner)
+                    pd->owner = t;
+            } else if (d.npend && drain_blocks(t)) {
+                break; /* an earlier chunk of its thread goes first */
+            } else {
+                d.owner = t;
+                d.owner_chunk = seq / chunk;
+            }
+#endif
             if (t != thread) {
                 *p++ = CYG_TK_THREAD;
                 p = put_w(p, t);
@@ -259,6 +386,16 @@ NOINSTR static size_t drain_events(const struct cyg_ctl *ctl, uintptr_t end, int
         }
         seq++;
     }
+#ifdef CYG_PORT_CHUNK_LOG2
+    if (pd) {
+        pd->seq = seq;
+        if (p != tokens)
+            pd->ts = ts & DRAIN_TS_MASK;
+        if (seq == pd->end)
+            drain_pend_drop((unsigned)pi);
+        return p == tokens ? 0 : (size_t)(p - start);
+    }
+#endif
     if (p == tokens)
         return 0;
     if (seq < d.seq)
@@ -266,6 +403,22 @@ NOINSTR static size_t drain_events(const struct cyg_ctl *ctl, uintptr_t end, int
     d.seq = seq;
     d.ts = ts & DRAIN_TS_MASK;
     return (size_t)(p - start);
+}
+
+/* The next events frame: a deferred chunk's that has something to send, else the frontier's. */
+NOINSTR static size_t drain_next(const struct cyg_ctl *ctl, uintptr_t end, int force)
+{
+#ifdef CYG_PORT_CHUNK_LOG2
+    for (unsigned i = 0; i < d.npend;) {
+        unsigned before = d.npend;
+        size_t n = drain_events(ctl, 0, force, (int)i);
+
+        if (n)
+            return n;
+        i += d.npend == before;
+    }
+#endif
+    return drain_events(ctl, end, force, -1);
 }
 
 /* Frames the n payload bytes at buf + 1: the CRC, COBS in place, the delimiter. One pass, front
@@ -318,6 +471,10 @@ NOINSTR static const struct cyg_ctl *drain_ring(void)
                                1u);
         d.seq = (ctl->flags & CYG_F_OVERWRITE) && h > cap ? h - cap : 0;
         d.wraps = 0;
+#ifdef CYG_PORT_CHUNK_LOG2
+        d.npend = 0;
+        d.owner = d.owner_chunk = 0;
+#endif
         d.ts = 0;
         d.since_desc = CYGTRACE_DRAIN_DESC_BYTES;
         /* A lone delimiter first: a host drops what comes before its first 0x00 (the tail of
@@ -362,7 +519,7 @@ NOINSTR static size_t drain_run(const struct cyg_ctl *ctl, uintptr_t end, int fo
             if (drain_desc_due(ctl)) {
                 n = drain_desc(ctl);
                 d.since_desc = 0;
-            } else if ((n = drain_events(ctl, end, force)) == 0) {
+            } else if ((n = drain_next(ctl, end, force)) == 0) {
                 return took;
             }
             drain_seal(n);
@@ -393,9 +550,10 @@ NOINSTR size_t cygtrace_drain(void)
     h = ctl->head.v;
     /* While the target records (head moved since the last call), a few records wait for more:
      * a frame's header, CRC and first literals cost as much for 10 records as for 100. Once
-     * it idles (head stood still), they go at once. */
-    if (h - d.seq < CYGTRACE_DRAIN_BATCH && h != d.last_head && d.sent == d.len &&
-        ctl->state == CYG_S_RUNNING) {
+     * it idles (head stood still), they go at once. A chunked ring's head says neither: it
+     * moves a chunk at a time, not a record; its records go at once. */
+    if (!DRAIN_CHUNKED && h - d.seq < CYGTRACE_DRAIN_BATCH && h != d.last_head &&
+        d.sent == d.len && ctl->state == CYG_S_RUNNING) {
         d.last_head = h;
         return 0;
     }

@@ -18,6 +18,17 @@
  *   void cyg_port_store_pair(uintptr_t *r, uintptr_t a, uintptr_t b)
  *                                    stores a record of two words in one instruction that no
  *                                    reader can see half done with b but not a (one core)
+ * and CYG_PORT_CHUNK_LOG2, when its writers reserve chunks of that many slots (log2) rather
+ * than one slot an event (Linux: one chunk a thread, so that threads share no counter on the
+ * fast path), with
+ *   uintptr_t cyg_port_cursor_inc(void)
+ *                                    this thread's cursor (a word of its own, 0 at first),
+ *                                    incremented in one step that a signal handler in the same
+ *                                    thread cannot split; returns the old value
+ *   int cyg_port_cursor_cas(uintptr_t from, uintptr_t to)
+ *                                    the same: if the cursor is from, set it to to, return 1
+ *   uintptr_t cyg_port_claim(volatile uintptr_t *head, uintptr_t n)
+ *                                    cyg_port_reserve, adding n
  * and CYG_PORT_TS_BITS, the width of its clock when narrower than the record's field
  * (the host unwraps timestamps at that width), and CYG_PORT_CAS_STATE with
  *   int cyg_port_cas_state(volatile uint8_t *state, uint8_t from, uint8_t to)
@@ -51,6 +62,12 @@ struct cyg_rt {
     volatile uintptr_t *head;  /* &ctl->head.v: what the hooks reserve on */
     unsigned cap_log2;         /* capacity = 1 << cap_log2: finds a sequence number's lap bit */
     unsigned shift;            /* log2 of words per record: 1, or 2 with call sites */
+    uintptr_t chunk;           /* CYG_PORT_CHUNK_LOG2 ports: slots a thread reserves at once */
+    uintptr_t room;            /* capacity - chunk: how far head may be ahead of a slot that a
+                                  thread still fills (further, and the slot may be reserved
+                                  again by the next lap) */
+    uintptr_t floor;           /* the first slot a thread may fill: set by start, so that no
+                                  thread goes on filling a chunk it took before */
 };
 /* The order is for the hooks: last alone, then two pairs (two LDRD on Cortex-M, where another
  * order costs a load more). */
@@ -74,5 +91,9 @@ void cyg_core_detach(void) CYG_HIDDEN;
 
 /* Counts one event the hooks could not record (stop-when-full, not set up). */
 void cyg_core_lost(void) CYG_HIDDEN;
+
+/* Chunked ports: fills the rest of the calling thread's chunk with PAD records, so that a
+ * reader waits for none of its slots (the thread ends); tid as cyg_port_thread() returns it. */
+void cyg_core_thread_end(uintptr_t tid) CYG_HIDDEN;
 
 #endif

@@ -62,6 +62,9 @@
 enum { SETUP_NONE, SETUP_BUSY, SETUP_DONE };
 
 __thread uintptr_t cyg_linux_tid __attribute__((tls_model("initial-exec")));
+#ifdef CYG_PORT_CHUNK_LOG2
+__thread uintptr_t cyg_linux_cursor __attribute__((tls_model("initial-exec")));
+#endif
 
 /* The settings, read once before main (or by the first set-up, when that comes first). */
 static struct {
@@ -91,6 +94,8 @@ static void *ring_mem;             /* this process's mapping, unmapped by a fork
 static size_t ring_bytes;
 static int atfork_done;            /* signal and fork handlers set once; a forked child inherits
                                       them */
+static pthread_key_t end_key;      /* its destructor pads an ending thread's chunk */
+static int end_key_made;
 
 NOINSTR static uint64_t mono_ns(void)
 {
@@ -117,6 +122,15 @@ NOINSTR static uint64_t clock_hz(void)
 }
 
 NOINSTR static int setup_once(void);
+
+/* An ending thread's key destructor: the rest of its chunk is padded, so that a reader waits
+ * for none of it. */
+NOINSTR static void thread_end(void *unused)
+{
+    (void)unused;
+    if (cyg_linux_tid)
+        cyg_core_thread_end(cyg_linux_tid);
+}
 NOINSTR static void child_after_fork(void);
 
 /* After a dlopen: the map names what it brought in. An instrumented object in a program that
@@ -473,6 +487,8 @@ NOINSTR static void setup(void)
     /* Once per program: a forked child keeps the handlers, and the actions they go back to. */
     if (!atfork_done && cfg.signals)
         catch_fatal_signals();
+    if (!atfork_done && !end_key_made && pthread_key_create(&end_key, thread_end) == 0)
+        end_key_made = 1;
     if (!atfork_done && pthread_atfork(NULL, NULL, child_after_fork) == 0)
         atfork_done = 1;
     ctl = cygtrace_control_block();
@@ -595,6 +611,10 @@ NOINSTR uintptr_t cyg_linux_thread_new(void)
     n = __atomic_add_fetch(&next_thread, 1, __ATOMIC_RELAXED);
     t = ((n - 1) % 0xffffu + 1) << CYG64_THREAD_SHIFT;
     cyg_linux_tid = t;
+    /* Anything but NULL: the key's destructor runs when the thread ends. No allocation for
+     * one of the first keys of a process. */
+    if (__atomic_load_n(&end_key_made, __ATOMIC_ACQUIRE))
+        pthread_setspecific(end_key, (void *)1);
     me = (pid_t)syscall(SYS_gettid);
     cyg_core_special(CYG_SP_THREAD, 0, (uintptr_t)me, t);
     cyg_maps_thread((unsigned)(t >> CYG64_THREAD_SHIFT), me, 0);
@@ -614,6 +634,9 @@ NOINSTR static void child_after_fork(void)
     ring_mem = NULL;
     cyg_maps_forget();
     cyg_linux_tid = 0;
+#ifdef CYG_PORT_CHUNK_LOG2
+    cyg_linux_cursor = 0; /* its chunk is the parent's */
+#endif
     vfork_parent = 0;
     next_thread = 0;
     unset_lost = 0;
@@ -645,6 +668,11 @@ NOINSTR __attribute__((destructor)) static void cyg_linux_exit(void)
 {
     struct cyg_ctl *ctl = cygtrace_control_block();
 
-    if (ctl && ctl->pid == (uint32_t)getpid())
+    if (ctl && ctl->pid == (uint32_t)getpid()) {
         ctl->ts_hz = clock_hz();
+        /* The thread that exits leaves no slot for a reader to wait on; threads still running
+         * at the exit leave the rest of their chunks unwritten (FORMAT.md section 4). */
+        if (cyg_linux_tid)
+            cyg_core_thread_end(cyg_linux_tid);
+    }
 }

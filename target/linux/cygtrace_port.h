@@ -23,6 +23,48 @@
 #error "cygtrace: the linux port does not know this architecture's ELF machine number"
 #endif
 
+/* 64-bit: each thread fills chunks of 64 slots of its own (FORMAT.md section 4); its cursor is
+ * a thread-local word. 32-bit records carry no thread index, so threads could not be told
+ * apart in chunks: they reserve a slot an event. */
+#if UINTPTR_MAX > 0xffffffffu
+#define CYG_PORT_CHUNK_LOG2 6u
+
+extern __thread uintptr_t cyg_linux_cursor __attribute__((tls_model("initial-exec"))) CYG_HIDDEN;
+
+/* One instruction, so that a signal handler runs before or after it, never inside: no lock
+ * prefix, as no other thread touches the word. Elsewhere the compiler's atomic (LL/SC, or
+ * LSE's ldadd), which a handler cannot split either. */
+__attribute__((no_instrument_function, always_inline)) static inline uintptr_t
+cyg_port_cursor_inc(void)
+{
+#if defined(__x86_64__)
+    uintptr_t v = 1;
+
+    __asm__ volatile("xaddq %0, %1" : "+r"(v), "+m"(cyg_linux_cursor));
+    return v;
+#else
+    return __atomic_fetch_add(&cyg_linux_cursor, 1, __ATOMIC_RELAXED);
+#endif
+}
+
+__attribute__((no_instrument_function, always_inline)) static inline int
+cyg_port_cursor_cas(uintptr_t from, uintptr_t to)
+{
+    return __atomic_compare_exchange_n(&cyg_linux_cursor, &from, to, 0, __ATOMIC_RELAXED,
+                                       __ATOMIC_RELAXED);
+}
+
+/* As cyg_port_reserve, n slots at once. */
+__attribute__((no_instrument_function, always_inline)) static inline uintptr_t
+cyg_port_claim(volatile uintptr_t *head, uintptr_t n)
+{
+    uintptr_t seq = __atomic_fetch_add(head, n, __ATOMIC_RELAXED);
+
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    return seq;
+}
+#endif
+
 /* This thread's index, already shifted into place for word a; 0 until its first event. */
 extern __thread uintptr_t cyg_linux_tid __attribute__((tls_model("initial-exec"))) CYG_HIDDEN;
 

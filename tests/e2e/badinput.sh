@@ -143,4 +143,22 @@ run ram-info "$CT" info "$T/ram.bin"
 check ram-image-offset "info does not say 'control block at offset 0x1000'" \
     grep -q 'control block at offset 0x1000' "$T/ram-info.out"
 
+# A ring of format version 1 (one slot an event; the runtime of 766e8d6, tests/fixtures/ringv1.c,
+# kept with its program): decoded as it was then.
+FX=$ROOT/tests/fixtures
+run v1-tree "$CT" tree "$FX/ringv1" "$FX/ringv1.ring"
+check v1-tree "status $RC, or the tree differs from the one of its day: $(head -n 1 "$T/v1-tree.err")" \
+    eval '[ "$RC" -eq 0 ] && same "$FX/ringv1.tree" "$T/v1-tree.out"'
+run v1-info "$CT" info "$FX/ringv1" "$FX/ringv1.ring"
+check v1-info "info does not say 'version 1' with 58 records held" \
+    eval 'grep -q "^format:     version 1, x86-64" "$T/v1-info.out" &&
+          grep -q "^held:       58 records" "$T/v1-info.out" && ! grep -q chunks "$T/v1-info.out"'
+# A version this cygtrace does not know yet: refused as newer.
+cp "$FX/ringv1.ring" "$T/v9.ring"
+poke "$T/v9.ring" 8 9
+# The block's CRC-32 again: gzip's trailer holds the CRC-32 of its input, little-endian.
+head -c 80 "$T/v9.ring" | gzip -c | tail -c 8 | head -c 4 |
+    dd of="$T/v9.ring" bs=1 seek=80 conv=notrunc status=none
+expect_error v9-newer 1 'v9\.ring: .*newer than this cygtrace' "$CT" info "$T/v9.ring"
+
 finish

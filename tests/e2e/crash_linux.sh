@@ -51,14 +51,14 @@ fi
 # The kill must land in the middle of a record now and then, or the trials prove little.
 caught=$(sed -n 's/.* failed, \([0-9]*\) killed a writer .*/\1/p' <<<"$summary")
 [ "$TRIALS" -lt 10 ] || check crash-caught-mid-record \
-    "no trial of $TRIALS killed a writer between its reservation and its store" \
+    "no trial of $TRIALS killed a writer in the middle of a hook" \
     test "${caught:-0}" -gt 0
 
 # The host tool on the last trial's ring agrees with the checker on what it holds.
 last=$(grep '^trial seed ' "$T/crash.log" | tail -n 1)
 run info "$CT" info "$SB/stress_linux" "$T/crash.ring"
 dec=$(sed -n 's/.* decoded \([0-9]*\) unwritten .*/\1/p' <<<"$last")
-unw=$(sed -n 's/.* unwritten \([0-9]*\) verified .*/\1/p' <<<"$last")
+unw=$(sed -n 's/.* unwritten \([0-9]*\) holes .*/\1/p' <<<"$last")
 if [ "$RC" -ne 0 ] || [ -z "$dec" ]; then
     fail crash-info "status $RC: $(head -n 1 "$T/info.err")"
 elif ! grep -q "^held: *$dec records" "$T/info.out" ||

@@ -82,7 +82,10 @@ account() {
     events=$(sed -n 's/^# \([0-9]*\) events; .*/\1/p' "$T/$tag.out")
     lost=$(sed -n 's/^# \([0-9]*\) events were lost: .*/\1/p' "$T/$tag.out")
     run "$tag-info" "$CT" info "$T/$tag.ring"
-    WRITTEN=$(sed -n 's/^written: *\([0-9]*\) records.*/\1/p' "$T/$tag-info.out")
+    # head counts slots; those of a chunk that hold no event (padding, an unused end) are no
+    # record the program wrote.
+    WRITTEN=$(awk '/^written:/ { w = $2 } /^padding:/ { p = $2 } /^unwritten:/ { u = $2 }
+        END { if (w != "") print w - p - u }' "$T/$tag-info.out")
     dropped=$(sed -n 's/^lost: *\([0-9]*\).*/\1/p' "$T/$tag-info.out")
     ACCOUNT="shown ${events:-?} + lost ${lost:-0}"
     ACCOUNT+=", made: written ${WRITTEN:-?} + dropped ${dropped:-?}"

@@ -95,15 +95,16 @@ static void render_ctx(struct load *l, uint8_t opt, const struct dec_ctx *c)
     load_pass_close(p);
 }
 
-/* The decoder's own bookkeeping: every slot between first and end is decoded, unwritten or
- * truncated, exactly once. A miscount is a bug even when nothing crashes. */
+/* The decoder's own bookkeeping: every slot between first and end is decoded, unwritten,
+ * padding or truncated, exactly once; holes are some of the unwritten. A miscount is a bug even when nothing crashes. */
 static void check_stats(const struct load *l, const struct load_stats *st)
 {
     const struct dec_stats *d = &st->dec;
 
     if (l->stream)
         return;
-    if (d->decoded + d->unwritten + d->truncated != d->end_seq - d->first_seq)
+    if (d->decoded + d->unwritten + d->truncated + d->padding != d->end_seq - d->first_seq ||
+        d->holes > d->unwritten)
         abort();
 }
 

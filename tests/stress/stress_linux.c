@@ -285,7 +285,9 @@ NOINSTR int main(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(TICK_SIG, &sa, NULL);
 
-    printf("ready %d\n", (int)getpid());
+    /* The hooks' code too: a crash trial that stops the program looks for threads in it. */
+    printf("ready %d hooks %#lx %#lx %#lx %#lx\n", (int)getpid(), (unsigned long)hooks[0].lo,
+           (unsigned long)hooks[0].hi, (unsigned long)hooks[1].lo, (unsigned long)hooks[1].hi);
     fflush(stdout);
     if (go && read(0, &(char){0}, 1) != 1) {
         fprintf(stderr, "stress_linux: stdin: closed before the go\n");
