@@ -244,10 +244,29 @@ static void report(const char *out, const char *prog)
         src_close(s);
         return;
     }
-    fprintf(stderr, "cygtrace: %s: %" PRIu64 " records%s, %" PRIu64 " lost; decode with "
-                    "'cygtrace tree %s %s'\n",
-            out, r.head, r.head > r.cap && (r.flags & CYG_F_OVERWRITE) ? " (wrapped)" : "",
-            r.lost, ring_program(out, prog, elf, sizeof elf), out);
+    if (r.chunk_log2) {
+        /* head counts slots, and threads leave the ends of their chunks unused: the records
+         * are what a pass over the ring finds. */
+        struct dec *d = dec_open(s, &r);
+        struct dec_stats st = {0};
+        struct ev e;
+
+        while (d && dec_next(d, &e) > 0)
+            ;
+        if (d)
+            dec_get_stats(d, &st);
+        dec_close(d);
+        fprintf(stderr, "cygtrace: %s: %" PRIu64 " records%s (%" PRIu64 " slots written), %" PRIu64
+                        " lost; decode with 'cygtrace tree %s %s'\n",
+                out, st.decoded,
+                r.head > r.cap && (r.flags & CYG_F_OVERWRITE) ? " held, wrapped" : "",
+                r.head, r.lost, ring_program(out, prog, elf, sizeof elf), out);
+    } else {
+        fprintf(stderr, "cygtrace: %s: %" PRIu64 " records%s, %" PRIu64 " lost; decode with "
+                        "'cygtrace tree %s %s'\n",
+                out, r.head, r.head > r.cap && (r.flags & CYG_F_OVERWRITE) ? " (wrapped)" : "",
+                r.lost, ring_program(out, prog, elf, sizeof elf), out);
+    }
     src_close(s);
 }
 

@@ -191,7 +191,9 @@ static void read_hdr(struct follow *f, void *arg)
     io->lost = load_counter(f, CYG_OFF_LOST);
 }
 
-/* Copies one record, word b first (see the top of the file). */
+/* Copies one record, word b first (see the top of the file), and b again after the others: a
+ * writer a lap late clears b before it stores a (FORMAT.md 3.3), so a b that changed under the
+ * copy means another writer's a may be in it: the copy is then of no record (all zero). */
 static void copy_rec(uint8_t *dst, const uint8_t *src, unsigned w, unsigned words)
 {
     if (w == 8) {
@@ -202,6 +204,9 @@ static void copy_rec(uint8_t *dst, const uint8_t *src, unsigned w, unsigned word
         v[0] = __atomic_load_n(&s[0], __ATOMIC_RELAXED);
         for (unsigned i = 2; i < words; i++)
             v[i] = __atomic_load_n(&s[i], __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&s[1], __ATOMIC_RELAXED) != v[1])
+            memset(v, 0, sizeof v);
         memcpy(dst, v, (size_t)words * 8);
     } else {
         const uint32_t *s = (const void *)src;

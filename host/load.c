@@ -152,7 +152,8 @@ static int check_functions(struct load *l, const char *elf, const char *dump, ch
 
 /* A ring the file does not hold: holes (a sparse file) read as zeros, slot after slot, and a
  * header that claims 2^36 records over them keeps a pass busy for most of an hour. The
- * runtime writes every slot a pass reads (those before head), so holes there are no dump's.
+ * runtime writes every slot a pass reads (those before head; but the unused ends of threads'
+ * chunks, a few KB), so holes there are no dump's.
  * The slots past the end of a short file cost nothing: the decoder skips them at once. */
 static int check_holes(struct load *l, char *err, size_t errlen)
 {

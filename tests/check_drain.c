@@ -520,17 +520,19 @@ END_TEST
 
 /* Reserves the next slot the way a hook does, without writing it: a writer preempted (or
  * killed) between its reservation and its store. Returns its sequence number. */
-/* The runtime's cursor of the calling thread (target/linux/cygtrace_port.h). */
-extern __thread uintptr_t cyg_linux_cursor;
+/* The runtime's words of the calling thread, as target/linux/cygtrace_port.h has them. */
+extern __thread struct cyg_linux_tls {
+    uintptr_t tid, cursor, end;
+} cyg_linux_tls;
 
 /* Takes this thread's next slot, as a hook does, and writes nothing there: a hole in the middle
  * of its chunk once the next events fill the slots after it. */
 static uint64_t reserve_hole(void)
 {
-    uintptr_t chunk = (uintptr_t)1 << ctl_of()->chunk_log2, p = cyg_linux_cursor++;
+    uintptr_t p = cyg_linux_tls.cursor++;
 
-    ck_assert_msg(p & chunk, "the thread's chunk has no slot left");
-    return ((p >> 1) & -chunk) | (p & (chunk - 1));
+    ck_assert_msg(p < cyg_linux_tls.end, "the thread's chunk has no slot left");
+    return p;
 }
 
 /* What the hook would have stored in the hole: an entry of fn, by thread index 1. */

@@ -33,6 +33,15 @@ struct cyg_rt cyg_rt = {
  * so a reader that sees the lap bit sees the whole record. */
 HOT void cyg_store(uintptr_t *r, uintptr_t a, uintptr_t b, uintptr_t c, unsigned shift)
 {
+#ifdef CYG_PORT_CHUNK_LOG2
+    /* b with the other lap's bit first, a slot no reader takes for a record: a writer late by a
+     * lap (preempted between its check of the slot and this store) then never leaves its a
+     * under the b of the record it writes over, which a reader copying the slot at that moment
+     * would take for a whole record. The reader reads b again after the other words (FORMAT.md
+     * 3.3). */
+    *(volatile uintptr_t *)&r[1] = b ^ (uintptr_t)1 << (CYG_WORD_BITS - 1u);
+    cyg_port_release();
+#endif
     if (CYGTRACE_CALLSITES == 1 || (CYGTRACE_CALLSITES == 2 && shift == 2)) {
         r[2] = c;
         r[3] = 0;
@@ -93,15 +102,12 @@ NOINSTR __attribute__((noinline)) static void cyg_not_running(uintptr_t fn, uint
 #ifdef CYG_PORT_CHUNK_LOG2
 #define CYG_NO_SLOT (~(uintptr_t)0)
 
-/* A thread's cursor stands for slot b + i of its chunk [b, b + chunk) as 2b + chunk + i: the bit
- * of value chunk is set while the chunk has slots left. The increment that passes its end clears
- * that bit, and so do the few that signal handlers nested in the same thread may add before the
- * thread takes a new chunk; a cursor never set (0) has it clear too. */
-HOT uintptr_t cyg_cursor_seq(uintptr_t p, uintptr_t chunk)
-{
-    return ((p >> 1) & -chunk) | (p & (chunk - 1));
-}
-
+/* A thread's cursor is the next slot of its chunk, its end one past the chunk's last slot: the
+ * slot an increment of the cursor returns is the thread's while it is below the end. Past it,
+ * the thread takes a new chunk: the end goes to 0 first, the cursor to the new chunk's second
+ * slot by a compare-and-swap (which fails when a signal handler took a slot in between), then
+ * the end to the new chunk's. A handler that comes in between finds every slot past the end,
+ * and takes a chunk of its own. */
 /* Whether a thread may still fill slot seq of its chunk: the writers are not so far ahead that
  * the next lap may have reserved it (FORMAT.md: room), and it is not from before the last
  * start. */
@@ -127,7 +133,7 @@ NOINSTR static void cyg_pad(uintptr_t seq, uintptr_t n, uintptr_t tid)
 NOINSTR __attribute__((noinline)) static uintptr_t cyg_claim(uintptr_t p, uintptr_t tid)
 {
     struct cyg_ctl *ctl = cyg_rt.ctl;
-    uintptr_t chunk = cyg_rt.chunk, b, seq;
+    uintptr_t chunk = cyg_rt.chunk, b, end;
 
     for (;;) {
         b = cyg_port_claim(cyg_rt.head, chunk);
@@ -138,13 +144,15 @@ NOINSTR __attribute__((noinline)) static uintptr_t cyg_claim(uintptr_t p, uintpt
         /* Ours, unless a signal handler moved the cursor since our take: it recorded into a
          * chunk of its own, later than ours. Ours is then padded, and we go on where it left the
          * cursor, so that our records follow the handler's as they would in one ring. */
-        if (cyg_port_cursor_cas(p + 1, 2 * b + chunk + 1))
+        cyg_port_cursor_set_end(0);
+        if (cyg_port_cursor_cas(p + 1, b + 1)) {
+            cyg_port_cursor_set_end(b + chunk);
             return b;
+        }
         cyg_pad(b, chunk, tid);
-        p = cyg_port_cursor_inc();
-        seq = cyg_cursor_seq(p, chunk);
-        if ((p & chunk) && cyg_slot_ok(seq))
-            return seq;
+        p = cyg_port_cursor_take(&end);
+        if (p < end && cyg_slot_ok(p))
+            return p;
     }
 }
 
@@ -152,26 +160,25 @@ NOINSTR __attribute__((noinline)) static uintptr_t cyg_claim(uintptr_t p, uintpt
  * that another thread shares. */
 HOT uintptr_t cyg_take(uintptr_t tid)
 {
-    uintptr_t chunk = cyg_rt.chunk, p = cyg_port_cursor_inc(), seq = cyg_cursor_seq(p, chunk);
+    uintptr_t end, p = cyg_port_cursor_take(&end);
 
-    if (UNLIKELY(!(p & chunk) || !cyg_slot_ok(seq)))
+    if (UNLIKELY(p >= end || !cyg_slot_ok(p)))
         return cyg_claim(p, tid);
-    return seq;
+    return p;
 }
 
 NOINSTR void cyg_core_thread_end(uintptr_t tid)
 {
-    uintptr_t chunk = cyg_rt.chunk, p, seq;
+    uintptr_t p, end;
 
     /* A frozen ring is left as it is, for whoever reads it. */
     if (cyg_rt.ctl == &cyg_idle_ctl || cyg_rt.ctl->state == CYG_S_FROZEN)
         return;
     for (;;) {
-        p = cyg_port_cursor_inc();
-        seq = cyg_cursor_seq(p, chunk);
-        if (!(p & chunk) || !cyg_slot_ok(seq))
+        p = cyg_port_cursor_take(&end);
+        if (p >= end || !cyg_slot_ok(p))
             return;
-        cyg_special_at(seq, CYG_SP_PAD, 0, 0, tid);
+        cyg_special_at(p, CYG_SP_PAD, 0, 0, tid);
     }
 }
 #else
@@ -228,18 +235,16 @@ NOINSTR __attribute__((noinline)) static void cyg_event_claim(uintptr_t fn, uint
  * cyg_port_thread(), which may call out (a thread's first event). */
 HOT void cyg_event(uintptr_t fn, uintptr_t site, unsigned exit)
 {
-    uintptr_t tid, chunk, p, seq;
+    uintptr_t tid, seq, end;
 
     if (UNLIKELY(cyg_rt.last == 0)) {
         cyg_not_running(fn, site, exit);
         return;
     }
     tid = cyg_port_thread();
-    chunk = cyg_rt.chunk;
-    p = cyg_port_cursor_inc();
-    seq = cyg_cursor_seq(p, chunk);
-    if (UNLIKELY(!(p & chunk) || !cyg_slot_ok(seq))) {
-        cyg_event_claim(fn, site, exit, tid, p);
+    seq = cyg_port_cursor_take(&end);
+    if (UNLIKELY(seq >= end || !cyg_slot_ok(seq))) {
+        cyg_event_claim(fn, site, exit, tid, seq);
         return;
     }
     cyg_put(seq, fn, site, exit, tid, cyg_rt.recs, cyg_rt.mask, cyg_rt.cap_log2, CYG_SHIFT());
@@ -413,9 +418,11 @@ NOINSTR static long cyg_attach(struct cyg_ctl *ctl)
     cyg_rt.mask = ((uintptr_t)1 << ctl->cap_log2) - 1;
     cyg_rt.cap_log2 = ctl->cap_log2;
     cyg_rt.shift = (ctl->flags & CYG_F_CALLSITES) ? 2 : 1;
+#ifdef CYG_PORT_CHUNK_LOG2
     cyg_rt.chunk = (uintptr_t)1 << ctl->chunk_log2;
-    cyg_rt.room = cyg_rt.mask + 1 - cyg_rt.chunk;
+    cyg_rt.room = (cyg_rt.mask + 1) >> 1;
     cyg_rt.floor = ctl->head.v;
+#endif
     cyg_arm(ctl);
     __atomic_store_n(&cyg_rt.ctl, ctl, __ATOMIC_RELEASE);
     return (long)(cyg_rt.mask + 1);
@@ -449,7 +456,9 @@ NOINSTR long cygtrace_init(void *mem, size_t bytes, unsigned flags)
     ctl->machine = CYG_PORT_MACHINE;
     ctl->hdr_bytes = CYG_HDR_BYTES;
     ctl->ts_bits = CYG_WORD_BITS == 64 ? CYG64_TAGGED_TS_BITS : CYG32_TS_BITS;
-    ctl->chunk_log2 = (uint8_t)cyg_chunk_log2(log2);
+#ifdef CYG_PORT_CHUNK_LOG2
+    ctl->chunk_log2 = (uint8_t)cyg_chunk_log2(log2); /* else 0, as cleared above */
+#endif
 #ifdef CYG_PORT_TS_BITS
     if (CYG_PORT_TS_BITS < ctl->ts_bits) /* a narrower clock (SysTick: 24 bits) */
         ctl->ts_bits = CYG_PORT_TS_BITS;
@@ -502,9 +511,11 @@ NOINSTR void cygtrace_start(void)
     if (ctl == &cyg_idle_ctl || st == CYG_S_FROZEN || st == CYG_S_FULL || st == CYG_S_RUNNING)
         return;
     ctl->state = CYG_S_RUNNING;
+#ifdef CYG_PORT_CHUNK_LOG2
     /* No thread goes on filling a chunk it took before the stop: its records would come before
      * START. */
     cyg_rt.floor = ctl->head.v;
+#endif
     cyg_core_special(CYG_SP_START, 0, 0, cyg_port_thread());
     cyg_arm(ctl); /* the hooks come in after START */
 }

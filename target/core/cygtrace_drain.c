@@ -252,12 +252,18 @@ NOINSTR static size_t drain_events(const struct cyg_ctl *ctl, uintptr_t end, int
     while ((intptr_t)(end - seq) > 0 && p <= last) {
         const volatile uintptr_t *r = recs + ((seq & mask) << shift);
         uintptr_t a, b, c;
+        int torn = 0;
 
         b = r[1];
         cyg_port_acquire(); /* b, which the writer stores last, before the other words */
         a = r[0];
         c = (flags & CYG_F_CALLSITES) ? r[2] : 0;
         cyg_port_acquire(); /* the copy before head */
+#ifdef CYG_PORT_CHUNK_LOG2
+        /* A writer a lap late flips b's lap bit before it stores a (FORMAT.md 3.3): a b that
+         * changed under the copy may have another writer's a with it. Not a record, yet. */
+        torn = r[1] != b;
+#endif
         h = *head;
         if (h - seq > window) {
         lapped:;
@@ -280,7 +286,7 @@ NOINSTR static size_t drain_events(const struct cyg_ctl *ctl, uintptr_t end, int
             continue;
         }
         /* The lap bit is not cyg_lap(seq), or (64-bit) the lap tag is not seq's. */
-        if ((intptr_t)(b ^ (seq << lap)) >= 0 ||
+        if (torn || (intptr_t)(b ^ (seq << lap)) >= 0 ||
             (CYG_WORD_BITS == 64 &&
              ((b & DRAIN_SPECIAL)
                   ? ((uint64_t)b ^ cyg64_special_tag(seq, cyg_rt.cap_log2)) & CYG64_STAG_MASK

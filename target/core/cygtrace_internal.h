@@ -21,12 +21,15 @@
  * and CYG_PORT_CHUNK_LOG2, when its writers reserve chunks of that many slots (log2) rather
  * than one slot an event (Linux: one chunk a thread, so that threads share no counter on the
  * fast path), with
- *   uintptr_t cyg_port_cursor_inc(void)
- *                                    this thread's cursor (a word of its own, 0 at first),
- *                                    incremented in one step that a signal handler in the same
- *                                    thread cannot split; returns the old value
+ *   uintptr_t cyg_port_cursor_take(uintptr_t *end)
+ *                                    reads this thread's chunk end (a word of its own, 0 at
+ *                                    first) into *end, then increments its cursor (another, 0
+ *                                    at first) in one step that a signal handler in the same
+ *                                    thread cannot split, and returns the cursor's old value
  *   int cyg_port_cursor_cas(uintptr_t from, uintptr_t to)
  *                                    the same: if the cursor is from, set it to to, return 1
+ *   void cyg_port_cursor_set_end(uintptr_t end)
+ *                                    sets the chunk end
  *   uintptr_t cyg_port_claim(volatile uintptr_t *head, uintptr_t n)
  *                                    cyg_port_reserve, adding n
  * and CYG_PORT_TS_BITS, the width of its clock when narrower than the record's field
@@ -62,12 +65,14 @@ struct cyg_rt {
     volatile uintptr_t *head;  /* &ctl->head.v: what the hooks reserve on */
     unsigned cap_log2;         /* capacity = 1 << cap_log2: finds a sequence number's lap bit */
     unsigned shift;            /* log2 of words per record: 1, or 2 with call sites */
-    uintptr_t chunk;           /* CYG_PORT_CHUNK_LOG2 ports: slots a thread reserves at once */
-    uintptr_t room;            /* capacity - chunk: how far head may be ahead of a slot that a
-                                  thread still fills (further, and the slot may be reserved
-                                  again by the next lap) */
+#ifdef CYG_PORT_CHUNK_LOG2
+    uintptr_t chunk;           /* slots a thread reserves at once */
+    uintptr_t room;            /* half the capacity: how far head may be ahead of a slot that
+                                  a thread still fills (at capacity - chunk the next lap may
+                                  reserve it; half leaves a preempted writer room) */
     uintptr_t floor;           /* the first slot a thread may fill: set by start, so that no
                                   thread goes on filling a chunk it took before */
+#endif
 };
 /* The order is for the hooks: last alone, then two pairs (two LDRD on Cortex-M, where another
  * order costs a load more). */

@@ -61,10 +61,7 @@
 
 enum { SETUP_NONE, SETUP_BUSY, SETUP_DONE };
 
-__thread uintptr_t cyg_linux_tid __attribute__((tls_model("initial-exec")));
-#ifdef CYG_PORT_CHUNK_LOG2
-__thread uintptr_t cyg_linux_cursor __attribute__((tls_model("initial-exec")));
-#endif
+__thread struct cyg_linux_tls cyg_linux_tls __attribute__((tls_model("initial-exec")));
 
 /* The settings, read once before main (or by the first set-up, when that comes first). */
 static struct {
@@ -634,9 +631,7 @@ NOINSTR static void child_after_fork(void)
     ring_mem = NULL;
     cyg_maps_forget();
     cyg_linux_tid = 0;
-#ifdef CYG_PORT_CHUNK_LOG2
-    cyg_linux_cursor = 0; /* its chunk is the parent's */
-#endif
+    cyg_linux_tls.cursor = cyg_linux_tls.end = 0; /* its chunk is the parent's */
     vfork_parent = 0;
     next_thread = 0;
     unset_lost = 0;

@@ -7,6 +7,13 @@
 #include <stdint.h>
 #include <time.h>
 
+/* 64-bit: each thread fills chunks of 64 slots of its own (before cygtrace_internal.h, whose
+ * struct cyg_rt has the chunk's fields then). 32-bit records carry no thread index, so threads
+ * could not be told apart in chunks: they reserve a slot an event. */
+#if UINTPTR_MAX > 0xffffffffu
+#define CYG_PORT_CHUNK_LOG2 6u
+#endif
+
 #include "cygtrace_internal.h"
 
 #if defined(__x86_64__)
@@ -23,35 +30,58 @@
 #error "cygtrace: the linux port does not know this architecture's ELF machine number"
 #endif
 
-/* 64-bit: each thread fills chunks of 64 slots of its own (FORMAT.md section 4); its cursor is
- * a thread-local word. 32-bit records carry no thread index, so threads could not be told
- * apart in chunks: they reserve a slot an event. */
-#if UINTPTR_MAX > 0xffffffffu
-#define CYG_PORT_CHUNK_LOG2 6u
+/* What the hooks keep per thread, in one block of thread-local storage: one address to look
+ * up for all three. */
+struct cyg_linux_tls {
+    uintptr_t tid;    /* this thread's index, shifted into place for word a; 0 until its first
+                         event */
+    uintptr_t cursor; /* 64-bit: the next slot of its chunk (FORMAT.md section 5.1) */
+    uintptr_t end;    /* one past its chunk's last slot; 0: no chunk yet */
+};
 
-extern __thread uintptr_t cyg_linux_cursor __attribute__((tls_model("initial-exec"))) CYG_HIDDEN;
+extern __thread struct cyg_linux_tls cyg_linux_tls
+    __attribute__((tls_model("initial-exec"))) CYG_HIDDEN;
 
-/* One instruction, so that a signal handler runs before or after it, never inside: no lock
- * prefix, as no other thread touches the word. Elsewhere the compiler's atomic (LL/SC, or
- * LSE's ldadd), which a handler cannot split either. */
+#define cyg_linux_tid cyg_linux_tls.tid
+
+#ifdef CYG_PORT_CHUNK_LOG2
+
+/* Reads the end of this thread's chunk into *end, then takes the next slot from its cursor:
+ * in that order, so that a signal handler that installs a new chunk in between leaves a slot
+ * past the old end (turned down: no slot is ever taken twice), not one of the new chunk taken
+ * against the new end by both. The increment is one instruction, so that a handler runs before
+ * or after it, never inside: no lock prefix, as no other thread touches the word. Elsewhere the
+ * compiler's atomic (LL/SC, or LSE's ldadd), which a handler cannot split either. */
 __attribute__((no_instrument_function, always_inline)) static inline uintptr_t
-cyg_port_cursor_inc(void)
+cyg_port_cursor_take(uintptr_t *end)
 {
 #if defined(__x86_64__)
     uintptr_t v = 1;
 
-    __asm__ volatile("xaddq %0, %1" : "+r"(v), "+m"(cyg_linux_cursor));
+    __asm__ volatile("movq %2, %1\n\txaddq %0, %3"
+                     : "+r"(v), "=&r"(*end)
+                     : "m"(cyg_linux_tls.end), "m"(cyg_linux_tls.cursor)
+                     : "memory");
     return v;
 #else
-    return __atomic_fetch_add(&cyg_linux_cursor, 1, __ATOMIC_RELAXED);
+    *end = *(volatile uintptr_t *)&cyg_linux_tls.end;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    return __atomic_fetch_add(&cyg_linux_tls.cursor, 1, __ATOMIC_RELAXED);
 #endif
 }
 
 __attribute__((no_instrument_function, always_inline)) static inline int
 cyg_port_cursor_cas(uintptr_t from, uintptr_t to)
 {
-    return __atomic_compare_exchange_n(&cyg_linux_cursor, &from, to, 0, __ATOMIC_RELAXED,
+    return __atomic_compare_exchange_n(&cyg_linux_tls.cursor, &from, to, 0, __ATOMIC_RELAXED,
                                        __ATOMIC_RELAXED);
+}
+
+/* A plain store: only this thread and its signal handlers touch the word. */
+__attribute__((no_instrument_function, always_inline)) static inline void
+cyg_port_cursor_set_end(uintptr_t end)
+{
+    *(volatile uintptr_t *)&cyg_linux_tls.end = end;
 }
 
 /* As cyg_port_reserve, n slots at once. */
@@ -65,8 +95,6 @@ cyg_port_claim(volatile uintptr_t *head, uintptr_t n)
 }
 #endif
 
-/* This thread's index, already shifted into place for word a; 0 until its first event. */
-extern __thread uintptr_t cyg_linux_tid __attribute__((tls_model("initial-exec"))) CYG_HIDDEN;
 
 /* Gives the calling thread its index and records which OS thread it is. */
 uintptr_t cyg_linux_thread_new(void) CYG_HIDDEN;

@@ -96,7 +96,8 @@ static void render_ctx(struct load *l, uint8_t opt, const struct dec_ctx *c)
 }
 
 /* The decoder's own bookkeeping: every slot between first and end is decoded, unwritten,
- * padding or truncated, exactly once; holes are some of the unwritten. A miscount is a bug even when nothing crashes. */
+ * padding or truncated, exactly once; holes are some of the unwritten. A miscount is a bug
+ * even when nothing crashes. */
 static void check_stats(const struct load *l, const struct load_stats *st)
 {
     const struct dec_stats *d = &st->dec;

@@ -12,7 +12,8 @@
  *   stress_check crash [--trials N] [--seed S] [--timeout S] DIR -- PROGRAM
  *       kill -9 trials: trial i (seed S + i) runs PROGRAM with 1 or 4 threads, a ring of 4K,
  *       64K or 1M and signals or none, stops it after a random delay (and counts its threads
- *       caught in a hook), kills it, and checks the ring post-mortem. One line per trial, with its seed; --seed X --trials 1 repeats one.
+ *       caught in a hook), kills it, and checks the ring post-mortem. One line per trial,
+ *       with its seed; --seed X --trials 1 repeats one.
  *
  * What is checked, per thread (the thread index of each record):
  *   - every function is one of the stress program's; every worker function is of the one
