@@ -189,6 +189,76 @@ START_TEST(test_runtime_stop_start_freeze)
 }
 END_TEST
 
+/* Chunks (64-bit Linux): after a start no thread goes on in a chunk it took before, so START
+ * comes before the thread's next records; the rest of the old chunk is unused, not a hole. */
+START_TEST(test_runtime_start_takes_a_new_chunk)
+{
+    struct seen s;
+    size_t bytes = ring_bytes(64, 16); /* chunks of 16 */
+
+    cygtrace_init(ring, bytes, CYG_F_OVERWRITE);
+    enter(0x1000, 0);
+    cygtrace_stop();
+    cygtrace_start();
+    leave(0x1000, 0);
+    decode_ring(bytes, &s);
+    ck_assert_uint_eq(s.r.chunk_log2, 4);
+    ck_assert_uint_eq(s.n, 6); /* THREAD, START, entry, STOP; START, exit */
+    ck_assert_uint_eq(s.first[3].kind, EV_STOP);
+    ck_assert_uint_eq(s.first[3].seq, 3);
+    ck_assert_uint_eq(s.first[4].kind, EV_START);
+    ck_assert_uint_eq(s.first[4].seq, 16);
+    ck_assert_uint_eq(s.first[5].seq, 17);
+    ck_assert_uint_eq(s.st.unwritten, 12 + 14);
+    ck_assert_uint_eq(s.st.holes, 0);
+}
+END_TEST
+
+static void *lap_ring(void *arg)
+{
+    for (uintptr_t i = 0; i < (uintptr_t)arg; i++)
+        enter(0x500000 + 16 * i, 0);
+    return NULL;
+}
+
+/* A thread that idled in its chunk while another wrote more than half a ring takes a new chunk
+ * for its next record: the newest records of the whole process stay, its own included. In its
+ * old chunk, whose slots the next lap may own by now, it would write over them, and its records
+ * would go as stale. */
+START_TEST(test_runtime_idle_thread_takes_a_new_chunk)
+{
+    struct seen s;
+    size_t bytes = ring_bytes(256, 16); /* chunks of 64: half a ring is 128 slots */
+    pthread_t t;
+
+    cygtrace_init(ring, bytes, CYG_F_OVERWRITE);
+    enter(0x1000, 0); /* slot 2 of the first chunk */
+    ck_assert_int_eq(pthread_create(&t, NULL, lap_ring, (void *)(uintptr_t)300), 0);
+    pthread_join(t, NULL);
+    enter(0x2000, 0);
+    decode_ring(bytes, &s);
+    ck_assert_uint_eq(s.r.head, 64 + 320 + 64); /* the other's 301 records; our new chunk */
+    ck_assert_uint_eq(s.st.holes, 0);
+    /* The last chunk is ours: its first record our entry. */
+    {
+        struct src *src = src_open_mem("ring", ring, bytes, 0);
+        struct dec *d = dec_open(src, &s.r);
+        struct ev e, last = {0};
+        int found = 0;
+
+        while (dec_next(d, &e) > 0) {
+            found |= e.kind == EV_ENTER && e.addr == 0x2000;
+            last = e;
+        }
+        ck_assert(found);
+        ck_assert_uint_eq(last.addr, 0x2000);
+        ck_assert_uint_eq(last.seq, 64 + 320);
+        dec_close(d);
+        src_close(src);
+    }
+}
+END_TEST
+
 START_TEST(test_runtime_fault_freezes)
 {
     struct seen s;
@@ -339,6 +409,8 @@ Suite *runtime_suite(void)
     tcase_add_test(tc, test_runtime_stop_mode_after_wrap);
     tcase_add_test(tc, test_runtime_thread_record_bytes);
     tcase_add_test(tc, test_runtime_stop_start_freeze);
+    tcase_add_test(tc, test_runtime_start_takes_a_new_chunk);
+    tcase_add_test(tc, test_runtime_idle_thread_takes_a_new_chunk);
     tcase_add_test(tc, test_runtime_fault_freezes);
     tcase_add_test(tc, test_runtime_callsites);
     tcase_add_test(tc, test_runtime_build_id);
