@@ -1035,6 +1035,89 @@ START_TEST(test_stream_duplicate_dropped)
 }
 END_TEST
 
+/* DEFER (stream version 2): the rest of a chunk comes later in frames of its own, each going on
+ * where the last stopped; a replayed one is dropped, one that starts further on lost the ones
+ * between on the link, and none of them moves the stream's own next seq. */
+START_TEST(test_stream_defer)
+{
+    struct wb w = {.n = 0};
+    struct got g;
+    struct sdec_stats ds;
+    uint8_t desc[sizeof desc64];
+    /* timestamps only, t0 0 */
+    static const uint8_t front[] = {
+        0x45, 0x01, 0x64, 0x00,
+        0x80, 0x20, 0x01, /* 100 ENTER 0x10 */
+        0x85, 0x0e,       /* 101..114 DEFER 14 */
+        0x80, 0x20, 0x01, /* 115 ENTER 0x20 */
+    };
+    static const uint8_t run1[] = {
+        0x45, 0x01, 0x65, 0x00,
+        0x80, 0x60, 0x01, /* 101 ENTER 0x30 */
+        0x40 | 0x18, 0x01, /* 102 EXIT cache[slot(0x30) = 24] */
+        0x85, 0x0c,       /* 103..114 DEFER 12: still being filled */
+    };
+    static const uint8_t run2[] = {
+        0x45, 0x01, 0x69, 0x00,
+        0x80, 0x80, 0x01, 0x01, /* 105 ENTER 0x40; 103 and 104 lost on the link */
+    };
+    static const uint8_t front2[] = {
+        0x45, 0x01, 0x74, 0x00,
+        0x81, 0x40, 0x01, /* 116 EXIT 0x20 */
+    };
+    static const uint8_t bad_run[] = {
+        0x45, 0x01, 0x6b, 0x00,
+        0x80, 0x20, 0x01, /* 107 */
+        0x85, 0x03,       /* 108..110: a DEFER that is not the run's rest */
+    };
+
+    memcpy(desc, desc64, sizeof desc);
+    desc[1] = 2;
+    got_init(&g, 64);
+    wire(&w, desc, sizeof desc);
+    wire(&w, front, sizeof front);
+    wire(&w, run1, sizeof run1);
+    wire(&w, run1, sizeof run1); /* replayed */
+    wire(&w, run2, sizeof run2);
+    wire(&w, front2, sizeof front2);
+    wire(&w, bad_run, sizeof bad_run);
+    feed(&g, &w);
+    ck_assert_uint_eq(g.n, 7);
+    ck_assert_uint_eq(g.ev[0].seq, 100);
+    ck_assert_uint_eq(g.ev[1].seq, 115);
+    ck_assert_uint_eq(g.ev[1].addr, 0x20);
+    ck_assert_uint_eq(g.ev[2].seq, 101);
+    ck_assert_uint_eq(g.ev[2].addr, 0x30);
+    ck_assert_uint_eq(g.ev[3].seq, 102);
+    ck_assert_uint_eq(g.ev[3].kind, EV_EXIT);
+    ck_assert_uint_eq(g.ev[4].kind, EV_LOST);
+    ck_assert_uint_eq(g.ev[4].data, EV_LOST_LINK);
+    ck_assert_uint_eq(g.ev[4].seq, 103);
+    ck_assert_uint_eq(g.ev[4].addr, 2);
+    ck_assert_uint_eq(g.ev[5].seq, 105);
+    ck_assert_uint_eq(g.ev[5].addr, 0x40);
+    ck_assert_uint_eq(g.ev[6].seq, 116);
+    ck_assert_uint_eq(g.ev[6].kind, EV_EXIT);
+    sdec_get_stats(g.dec, &ds);
+    ck_assert_uint_eq(ds.events, 6);
+    ck_assert_uint_eq(ds.dup, 1);
+    ck_assert_uint_eq(ds.lost_link, 2);
+    ck_assert_uint_eq(ds.malformed, 1);
+    got_free(&g);
+
+    /* DEFER in a version 1 stream is a malformed frame. */
+    got_init(&g, 64);
+    w.n = 0;
+    wire(&w, desc64, sizeof desc64);
+    wire(&w, front, sizeof front);
+    feed(&g, &w);
+    ck_assert_uint_eq(g.n, 0);
+    sdec_get_stats(g.dec, &ds);
+    ck_assert_uint_eq(ds.malformed, 1);
+    got_free(&g);
+}
+END_TEST
+
 /* A description whose next_seq is lower than expected: the target started over. */
 START_TEST(test_stream_restart)
 {
@@ -1453,6 +1536,7 @@ Suite *stream_suite(void)
     tcase_add_test(tc, test_stream_join_mid_stream);
     tcase_add_test(tc, test_stream_duplicate_dropped);
     tcase_add_test(tc, test_stream_restart);
+    tcase_add_test(tc, test_stream_defer);
     tcase_add_test(tc, test_stream_replay_is_no_restart);
     tcase_add_loop_test(tc, test_stream_session_restarts, 0,
                         (int)(sizeof session_cases / sizeof session_cases[0]));

@@ -120,10 +120,12 @@ HOT int cyg_slot_ok(uintptr_t seq)
 NOINSTR static void cyg_special_at(uintptr_t seq, unsigned type, uintptr_t data, uintptr_t payload,
                                    uintptr_t tid);
 
-/* Fills slots [seq, seq + n) with PAD records: no reader waits for them. */
+/* Fills slots [seq, seq + n) with PAD records: no reader waits for them. Each slot checked
+ * as an event's is: a thread preempted in the middle must not write a whole chunk of PADs a lap
+ * late, over another thread's records (a reader would take them for an unused chunk). */
 NOINSTR static void cyg_pad(uintptr_t seq, uintptr_t n, uintptr_t tid)
 {
-    for (; n != 0; n--)
+    for (; n != 0 && cyg_slot_ok(seq); n--)
         cyg_special_at(seq++, CYG_SP_PAD, 0, 0, tid);
 }
 
