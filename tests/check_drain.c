@@ -532,7 +532,7 @@ static uint64_t reserve_hole(void)
     uintptr_t p = cyg_linux_tls.cursor++;
 
     ck_assert_msg(p < cyg_linux_tls.end, "the thread's chunk has no slot left");
-    return p;
+    return p & (((uint64_t)1 << 48) - 1); /* cursors count from a base of the ring's own */
 }
 
 /* What the hook would have stored in the hole: an entry of fn, by thread index 1. */

@@ -107,13 +107,33 @@ NOINSTR __attribute__((noinline)) static void cyg_not_running(uintptr_t fn, uint
  * the thread takes a new chunk: the end goes to 0 first, the cursor to the new chunk's second
  * slot by a compare-and-swap (which fails when a signal handler took a slot in between), then
  * the end to the new chunk's. A handler that comes in between finds every slot past the end,
- * and takes a chunk of its own. */
-/* Whether a thread may still fill slot seq of its chunk: the writers are not so far ahead that
- * the next lap may have reserved it (FORMAT.md: room), and it is not from before the last
- * start. */
+ * and takes a chunk of its own.
+ *
+ * Cursors count in this ring's own numbers: its sequence numbers plus cyg_rt.base, a new
+ * multiple of 2^48 for every ring the process sets up (slots and lap tags are the same for
+ * both: base has no bit below 48). So a cursor left from another ring (a forked child's, one
+ * made again by cygtrace_init) is below the new ring's low and never passes for one of its
+ * slots. */
+
+/* Whether a thread may still fill slot seq (in cursor numbers) of its chunk: not from before
+ * cyg_rt.low, which trails head by at most half the ring (the next lap reserves a slot once
+ * head is capacity - chunk past it; half a ring leaves a writer preempted after this check that
+ * much time) and is raised to head by a start. Read-mostly: it moves every eighth of a ring. */
 HOT int cyg_slot_ok(uintptr_t seq)
 {
-    return *cyg_rt.head - seq <= cyg_rt.room && seq >= cyg_rt.floor;
+    return seq >= cyg_rt.low;
+}
+
+/* Raises cyg_rt.low to v (a claim that passed a step, or a start); never lowers it, whoever
+ * comes last. */
+NOINSTR static void cyg_raise_low(uintptr_t v)
+{
+    uintptr_t old = __atomic_load_n(&cyg_rt.low, __ATOMIC_RELAXED);
+
+    while (old < v &&
+           !__atomic_compare_exchange_n(&cyg_rt.low, &old, v, 1, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+        ;
 }
 
 /* The special record of type at slot seq (the slot is the caller's). */
@@ -143,6 +163,11 @@ NOINSTR __attribute__((noinline)) static uintptr_t cyg_claim(uintptr_t p, uintpt
             cyg_full(ctl);
             return CYG_NO_SLOT;
         }
+        /* Head passed a step (cyg_rt.step: an eighth of the ring, or a chunk): low follows, half
+         * a ring behind the step. */
+        if (((b + chunk) & (cyg_rt.step - 1)) == 0 && b + chunk > cyg_rt.lag)
+            cyg_raise_low(cyg_rt.base + b + chunk - cyg_rt.lag);
+        b += cyg_rt.base;
         /* Ours, unless a signal handler moved the cursor since our take: it recorded into a
          * chunk of its own, later than ours. Ours is then padded, and we go on where it left the
          * cursor, so that our records follow the handler's as they would in one ring. */
@@ -422,8 +447,10 @@ NOINSTR static long cyg_attach(struct cyg_ctl *ctl)
     cyg_rt.shift = (ctl->flags & CYG_F_CALLSITES) ? 2 : 1;
 #ifdef CYG_PORT_CHUNK_LOG2
     cyg_rt.chunk = (uintptr_t)1 << ctl->chunk_log2;
-    cyg_rt.room = (cyg_rt.mask + 1) >> 1;
-    cyg_rt.floor = ctl->head.v;
+    cyg_rt.step = (cyg_rt.mask + 1) >> 3 > cyg_rt.chunk ? (cyg_rt.mask + 1) >> 3 : cyg_rt.chunk;
+    cyg_rt.lag = ((cyg_rt.mask + 1) >> 1) - cyg_rt.step;
+    cyg_rt.base += (uintptr_t)1 << 48; /* a ring of its own numbers */
+    cyg_rt.low = cyg_rt.base + ctl->head.v;
 #endif
     cyg_arm(ctl);
     __atomic_store_n(&cyg_rt.ctl, ctl, __ATOMIC_RELEASE);
@@ -516,7 +543,7 @@ NOINSTR void cygtrace_start(void)
 #ifdef CYG_PORT_CHUNK_LOG2
     /* No thread goes on filling a chunk it took before the stop: its records would come before
      * START. */
-    cyg_rt.floor = ctl->head.v;
+    cyg_raise_low(cyg_rt.base + ctl->head.v);
 #endif
     cyg_core_special(CYG_SP_START, 0, 0, cyg_port_thread());
     cyg_arm(ctl); /* the hooks come in after START */

@@ -67,11 +67,15 @@ struct cyg_rt {
     unsigned shift;            /* log2 of words per record: 1, or 2 with call sites */
 #ifdef CYG_PORT_CHUNK_LOG2
     uintptr_t chunk;           /* slots a thread reserves at once */
-    uintptr_t room;            /* half the capacity: how far head may be ahead of a slot that
-                                  a thread still fills (at capacity - chunk the next lap may
-                                  reserve it; half leaves a preempted writer room) */
-    uintptr_t floor;           /* the first slot a thread may fill: set by start, so that no
-                                  thread goes on filling a chunk it took before */
+    uintptr_t low;             /* the first slot a thread may still fill, in cursor numbers
+                                  (base + seq): half a ring behind head at most, raised at
+                                  each step of head, and to head by a start */
+    uintptr_t base;            /* this ring's cursor numbers start here: a multiple of 2^48, a
+                                  new one for each ring set up */
+    uintptr_t step;            /* low moves when head passes a multiple of step (an eighth of
+                                  the ring, at least a chunk) */
+    uintptr_t lag;             /* how far low trails the step head passed: half the ring less
+                                  a step */
 #endif
 };
 /* The order is for the hooks: last alone, then two pairs (two LDRD on Cortex-M, where another
