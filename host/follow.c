@@ -458,6 +458,23 @@ static void read_head(struct follow *f, void *arg)
     *(uint64_t *)arg = load_counter(f, CYG_OFF_HEAD);
 }
 
+/* Reads head (into f->head) and the end of what the ring holds: head, or the capacity in stop
+ * mode; -1 when the ring changed under us. */
+static int read_end(struct follow *f, uint64_t *end)
+{
+    uint64_t head;
+    int back;
+
+    if (guard(f, read_head, &head) < 0)
+        return -1;
+    head = unwrap_head(f, head, &back);
+    if (back)
+        return -1;
+    f->head = f->r.head = head;
+    *end = (f->r.flags & CYG_F_OVERWRITE) || head < f->r.cap ? head : f->r.cap;
+    return 0;
+}
+
 /* Decodes up to room (>= 1) events from f->pos into f->evs. Returns the count, with *more 0
  * when caught up with the writer or stopped at a slot still being written; -1 when the ring
  * changed under us (check() sees to it on the next poll).
@@ -474,13 +491,8 @@ static long step(struct follow *f, unsigned room, int *more)
     int back;
 
     *more = 0;
-    if (guard(f, read_head, &head) < 0)
+    if (read_end(f, &end) < 0)
         return -1;
-    head = unwrap_head(f, head, &back);
-    if (back)
-        return -1;
-    f->head = f->r.head = head;
-    end = overwrite || head < cap ? head : cap;
     if (f->pos >= end)
         return 0;
     if (overwrite && end - f->pos > cap) { /* lapped: the ring holds [end - cap, end) */
@@ -726,13 +738,8 @@ static long step_chunked(struct follow *f, unsigned room, int *more)
         *more = 1;
         return k;
     }
-    if (guard(f, read_head, &head) < 0)
+    if (read_end(f, &end) < 0)
         return -1;
-    head = unwrap_head(f, head, &back);
-    if (back)
-        return -1;
-    f->head = f->r.head = head;
-    end = overwrite || head < cap ? head : cap;
     if (f->pos >= end)
         return k;
     if (overwrite && end - f->pos > cap) { /* lapped: the ring holds [end - cap, end) */
