@@ -142,14 +142,16 @@ int cmd_scan(struct load *l, struct filter_time ft, struct tree_scan *sc, struct
     if (!p)
         return -1;
     if (!ft.on) { /* a ring, and every event counts: the fast pass */
-        struct dec_counts c = {0};
+        struct dec_counts c = {.want_index = sc->want_index};
 
         rc = load_pass_count(p, &c);
-        if (rc == 0) { /* the scan takes the contexts over */
+        if (rc == 0) { /* the scan takes the contexts (and the index) over */
             tree_scan_free(sc);
-            *sc = (struct tree_scan){c.ctx, c.n, c.cap};
+            *sc = (struct tree_scan){c.ctx, c.n, c.cap, c.want_index, c.index};
             c.ctx = NULL;
+            c.index = (struct dec_index){0};
         }
+        dec_index_free(&c.index);
         for (unsigned i = 0; rc == 0 && i < c.n_first; i++) {
             const struct sym_info *s = sym_lookup(l->sym, c.first[i] - l->ring.load_bias);
 
@@ -185,8 +187,10 @@ int cmd_scan(struct load *l, struct filter_time ft, struct tree_scan *sc, struct
     return rc;
 }
 
-static int render_ctx(struct load *l, const struct render_opts *ro, const struct dec_ctx *c,
-                      const struct filter_opts *fo, struct filter_time ft, uint64_t *unmatched)
+/* Prints the tree of context c of the scan sc. */
+static int render_ctx(struct load *l, const struct render_opts *ro, const struct tree_scan *sc,
+                      const struct dec_ctx *c, const struct filter_opts *fo, struct filter_time ft,
+                      uint64_t *unmatched)
 {
     struct cmd_resolver res = {l->sym, l->ring.load_bias};
     struct render *r = render_new(stdout, ro, l->sym, l->ring.load_bias);
@@ -202,6 +206,8 @@ static int render_ctx(struct load *l, const struct render_opts *ro, const struct
                  cmd_func_of, &res);
     if (!t)
         goto out;
+    if (sc->n > 1) /* the other contexts' records: passed over, or not even read */
+        load_pass_only(p, c->id, &sc->index, c->segs);
     render_header(r);
     while ((rc = load_pass_next(p, &e)) > 0)
         if (e.ctx == c->id && filter_time_keep(&ft, &e) && tree_feed(t, &e) < 0) {
@@ -309,6 +315,7 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
         cmd_error("%s", err);
         goto out;
     }
+    sc.want_index = 1; /* each context has a pass of its own */
     if (cmd_scan(l, ft, &sc, &st, &checked, &known) < 0) {
         cmd_error("%s: read error", dump);
         goto out;
@@ -332,7 +339,7 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
             printf(", %" PRIu64 " events\n", c->events);
         }
         shown++;
-        if (render_ctx(l, &ro, c, &fo, ft, &unmatched) < 0) {
+        if (render_ctx(l, &ro, &sc, c, &fo, ft, &unmatched) < 0) {
             cmd_error("%s: read error", dump);
             goto out;
         }

@@ -22,6 +22,10 @@ struct dec {
     uint64_t end;
     struct dec_state ds;
     struct dec_stats st;
+    int only;                   /* dec_only: the events of context only_id alone */
+    uint32_t only_id;
+    const struct dec_index *ix; /* dec_only's index, and the context's segments in it */
+    const uint64_t *segs;
 };
 
 static uint64_t get_le(const uint8_t *p, unsigned n)
@@ -382,14 +386,41 @@ int dec_record(struct dec_state *s, const uint8_t *rec, uint64_t seq, struct ev 
     return s->word_bytes == 8 ? record_w(s, rec, seq, e, 8) : record_w(s, rec, seq, e, 4);
 }
 
-static inline __attribute__((always_inline)) int next_w(struct dec *d, struct ev *e, unsigned w)
+/* dec_only with an index: from d->seq, which starts a window, on to the start of the next
+ * segment that holds a record of the context (or the end), with the clock as it stands there.
+ * Returns whether it moved. */
+static __attribute__((noinline)) int skip_segments(struct dec *d)
+{
+    const struct dec_index *x = d->ix;
+    uint64_t k = (d->seq - x->first) >> x->seg_log2, to = k;
+
+    while (to < x->n && !(d->segs[to / 64] >> (to % 64) & 1))
+        to++;
+    if (to == k)
+        return 0;
+    if (to == x->n) {
+        d->seq = d->end;
+        return 1;
+    }
+    d->seq = x->first + (to << x->seg_log2);
+    d->ds.clock = x->clock[to];
+    return 1;
+}
+
+/* only: a constant in each copy, as w is; a pass of every context pays nothing for dec_only. */
+static inline __attribute__((always_inline)) int next_w(struct dec *d, struct ev *e, unsigned w,
+                                                        int only)
 {
     while (d->seq < d->end) {
         uint64_t i, a, b;
         const uint8_t *p;
 
-        if (d->seq >= d->win_seq + d->win_want && load_window(d) < 0)
-            return -1;
+        if (d->seq >= d->win_seq + d->win_want) {
+            if (only && d->segs && skip_segments(d) && d->seq >= d->end)
+                break;
+            if (load_window(d) < 0)
+                return -1;
+        }
         i = d->seq - d->win_seq;
         if (i >= d->win_n) { /* past the end of the dump, and so is the rest of the window */
             d->st.truncated += d->win_seq + d->win_want - d->seq;
@@ -400,6 +431,13 @@ static inline __attribute__((always_inline)) int next_w(struct dec *d, struct ev
         a = get_le(p, w);
         b = get_le(p + w, w);
         if ((b & d->lap_mask) == d->lap_want && (a | b)) { /* a call record of this lap */
+            if (w == 8 && only && (uint32_t)(a >> CYG64_THREAD_SHIFT) != d->only_id) {
+                /* another thread's: only its timestamp counts, for the clock */
+                if (d->ds.flags & CYG_F_TIMESTAMPS)
+                    dec_clock_unwrap(&d->ds.clock, b & d->ds.ts_mask, d->ds.ts_mask);
+                d->seq++;
+                continue;
+            }
             memset(e, 0, sizeof *e);
             e->seq = d->seq++;
             if (d->ds.flags & CYG_F_CALLSITES)
@@ -412,6 +450,8 @@ static inline __attribute__((always_inline)) int next_w(struct dec *d, struct ev
             d->st.padding++;
             continue;
         }
+        if (only && e->ctx != d->only_id)
+            continue;
         d->st.decoded++;
         return 1;
     }
@@ -420,7 +460,9 @@ static inline __attribute__((always_inline)) int next_w(struct dec *d, struct ev
 
 int dec_next(struct dec *d, struct ev *e)
 {
-    return d->r.word_bytes == 8 ? next_w(d, e, 8) : next_w(d, e, 4);
+    if (d->only)
+        return d->r.word_bytes == 8 ? next_w(d, e, 8, 1) : next_w(d, e, 4, 1);
+    return d->r.word_bytes == 8 ? next_w(d, e, 8, 0) : next_w(d, e, 4, 0);
 }
 
 struct dec_ctx *dec_ctx_get(struct dec_ctx **v, unsigned *n, unsigned *cap, uint32_t id)
@@ -511,19 +553,228 @@ void dec_ctx_lost(struct dec_ctx *c)
 
 void dec_ctx_free(struct dec_ctx *v, unsigned n)
 {
-    for (unsigned i = 0; v && i < n; i++)
+    for (unsigned i = 0; v && i < n; i++) {
         free(v[i].open);
+        free(v[i].segs);
+    }
     free(v);
+}
+
+/* The index dec_count builds (struct dec_index). It starts at the window where a second
+ * context first shows (a ring of one context never needs it, and pays nothing for it); the
+ * windows before that one are read once more then, usually one or two. From there each window
+ * is gone over once more after the counting, by ix_window. */
+struct ix_build {
+    int on;
+    int tried;              /* started, or given up */
+    uint64_t seg;           /* the segment of the latest record */
+    uint64_t next;          /* where the next segment starts */
+    uint64_t marked;        /* the id of the latest context marked in seg, UINT64_MAX: none
+                               (an id, not a pointer: the contexts' table moves as it grows) */
+    uint64_t seg_bytes;     /* what the contexts' segs take so far */
+    struct dec_clock clock; /* the clock, as a pass that reads everything unwraps it */
+};
+
+void dec_index_free(struct dec_index *x)
+{
+    if (!x)
+        return;
+    free(x->clock);
+    memset(x, 0, sizeof *x);
+}
+
+/* Out of memory for a context's segments, or too many contexts: no index at all (passes then
+ * read everything). */
+static void ix_drop(struct dec_counts *c, struct ix_build *ib)
+{
+    for (unsigned i = 0; i < c->n; i++) {
+        free(c->ctx[i].segs);
+        c->ctx[i].segs = NULL;
+    }
+    dec_index_free(&c->index);
+    ib->on = 0;
+}
+
+/* Record seq starts a new segment (or a later one: the slots between were not in the dump):
+ * the clock before it, ck, is the clock at the start of every segment up to its own. */
+static __attribute__((noinline)) void ix_segment(struct dec_counts *c, struct ix_build *ib,
+                                                 struct dec_clock ck, uint64_t seq)
+{
+    const struct dec_index *x = &c->index;
+    uint64_t k = (seq - x->first) >> x->seg_log2;
+
+    if (!ib->on)
+        return;
+    if (k >= x->n) /* not a record of the pass */
+        k = x->n - 1;
+    while (ib->seg < k)
+        x->clock[++ib->seg] = ck;
+    ib->next = x->first + ((ib->seg + 1) << x->seg_log2);
+    ib->marked = UINT64_MAX;
+}
+
+/* Context id has a record in the current segment (an id no context of the count has, from a
+ * special the count did not take, marks nothing). */
+static __attribute__((noinline)) void ix_mark(struct dec_counts *c, struct ix_build *ib,
+                                              uint32_t id)
+{
+    size_t words = (c->index.n + 63) / 64;
+    struct dec_ctx *x = NULL;
+
+    ib->marked = id;
+    for (unsigned i = 0; i < c->n && !x; i++)
+        if (c->ctx[i].id == id)
+            x = &c->ctx[i];
+    if (!x || !ib->on)
+        return;
+    if (!x->segs) {
+        ib->seg_bytes += words * sizeof *x->segs;
+        if (ib->seg_bytes > DEC_INDEX_SEGS_BYTES || !(x->segs = calloc(words, sizeof *x->segs))) {
+            ix_drop(c, ib);
+            return;
+        }
+    }
+    x->segs[ib->seg / 64] |= (uint64_t)1 << (ib->seg % 64);
+}
+
+/* Where ix_window is in a window: ix_scan's state between its stops. */
+struct ix_run {
+    const uint8_t *p, *end;
+    unsigned rec;
+    uint64_t seq, next, marked;
+    uint64_t lap_mask, lap_want, tmask;
+    int ts;
+    struct dec_clock ck;
+};
+
+/* Goes over the records from r->p on, unwrapping the clock, up to the end of the window (0), the
+ * start of the next segment (1: that record not taken yet), or a record of a context not marked
+ * in this segment yet (2, its id in *id: that record taken). A special counts without its own
+ * checks: a segment marked for nothing costs a read, never an event. No call in the loop, so
+ * that all stays in registers: it goes over every record of a ring of several threads. */
+static __attribute__((noinline)) int ix_scan(struct ix_run *r, uint32_t *id)
+{
+    const uint8_t *p = r->p, *end = r->end;
+    const unsigned rec = r->rec;
+    const uint64_t lap_mask = r->lap_mask, lap_want = r->lap_want, tmask = r->tmask;
+    const uint64_t tsign = (tmask >> 1) + 1, next = r->next, marked = r->marked;
+    uint64_t seq = r->seq, last_raw = r->ck.last_raw, last_time = r->ck.last_time, raw, who;
+    int have_time = r->ck.have_time, rc = 0;
+
+    for (; p < end; p += rec, seq++) {
+        uint64_t a = get_le(p, 8), b = get_le(p + 8, 8);
+
+        if (seq >= next) {
+            rc = 1;
+            break;
+        }
+        if ((b & lap_mask) == lap_want && (a | b)) { /* a call record of this lap */
+            if (r->ts) { /* dec_clock_unwrap's steps */
+                raw = b & tmask;
+                last_time =
+                    have_time ? last_time + ((((raw - last_raw) & tmask) ^ tsign) - tsign) : raw;
+                last_raw = raw;
+                have_time = 1;
+            }
+            who = a >> CYG64_THREAD_SHIFT;
+        } else if (b & CYG64_SPECIAL) {
+            who = (b >> CYG64_STHREAD_SHIFT) & 0xffffu;
+        } else {
+            continue;
+        }
+        if (who != marked) {
+            *id = (uint32_t)who;
+            p += rec;
+            seq++;
+            rc = 2;
+            break;
+        }
+    }
+    r->p = p;
+    r->seq = seq;
+    r->ck = (struct dec_clock){last_raw, last_time, have_time};
+    return rc;
+}
+
+/* The index's share of d's window, from its first record, sequence number seq: the clock at
+ * each segment's start, and which contexts have a record in which segment. A loop of its own,
+ * after dec_count's over the same records, which are in the cache then: in one loop with the
+ * counting, the two ran out of registers and cost twice as much. */
+static __attribute__((noinline)) void ix_window(struct dec *d, struct dec_counts *c,
+                                                struct ix_build *ib, uint64_t seq)
+{
+    struct ix_run r = {.p = d->buf + (seq - d->win_seq) * d->r.rec_bytes,
+                       .end = d->buf + (size_t)d->win_n * d->r.rec_bytes,
+                       .rec = d->r.rec_bytes,
+                       .seq = seq,
+                       .next = ib->next,
+                       .marked = ib->marked,
+                       .lap_mask = d->lap_mask,
+                       .lap_want = d->lap_want,
+                       .tmask = d->ds.ts_mask,
+                       .ts = (d->ds.flags & CYG_F_TIMESTAMPS) != 0,
+                       .ck = ib->clock};
+    uint32_t id;
+    int rc;
+
+    while (ib->on && (rc = ix_scan(&r, &id)) != 0) {
+        if (rc == 1)
+            ix_segment(c, ib, r.ck, r.seq);
+        else
+            ix_mark(c, ib, id);
+        r.next = ib->next;
+        r.marked = ib->marked;
+    }
+    ib->clock = r.ck;
+}
+
+/* Starts the index of the pass that d counts, at sequence number upto: a second context has
+ * just shown in the window that starts there. The windows before it are read once more, by a
+ * pass of their own, for their clocks and records. */
+static void ix_start(struct dec *d, struct dec_counts *c, struct ix_build *ib, uint64_t upto)
+{
+    struct dec_index *x = &c->index;
+    uint64_t recs = d->end - d->st.first_seq;
+    struct dec *t;
+
+    ib->tried = 1;
+    x->first = d->st.first_seq;
+    x->seg_log2 = DEC_INDEX_MIN_LOG2;
+    while ((recs - 1) >> x->seg_log2 >= DEC_INDEX_SEGS)
+        x->seg_log2++;
+    x->n = ((recs - 1) >> x->seg_log2) + 1;
+    if (!(x->clock = malloc(x->n * sizeof *x->clock)) || !(t = dec_open(d->src, &d->r))) {
+        dec_index_free(x);
+        return;
+    }
+    x->clock[0] = t->ds.clock;
+    ib->on = 1;
+    ib->seg = 0;
+    ib->next = x->first + ((uint64_t)1 << x->seg_log2);
+    ib->marked = UINT64_MAX;
+    ib->clock = t->ds.clock;
+    /* the same windows as d's: from the same start, each where the one before it ends */
+    while (ib->on && t->seq < upto) {
+        if (load_window(t) < 0) {
+            ix_drop(c, ib);
+            break;
+        }
+        ix_window(t, c, ib, t->seq);
+        t->seq = t->win_seq + t->win_want;
+    }
+    dec_close(t);
 }
 
 /* dec_count's loop, w a constant. A call record is counted from its two words alone; a
  * special one goes through record_w, which keeps the decoder's state (the firmware's current
- * context) as dec_next would. */
+ * context) as dec_next would. With index (64-bit rings only), once a second context shows,
+ * each window is gone over once more for the index. */
 static inline __attribute__((always_inline)) int count_w(struct dec *d, struct dec_counts *c,
-                                                         unsigned w)
+                                                         unsigned w, int index)
 {
     const uint64_t special = w == 8 ? CYG64_SPECIAL : CYG32_SPECIAL;
     struct dec_ctx *x = NULL;
+    struct ix_build ib = {0};
 
     while (d->seq < d->end) {
         uint64_t i, seq = d->seq;
@@ -572,14 +823,33 @@ static inline __attribute__((always_inline)) int count_w(struct dec *d, struct d
                 unwritten(d, i, w);
             }
         }
+        if (index && !ib.tried && c->n > 1)
+            ix_start(d, c, &ib, d->seq);
+        if (index && ib.on)
+            ix_window(d, c, &ib, d->seq);
         d->seq = seq;
     }
+    if (index && ib.on && ib.seg + 1 < c->index.n) /* segments with no record: the end's clock */
+        ix_segment(c, &ib, ib.clock, c->index.first + ((c->index.n - 1) << c->index.seg_log2));
     return 0;
 }
 
 int dec_count(struct dec *d, struct dec_counts *c)
 {
-    return d->r.word_bytes == 8 ? count_w(d, c, 8) : count_w(d, c, 4);
+    /* An index only of a 64-bit ring; its work in a copy of the loop of its own. */
+    if (c->want_index && d->r.word_bytes == 8)
+        return count_w(d, c, 8, 1);
+    return d->r.word_bytes == 8 ? count_w(d, c, 8, 0) : count_w(d, c, 4, 0);
+}
+
+void dec_only(struct dec *d, uint32_t id, const struct dec_index *x, const uint64_t *segs)
+{
+    d->only = 1;
+    d->only_id = id;
+    if (x && x->n && segs && d->r.word_bytes == 8 && x->first == d->seq) {
+        d->ix = x;
+        d->segs = segs;
+    }
 }
 
 void dec_get_stats(const struct dec *d, struct dec_stats *st)

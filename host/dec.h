@@ -103,7 +103,7 @@ struct dec_clock {
  * another record's reservation and its clock read) stay small. */
 static inline uint64_t dec_clock_unwrap(struct dec_clock *c, uint64_t raw, uint64_t mask)
 {
-    uint64_t delta;
+    uint64_t sign = (mask >> 1) + 1, delta;
 
     if (!c->have_time) {
         c->have_time = 1;
@@ -111,9 +111,9 @@ static inline uint64_t dec_clock_unwrap(struct dec_clock *c, uint64_t raw, uint6
         c->last_time = raw;
         return raw;
     }
-    delta = (raw - c->last_raw) & mask;
-    if (delta & ((mask >> 1) + 1))
-        delta |= ~mask; /* negative: sign-extend */
+    /* sign-extended from the clock's width: (v ^ sign) - sign is v below sign, else v minus
+     * 2^width, without a branch the clock's jitter would mispredict */
+    delta = (((raw - c->last_raw) & mask) ^ sign) - sign;
     c->last_raw = raw;
     c->last_time += delta;
     return c->last_time;
@@ -157,6 +157,8 @@ struct dec_ctx {
                           last (dec_ctx_free frees it) */
     unsigned n_open, cap_open;
     unsigned kept;     /* of the open calls, those open across the latest loss */
+    uint64_t *segs;    /* with an index (dec_count): a bit per segment of the ring that holds
+                          a record of this context; NULL without one (dec_ctx_free frees it) */
 };
 
 /* Context id in the table *v of *n contexts (room for *cap), added (zeroed) when it is new;
@@ -176,18 +178,56 @@ void dec_ctx_free(struct dec_ctx *v, unsigned n);
 
 #define DEC_COUNT_FIRST 256 /* entries whose address dec_count keeps */
 
+/* Where each context's records lie in a 64-bit ring, for passes that want one context only
+ * (tree shows one thread after the other, and each thread's pass would otherwise read and
+ * decode every thread's records). The pass's sequence numbers are cut into segments of whole
+ * read windows; dec_count notes the clock as it stands at the start of each segment, and in
+ * each context (segs) the segments that hold a record of it. A pass restricted to a context
+ * (dec_only) jumps over the segments that hold none, and takes the clock from here, so that
+ * every timestamp unwraps exactly as in a pass that reads everything. A ring of one context
+ * gets none, and pays nothing for it: the index starts where a second context shows, and the
+ * windows before are read once more then. The memory is bounded: segments get longer in longer
+ * rings, and with too many contexts there is none. (A 32-bit ring has none: its context is a
+ * state that the records in between set.) */
+#define DEC_INDEX_SEGS 16384u          /* segments at most: 384 KB of clock */
+#define DEC_INDEX_MIN_LOG2 12u         /* records per segment, log2, at least: one read window */
+#define DEC_INDEX_SEGS_BYTES (8u << 20) /* the contexts' segs together at most (2 KB each at
+                                           most: 4096 contexts); beyond, no index */
+
+struct dec_index {
+    uint64_t first;          /* sequence number where segment 0 starts */
+    uint64_t n;              /* segments; 0: none */
+    unsigned seg_log2;       /* records per segment, log2 */
+    struct dec_clock *clock; /* the clock before each segment's first record */
+};
+
 struct dec_counts {
     struct dec_ctx *ctx; /* in order of first appearance */
     unsigned n, cap;
     uint64_t first[DEC_COUNT_FIRST]; /* addresses of the first entries */
     unsigned n_first;
+    int want_index;          /* set by the caller: build index and the contexts' segs (best
+                                effort: none for a ring of one context or a 32-bit ring, or
+                                out of memory) */
+    struct dec_index index;  /* dec_index_free frees it */
 };
 
 /* Runs the rest of the pass as dec_next would, with the same statistics, but only counts into
- * c (zeroed by the caller; dec_ctx_free(c->ctx, c->n) after): several times faster than
- * events one by one, for the pass that tree, report and export make before they show
- * anything. 0, or -1 on a read error or out of memory. */
+ * c (zeroed by the caller, but for want_index; dec_ctx_free(c->ctx, c->n) and
+ * dec_index_free(&c->index) after): several times faster than events one by one, for the pass
+ * that tree, report and export make before they show anything. 0, or -1 on a read error or
+ * out of memory. */
 int dec_count(struct dec *d, struct dec_counts *c);
+
+/* Frees what an index holds; NULL is fine. */
+void dec_index_free(struct dec_index *x);
+
+/* Makes the pass return the events of context id only: before the first dec_next. The other
+ * contexts' records are passed over without making events of them; with x and segs (from
+ * dec_count's index of the same ring, and the context's segs), the segments that hold none of
+ * its records are not read at all. The statistics then count only what the pass read, and
+ * decoded only the events it returned. */
+void dec_only(struct dec *d, uint32_t id, const struct dec_index *x, const uint64_t *segs);
 
 /* Returns what was skipped and decoded so far. */
 void dec_get_stats(const struct dec *d, struct dec_stats *st);

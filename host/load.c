@@ -295,6 +295,13 @@ int load_pass_count(struct load_pass *p, struct dec_counts *c)
     return p->dec ? dec_count(p->dec, c) : -2;
 }
 
+void load_pass_only(struct load_pass *p, uint32_t id, const struct dec_index *x,
+                    const uint64_t *segs)
+{
+    if (p->dec)
+        dec_only(p->dec, id, x, segs);
+}
+
 void load_pass_stats(const struct load_pass *p, struct load_stats *st)
 {
     memset(st, 0, sizeof *st);

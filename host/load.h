@@ -76,6 +76,12 @@ int load_pass_next(struct load_pass *p, struct ev *e);
  * -2 when the pass reads a stream, which goes event by event. */
 int load_pass_count(struct load_pass *p, struct dec_counts *c);
 
+/* Makes the pass return the events of context id only, and skip what x (a scan's index) and
+ * segs (the context's segments in it; both may be NULL) say holds none (dec_only); before the
+ * first load_pass_next. A stream's pass returns every event still. */
+void load_pass_only(struct load_pass *p, uint32_t id, const struct dec_index *x,
+                    const uint64_t *segs);
+
 /* Returns what the pass skipped and decoded so far. */
 void load_pass_stats(const struct load_pass *p, struct load_stats *st);
 

@@ -13,7 +13,8 @@
 /* A call entered but not yet shown: whether it is a leaf is known only at the next event. */
 struct open_call {
     int active;
-    struct tree_frame f;
+    uint64_t addr;
+    uint64_t site; /* the site its line shows (own_site) */
     unsigned depth;
 };
 
@@ -30,13 +31,14 @@ struct leaf_run {
 #define OUT_BYTES (1u << 16)
 #define INDENT_LEVELS 64u
 #define NAME_CACHE 1024u /* direct-mapped: traces call few functions over and over */
+/* Bytes after a cached name that may be read: line_start copies names 16 bytes at a time. */
+#define NAME_PAD 16u
 
 struct name_slot {
     uint64_t addr;
-    const char *name; /* NULL: empty slot */
+    char *name; /* NULL: empty slot; else a copy (demangled) with NAME_PAD bytes after it */
     size_t len;
-    char *owned;      /* name, when it is a demangled copy */
-    unsigned exc;     /* Cortex-M: the exception it handles (sym_exception), 0: none */
+    unsigned exc; /* Cortex-M: the exception it handles (sym_exception), 0: none */
 };
 
 /* What --srcline and --signatures add, per function and per call site: looked up in the DWARF
@@ -57,6 +59,7 @@ struct site_slot {
 };
 
 #define BRACES_DEPTH 256 /* depths whose function the braces style keeps */
+#define DUR_TABLE 4096u  /* durations of fewer ticks than this come from a table */
 
 struct render {
     FILE *out;
@@ -67,9 +70,12 @@ struct render {
     struct name_slot names[NAME_CACHE];
     struct fn_slot *fns;     /* FN_CACHE of them when o.show asks for DWARF, else NULL */
     struct site_slot *sites; /* SITE_CACHE, likewise */
+    uint32_t *dur_ns;        /* the ns of 0 .. DUR_TABLE - 1 ticks, or NULL (no clock rate,
+                                or a rate so slow that they do not fit) */
     struct render_opts o;
     const struct sym_table *sym;
     uint64_t bias;
+    int fast; /* tree style, names only, no colour: lines may use line_start */
     struct tree_sink sink;
     struct open_call open;
     struct leaf_run run;
@@ -162,11 +168,18 @@ static const char *name_of(struct render *r, uint64_t addr, char *buf, size_t le
     s = r->sym ? sym_lookup(r->sym, addr - r->bias) : NULL;
     if (s && s->start == addr - r->bias) {
         char *dm = render_demangle(s->name);
+        const char *name = dm ? dm : s->name;
+        size_t n = strlen(name);
+        char *copy = calloc(1, n + 1 + NAME_PAD);
 
-        free(slot->owned);
-        *slot = (struct name_slot){addr, dm ? dm : s->name, strlen(dm ? dm : s->name), dm,
-                                   sym_exception(r->sym, s->start)};
-        return slot->name;
+        if (copy) {
+            memcpy(copy, name, n);
+            free(slot->name);
+            *slot = (struct name_slot){addr, copy, n, sym_exception(r->sym, s->start)};
+        }
+        free(dm);
+        if (copy)
+            return slot->name;
     }
     render_addr(r->sym, r->bias, addr, buf, len);
     return buf;
@@ -339,25 +352,24 @@ void render_addr(const struct sym_table *sym, uint64_t bias, uint64_t addr, char
 }
 
 
-/* A duration as render_duration() writes it, with its length: "1.234 us". buf holds at least
- * 32 bytes. Formatting is the decoder's hot spot: integers only, no printf. */
-static size_t duration_text(uint64_t ticks, uint64_t hz, char *buf)
+/* ticks in ns, rounded (ns are the thousandths of a us that duration_text starts from). */
+static uint64_t duration_ns(uint64_t ticks, uint64_t hz)
+{
+    double ns = (double)ticks * 1e9 / (double)hz + 0.5;
+
+    /* A slow clock (a bad ts_hz, a corrupt timestamp) can give more ns than 64 bits hold, and
+     * converting such a double is undefined: saturate (found by tests/fuzz/fuzz_dump.c). */
+    return ns < 0x1p63 ? (uint64_t)ns : UINT64_C(1) << 63; /* room for the rounding below */
+}
+
+/* The text of a duration of milli thousandths of a us (ns), with its length: "1.234 us",
+ * "2.500 ms", "3.000 s". Formatting is the decoder's hot spot: integers only, no printf. */
+static size_t ns_text(uint64_t milli, char *buf)
 {
     static const char units[][4] = {" us", " ms", " s"};
-    uint64_t milli; /* thousandths of the unit chosen */
-    double ns;
     unsigned u = 0;
     size_t n;
 
-    if (!hz) {
-        n = numfmt_u64(buf, ticks, 1);
-        memcpy(buf + n, " ticks", 7);
-        return n + 6;
-    }
-    ns = (double)ticks * 1e9 / (double)hz + 0.5; /* ns = thousandths of a us */
-    /* A slow clock (a bad ts_hz, a corrupt timestamp) can give more ns than 64 bits hold, and
-     * converting such a double is undefined: saturate (found by tests/fuzz/fuzz_dump.c). */
-    milli = ns < 0x1p63 ? (uint64_t)ns : UINT64_C(1) << 63; /* room for the rounding below */
     while (u < 2 && milli >= 1000000) {
         milli = (milli + 500) / 1000;
         u++;
@@ -368,6 +380,28 @@ static size_t duration_text(uint64_t ticks, uint64_t hz, char *buf)
     n += 3;
     memcpy(buf + n, units[u], 4);
     return n + (u == 2 ? 2 : 3);
+}
+
+/* A duration as render_duration() writes it, with its length. buf holds at least 32 bytes. */
+static size_t duration_text(uint64_t ticks, uint64_t hz, char *buf)
+{
+    size_t n;
+
+    if (!hz) {
+        n = numfmt_u64(buf, ticks, 1);
+        memcpy(buf + n, " ticks", 7);
+        return n + 6;
+    }
+    return ns_text(duration_ns(ticks, hz), buf);
+}
+
+/* The tree's durations: most calls are short, and their ns come from a table filled once
+ * with duration_ns (the same doubles: the same rounding), not from a division each. */
+static size_t render_duration_text(const struct render *r, uint64_t ticks, char *buf)
+{
+    if (ticks < DUR_TABLE && r->dur_ns)
+        return ns_text(r->dur_ns[ticks], buf);
+    return duration_text(ticks, r->o.ts_hz, buf);
 }
 
 void render_duration(uint64_t ticks, uint64_t hz, char *buf, size_t len)
@@ -400,7 +434,7 @@ static void time_col(struct render *r, int known, uint64_t ticks)
     if (!r->o.has_time)
         return;
     if (known)
-        n = duration_text(ticks, r->o.ts_hz, d);
+        n = render_duration_text(r, ticks, d);
     if (n < 12)
         out_mem(r, "            ", 12 - n);
     if (r->o.show & RENDER_COLOR && known && r->o.ts_hz && ticks >= r->o.ts_hz / 1000) {
@@ -413,6 +447,74 @@ static void time_col(struct render *r, int known, uint64_t ticks)
 }
 
 
+/* The tree style's common lines are written straight into the buffer, with stores of a fixed
+ * size that may run past the line's end into the room reserved for it (the next line overwrites
+ * them): the piecewise writers cost a call and a length check per piece, and lines are short
+ * and many. */
+#define LINE_SLACK 96u /* room reserved past the name: the longest tail and the overrun */
+
+static const char spaces32[32] = "                                ";
+
+/* The start of a tree-style line: the duration column (blank unless known), the indent, prefix
+ * and the name of the function at addr. Returns where the line goes on, with LINE_SLACK bytes
+ * of room after it, or NULL when the line is for the piecewise writers: an address that starts
+ * no symbol, a Cortex-M handler (its note follows the parentheses), a line longer than the
+ * buffer. */
+static inline __attribute__((always_inline)) char *line_start(struct render *r, int known,
+                                                              uint64_t ticks, unsigned depth,
+                                                              const char *prefix, size_t plen,
+                                                              uint64_t addr)
+{
+    const struct name_slot *s = &r->names[(addr ^ addr >> 10) & (NAME_CACHE - 1)];
+    size_t ind = (size_t)depth * 2, need;
+    char nb[256], *p;
+
+    if (!(s->name && s->addr == addr)) {
+        name_of(r, addr, nb, sizeof nb); /* fills the slot for a symbol's start */
+        if (!(s->name && s->addr == addr))
+            return NULL;
+    }
+    if (s->exc)
+        return NULL;
+    /* the column with its 32-byte store, the indent with its 32-byte stores, the rest */
+    need = 48 + ind + 32 + plen + s->len + LINE_SLACK;
+    if (r->n + need > sizeof r->buf) {
+        if (need > sizeof r->buf)
+            return NULL;
+        out_flush(r);
+    }
+    p = r->buf + r->n;
+    if (r->o.has_time) { /* right-aligned in 12 columns, then two spaces */
+        memcpy(p, spaces32, 16);
+        if (known) {
+            char d[32] = {0};
+            size_t n = render_duration_text(r, ticks, d);
+
+            p += n < 12 ? 12 - n : 0;
+            memcpy(p, d, 32);
+            p += n;
+        } else {
+            p += 12;
+        }
+        memcpy(p, "  ", 2);
+        p += 2;
+    }
+    for (size_t i = 0; i < ind; i += 32)
+        memcpy(p + i, spaces32, 32);
+    p += ind;
+    memcpy(p, prefix, plen);
+    p += plen;
+    for (size_t i = 0; i < s->len; i += 16)
+        memcpy(p + i, s->name + i, 16);
+    return p + s->len;
+}
+
+/* Ends a line line_start began. */
+static inline void line_end(struct render *r, const char *p)
+{
+    r->n = (size_t)(p - r->buf);
+}
+
 static uint64_t span(uint64_t from, uint64_t to)
 {
     return to > from ? to - from : 0;
@@ -420,6 +522,8 @@ static uint64_t span(uint64_t from, uint64_t to)
 
 static void flush_run(struct render *r)
 {
+    char *p;
+
     if (!r->run.active)
         return;
     r->run.active = 0;
@@ -432,6 +536,19 @@ static void flush_run(struct render *r)
             put_name(r, r->run.addr);
             out_fmt(r, " (total: %" PRIu64 " times)\n", r->run.count);
         }
+        return;
+    }
+    if (r->fast && (p = line_start(r, 1, r->run.ticks, r->run.depth, "", 0, r->run.addr))) {
+        if (r->run.count > 1) {
+            memcpy(p, "(); x", 5);
+            p += 5;
+            p += numfmt_u64(p, r->run.count, 1);
+            *p++ = '\n';
+        } else {
+            memcpy(p, "();\n", 4);
+            p += 4;
+        }
+        line_end(r, p);
         return;
     }
     time_col(r, 1, r->run.ticks);
@@ -451,18 +568,25 @@ static void flush_run(struct render *r)
 /* Shows the held-back call as a caller: "name() {". */
 static void flush_open(struct render *r)
 {
+    char *p;
+
     if (!r->open.active)
         return;
     r->open.active = 0;
     if (r->o.style == RENDER_ETRACE) {
         indent(r, r->open.depth);
-        put_etrace_name(r, r->open.f.addr);
+        put_etrace_name(r, r->open.addr);
         out_chr(r, '\n');
+        return;
+    }
+    if (r->fast && (p = line_start(r, 0, 0, r->open.depth, "", 0, r->open.addr))) {
+        memcpy(p, "() {\n", 5);
+        line_end(r, p + 5);
         return;
     }
     time_col(r, 0, 0);
     indent(r, r->open.depth);
-    put_call(r, r->open.f.addr, own_site(&r->open.f));
+    put_call(r, r->open.addr, r->open.site);
     out_str(r, " {\n");
 }
 
@@ -525,7 +649,8 @@ static void on_call(void *arg, const struct tree_frame *f, unsigned depth)
     if (r->run.active && (r->run.depth != depth || r->run.addr != f->addr))
         flush_run(r);
     r->open.active = 1;
-    r->open.f = *f;
+    r->open.addr = f->addr;
+    r->open.site = own_site(f);
     r->open.depth = depth;
 }
 
@@ -572,6 +697,7 @@ static void on_leave(void *arg, const struct tree_frame *f, unsigned depth, uint
 {
     struct render *r = arg;
     int timed = r->o.has_time && f->t_enter && how == TREE_RETURNED;
+    char *p;
 
     if (hidden(r, depth))
         return;
@@ -588,6 +714,13 @@ static void on_leave(void *arg, const struct tree_frame *f, unsigned depth, uint
     flush_all(r);
     if (r->o.style == RENDER_ETRACE)
         return;
+    if (r->fast && how == TREE_RETURNED &&
+        (p = line_start(r, timed, timed ? span(f->t_enter, t_exit) : 0, depth, "} /* ", 5,
+                        f->addr))) {
+        memcpy(p, " */\n", 4);
+        line_end(r, p + 4);
+        return;
+    }
     time_col(r, timed, timed ? span(f->t_enter, t_exit) : 0);
     indent(r, depth);
     out_str(r, "} /* ");
@@ -766,6 +899,8 @@ struct render *render_new(FILE *out, const struct render_opts *o, const struct s
     }
     r->sym = sym;
     r->bias = bias;
+    r->fast = r->o.style == RENDER_TREE &&
+              !(r->o.show & (RENDER_SRCLINE | RENDER_SIGNATURES | RENDER_COLOR));
     if (r->o.style == RENDER_BRACES) /* its format is exact */
         r->o.show &= ~(RENDER_SRCLINE | RENDER_SIGNATURES);
     if (r->o.show & (RENDER_SRCLINE | RENDER_SIGNATURES)) {
@@ -776,6 +911,10 @@ struct render *render_new(FILE *out, const struct render_opts *o, const struct s
             return NULL;
         }
     }
+    if (r->o.has_time && r->o.ts_hz && duration_ns(DUR_TABLE - 1, r->o.ts_hz) <= UINT32_MAX &&
+        (r->dur_ns = malloc(DUR_TABLE * sizeof *r->dur_ns)))
+        for (unsigned i = 0; i < DUR_TABLE; i++)
+            r->dur_ns[i] = (uint32_t)duration_ns(i, r->o.ts_hz);
     r->sink = (struct tree_sink){r, on_call, on_leave, on_special, on_finish};
     return r;
 }
@@ -805,10 +944,11 @@ void render_free(struct render *r)
         return;
     out_flush(r);
     for (unsigned i = 0; i < NAME_CACHE; i++)
-        free(r->names[i].owned);
+        free(r->names[i].name);
     for (unsigned i = 0; r->fns && i < FN_CACHE; i++)
         free(r->fns[i].text);
     free(r->fns);
     free(r->sites);
+    free(r->dur_ns);
     free(r);
 }

@@ -71,6 +71,8 @@ void tree_free(struct tree *t);
 struct tree_scan {
     struct dec_ctx *ctx; /* in order of first appearance */
     unsigned n, cap;
+    int want_index;         /* set before cmd_scan: index where each context's records lie */
+    struct dec_index index; /* the index, for passes over one context (dec_only); n 0: none */
 };
 
 /* The scan's context id, added when it is new; NULL when out of memory. */
@@ -79,7 +81,7 @@ struct dec_ctx *tree_scan_ctx(struct tree_scan *s, uint32_t id);
 /* Accounts one event in the scan; -1 when out of memory. */
 int tree_scan_add(struct tree_scan *s, const struct ev *e);
 
-/* Frees the scan's contexts. */
+/* Frees the scan's contexts and index. */
 void tree_scan_free(struct tree_scan *s);
 
 #endif

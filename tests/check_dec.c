@@ -649,6 +649,137 @@ START_TEST(test_dec_random_records)
 }
 END_TEST
 
+/* The events of one context, from a pass over all: what dec_only must give. */
+static unsigned events_of(struct src *s, const struct dec_ring *r, uint32_t id, struct ev *v,
+                          unsigned max)
+{
+    struct dec *dc = dec_open(s, r);
+    unsigned n = 0;
+    struct ev e;
+
+    ck_assert_ptr_nonnull(dc);
+    while (dec_next(dc, &e) > 0)
+        if (e.ctx == id) {
+            ck_assert_uint_lt(n, max);
+            v[n++] = e;
+        }
+    dec_close(dc);
+    return n;
+}
+
+/* The ring of test_dec_only_index: 100000 events into 2^16 slots (it wraps), a 20-bit clock
+ * that wraps every few thousand records. late: thread 1 alone for the first 50000 events, of
+ * which the ring keeps the last 15535 (the index starts late, in the fourth window); else
+ * threads 2 and 3 in runs of a few calls from the start, thread 1 now and then; a mark of
+ * thread 1 at event 50000. */
+static void only_ring(struct ringgen *g, int late)
+{
+    uint64_t t = 0;
+
+    rg_init(g, 8, 16, CYG_F_OVERWRITE | CYG_F_TIMESTAMPS);
+    g->ts_bits = 20;
+    srand(99);
+    for (unsigned n = 0; n < 100000; n += 2) {
+        unsigned th =
+            late ? (n < 50000 ? 1 : 2 + (n / 5) % 2) : (n % 20000 < 300 ? 1 : 2 + (n / 7) % 2);
+
+        rg_event(g, 0, 0x1000 + 16 * th, t, th, 0);
+        t += 1 + (unsigned)rand() % 700;
+        rg_event(g, 1, 0x1000 + 16 * th, t, th, 0);
+        t += 1 + (unsigned)rand() % 700;
+        if (n == 50000)
+            rg_special(g, CYG_SP_MARK, 7, 0x1234, 1);
+    }
+    rg_seal(g, 0, CYG_S_RUNNING);
+}
+
+/* A pass restricted to one thread, with the index dec_count built, gives that thread's events
+ * exactly as a pass over all would, times included, while it skips the segments that hold
+ * none of its records, and the clock wraps many times over what it skips. */
+START_TEST(test_dec_only_index)
+{
+    static struct ev want[100000], got[100000];
+    struct ringgen g;
+    struct dec_ring r;
+    struct src *s;
+    struct dec *dc;
+    const char *why;
+
+    for (int late = 0; late < 2; late++) {
+        struct dec_counts c = {.want_index = 1};
+
+        only_ring(&g, late);
+        s = src_open_mem("test", g.buf, g.size, 0);
+        ck_assert_ptr_nonnull(s);
+        ck_assert_int_eq(dec_locate(s, &r, &why), 0);
+        dc = dec_open(s, &r);
+        ck_assert_ptr_nonnull(dc);
+        ck_assert_int_eq(dec_count(dc, &c), 0);
+        dec_close(dc);
+        ck_assert_uint_eq(c.index.n, 16); /* 2^16 slots, segments of 4096 */
+        ck_assert_uint_eq(c.n, 3);
+        for (unsigned k = 0; k < c.n; k++) {
+            unsigned nw = events_of(s, &r, c.ctx[k].id, want, 100000), ng = 0, segs = 0;
+
+            ck_assert_ptr_nonnull(c.ctx[k].segs);
+            for (unsigned i = 0; i < c.index.n; i++)
+                segs += (unsigned)(c.ctx[k].segs[0] >> i & 1);
+            if (c.ctx[k].id == 1) /* its stretches and the mark, or its first 15535 slots */
+                ck_assert_uint_le(segs, 4);
+            dc = dec_open(s, &r);
+            ck_assert_ptr_nonnull(dc);
+            dec_only(dc, c.ctx[k].id, &c.index, c.ctx[k].segs);
+            while (ng < 100000 && dec_next(dc, &got[ng]) > 0)
+                ng++;
+            dec_close(dc);
+            ck_assert_uint_gt(nw, 0);
+            ck_assert_uint_eq(ng, nw);
+            for (unsigned i = 0; i < nw; i++) {
+                ck_assert_uint_eq(got[i].seq, want[i].seq);
+                ck_assert_uint_eq(got[i].time, want[i].time);
+                ck_assert_uint_eq(got[i].kind, want[i].kind);
+                ck_assert_uint_eq(got[i].addr, want[i].addr);
+            }
+        }
+        dec_ctx_free(c.ctx, c.n);
+        dec_index_free(&c.index);
+        src_close(s);
+        rg_free(&g);
+    }
+}
+END_TEST
+
+/* A ring of one thread gets no index: its passes have nothing to skip. */
+START_TEST(test_dec_index_one_context)
+{
+    struct ringgen g;
+    struct dec_ring r;
+    struct dec_counts c = {.want_index = 1};
+    struct src *s;
+    struct dec *dc;
+    const char *why;
+
+    rg_init(&g, 8, 12, CYG_F_TIMESTAMPS);
+    for (unsigned i = 0; i < 3000; i++)
+        rg_event(&g, i & 1, 0x1000, i, 1, 0);
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    s = src_open_mem("test", g.buf, g.size, 0);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(dec_locate(s, &r, &why), 0);
+    dc = dec_open(s, &r);
+    ck_assert_ptr_nonnull(dc);
+    ck_assert_int_eq(dec_count(dc, &c), 0);
+    dec_close(dc);
+    ck_assert_uint_eq(c.n, 1);
+    ck_assert_uint_eq(c.index.n, 0);
+    ck_assert_ptr_null(c.ctx[0].segs);
+    dec_ctx_free(c.ctx, c.n);
+    dec_index_free(&c.index);
+    src_close(s);
+    rg_free(&g);
+}
+END_TEST
+
 Suite *dec_suite(void)
 {
     Suite *s = suite_create("dec");
@@ -675,6 +806,8 @@ Suite *dec_suite(void)
     tcase_add_test(tc, test_dec_locate_reports_reason);
     tcase_add_test(tc, test_dec_random_records);
     tcase_add_test(tc, test_dec_count_depth_after_longjmp);
+    tcase_add_test(tc, test_dec_only_index);
+    tcase_add_test(tc, test_dec_index_one_context);
     suite_add_tcase(s, tc);
     return s;
 }
