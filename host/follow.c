@@ -475,6 +475,24 @@ static int read_end(struct follow *f, uint64_t *end)
     return 0;
 }
 
+/* Copies n records from f->pos into f->raw, then reads head again (into f->head): what it says
+ * vouches for the copies. -1 when the ring changed under us. */
+static int copy_at_pos(struct follow *f, struct copy_io *io, unsigned n)
+{
+    uint64_t head;
+    int back;
+
+    io->from = f->pos;
+    io->n = n;
+    if (guard(f, copy_recs, io) < 0)
+        return -1;
+    head = unwrap_head(f, io->head, &back);
+    if (back)
+        return -1;
+    f->head = f->r.head = head;
+    return 0;
+}
+
 /* Decodes up to room (>= 1) events from f->pos into f->evs. Returns the count, with *more 0
  * when caught up with the writer or stopped at a slot still being written; -1 when the ring
  * changed under us (check() sees to it on the next poll).
@@ -488,7 +506,6 @@ static long step(struct follow *f, unsigned room, int *more)
     struct copy_io io;
     uint64_t head, end, lost = 0, lost_seq = f->pos, s;
     unsigned k = 0;
-    int back;
 
     *more = 0;
     if (read_end(f, &end) < 0)
@@ -499,14 +516,9 @@ static long step(struct follow *f, unsigned room, int *more)
         lost = end - cap - f->pos;
         f->pos = end - cap;
     }
-    io.from = f->pos;
-    io.n = end - f->pos < room ? (unsigned)(end - f->pos) : room;
-    if (guard(f, copy_recs, &io) < 0)
+    if (copy_at_pos(f, &io, end - f->pos < room ? (unsigned)(end - f->pos) : room) < 0)
         return -1;
-    head = unwrap_head(f, io.head, &back);
-    if (back)
-        return -1;
-    f->head = f->r.head = head;
+    head = f->head;
     /* Records older than head - cap may have been overwritten while we copied them. */
     if (overwrite && head > cap && head - cap > f->pos) {
         lost += head - cap - f->pos;
@@ -724,7 +736,7 @@ static long step_chunked(struct follow *f, unsigned room, int *more)
     uint64_t head, end, s, owner_end = 0;
     uint32_t owner = 0;
     unsigned k = 0;
-    int back, gone = -1;
+    int gone = -1;
 
     *more = 0;
     for (unsigned i = 0; i < f->npend && k < room;) {
@@ -750,14 +762,9 @@ static long step_chunked(struct follow *f, unsigned room, int *more)
             return k;
         }
     }
-    io.from = f->pos;
-    io.n = end - f->pos < room - k ? (unsigned)(end - f->pos) : room - k;
-    if (guard(f, copy_recs, &io) < 0)
+    if (copy_at_pos(f, &io, end - f->pos < room - k ? (unsigned)(end - f->pos) : room - k) < 0)
         return -1;
-    head = unwrap_head(f, io.head, &back);
-    if (back)
-        return -1;
-    f->head = f->r.head = head;
+    head = f->head;
     if (overwrite && head > cap && head - cap > f->pos) {
         /* Overwritten while we copied them: lost, said at once, and read again. */
         lost_ev(&f->evs[k++], &f->ds, f->pos, head - cap - f->pos);
