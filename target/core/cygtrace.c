@@ -13,6 +13,14 @@
 #define HOT __attribute__((no_instrument_function, always_inline)) static inline
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/* The format version this port writes: 2 with chunks; without, a version 1 ring (what 2 adds
+ * is all about chunks), which hosts older than version 2 read too. */
+#ifdef CYG_PORT_CHUNK_LOG2
+#define CYG_RING_VERSION CYG_VERSION
+#else
+#define CYG_RING_VERSION 1u
+#endif
+
 #ifndef CYG_PORT_CAS_STATE
 /* The compiler's compare-and-swap, for ports where it needs no library. */
 HOT int cyg_port_cas_state(volatile uint8_t *state, uint8_t from, uint8_t to)
@@ -475,7 +483,7 @@ NOINSTR long cygtrace_init(void *mem, size_t bytes, unsigned flags)
     cyg_zero(ctl, (flags & CYGTRACE_INIT_ZEROED)
                       ? CYG_HDR_BYTES
                       : CYG_HDR_BYTES + ((size_t)words * sizeof(uintptr_t) << log2));
-    ctl->version = CYG_VERSION;
+    ctl->version = CYG_RING_VERSION;
     ctl->word_bytes = (uint8_t)sizeof(uintptr_t);
     ctl->rec_bytes = (uint8_t)(words * sizeof(uintptr_t));
     ctl->cap_log2 = (uint8_t)log2;
@@ -511,7 +519,7 @@ NOINSTR static int cyg_valid(const struct cyg_ctl *ctl, size_t bytes)
     if (magic[0] != CYG_MAGIC_LO || magic[1] != CYG_MAGIC_HI ||
         ctl->check != crc32_update(0, ctl, CYG_OFF_CHECK))
         return 0;
-    if (ctl->version != CYG_VERSION || ctl->word_bytes != sizeof(uintptr_t) ||
+    if (ctl->version != CYG_RING_VERSION || ctl->word_bytes != sizeof(uintptr_t) ||
         ctl->rec_bytes != words * sizeof(uintptr_t) ||
         ctl->cap_log2 != cyg_cap_log2(bytes, words) || ctl->cap_log2 == 0 ||
         ctl->ctl_addr != (uint64_t)(uintptr_t)ctl || ctl->state > CYG_S_FULL ||

@@ -148,7 +148,8 @@ NOINSTR static size_t drain_desc(const struct cyg_ctl *ctl)
     unsigned n = ctl->build_id_len < CYG_BUILD_ID_MAX ? ctl->build_id_len : CYG_BUILD_ID_MAX;
 
     p[0] = CYG_FR_DESC;
-    p[1] = CYG_STREAM_VERSION;
+    p[1] = DRAIN_CHUNKED ? CYG_STREAM_VERSION : 1u; /* DEFER is for chunked rings only: the
+                                                       others stay readable by older hosts */
     for (unsigned i = 0; i < sizeof drain_desc_off; i++)
         p[2 + i] = ((const volatile uint8_t *)ctl)[drain_desc_off[i]];
     p[10] = (uint8_t)n;
