@@ -325,6 +325,17 @@ static inline __attribute__((always_inline)) void call_w(struct dec_state *s, ui
     }
 }
 
+/* Whether words a and b are record seq's: its lap bit, not all zero, not stale. An all-zero
+ * slot was never written in any lap: in an even lap its lap bit would pass. No real record is
+ * all zero (a thread index or a special bit is always set; a 32-bit entry of a function at
+ * address 0 at time 0 is the one exception). */
+static inline __attribute__((always_inline)) int holds(const struct dec_state *s, uint64_t seq,
+                                                       uint64_t a, uint64_t b, unsigned w)
+{
+    return ((unsigned)(b >> (w * 8 - 1)) & 1u) == cyg_lap(seq, s->cap_log2) && (a | b) &&
+           !stale(s, seq, b, w);
+}
+
 /* dec_record's body, inlined into dec_next's loop: the bulk decoder is benchmarked, and a
  * call per record would show there. w, the word size, is a constant in each copy, so every
  * test on it folds away. */
@@ -332,12 +343,8 @@ static inline __attribute__((always_inline)) int record_w(struct dec_state *s, c
                                                           uint64_t seq, struct ev *e, unsigned w)
 {
     uint64_t a = get_le(p, w), b = get_le(p + w, w);
-    unsigned lap = (unsigned)(b >> (w * 8 - 1)) & 1u;
 
-    /* An all-zero slot was never written in any lap: in an even lap its lap bit would pass.
-     * No real record is all zero (a thread index or a special bit is always set; a 32-bit
-     * entry of a function at address 0 at time 0 is the one exception). */
-    if (lap != cyg_lap(seq, s->cap_log2) || (a == 0 && b == 0) || stale(s, seq, b, w))
+    if (!holds(s, seq, a, b, w))
         return 0;
     memset(e, 0, sizeof *e);
     e->seq = seq;
@@ -356,10 +363,7 @@ static inline __attribute__((always_inline)) int record_w(struct dec_state *s, c
 /* Whether the slot of seq, at p, holds that record (record_w's test, without decoding). */
 static int slot_written(const struct dec_state *s, const uint8_t *p, uint64_t seq, unsigned w)
 {
-    uint64_t a = get_le(p, w), b = get_le(p + w, w);
-
-    return ((unsigned)(b >> (w * 8 - 1)) & 1u) == cyg_lap(seq, s->cap_log2) && (a | b) &&
-           !stale(s, seq, b, w);
+    return holds(s, seq, get_le(p, w), get_le(p + w, w), w);
 }
 
 /* An unwritten slot, at window index i: a hole when a later slot of its chunk is written (its

@@ -132,6 +132,16 @@ HOT int cyg_slot_ok(uintptr_t seq)
     return seq >= cyg_rt.low;
 }
 
+/* Takes the calling thread's next slot into *p: 1 when it is the thread's to fill (in its
+ * chunk, and not too old), else 0 (*p then is what the cursor held, for cyg_claim). */
+HOT int cyg_next(uintptr_t *p)
+{
+    uintptr_t end;
+
+    *p = cyg_port_cursor_take(&end);
+    return *p < end && cyg_slot_ok(*p);
+}
+
 /* Raises cyg_rt.low to v (a claim that passed a step, or a start); never lowers it, whoever
  * comes last. */
 NOINSTR static void cyg_raise_low(uintptr_t v)
@@ -163,7 +173,7 @@ NOINSTR static void cyg_pad(uintptr_t seq, uintptr_t n, uintptr_t tid)
 NOINSTR __attribute__((noinline)) static uintptr_t cyg_claim(uintptr_t p, uintptr_t tid)
 {
     struct cyg_ctl *ctl = cyg_rt.ctl;
-    uintptr_t chunk = cyg_rt.chunk, b, end;
+    uintptr_t chunk = cyg_rt.chunk, b;
 
     for (;;) {
         b = cyg_port_claim(cyg_rt.head, chunk);
@@ -185,8 +195,7 @@ NOINSTR __attribute__((noinline)) static uintptr_t cyg_claim(uintptr_t p, uintpt
             return b;
         }
         cyg_pad(b, chunk, tid);
-        p = cyg_port_cursor_take(&end);
-        if (p < end && cyg_slot_ok(p))
+        if (cyg_next(&p))
             return p;
     }
 }
@@ -195,26 +204,22 @@ NOINSTR __attribute__((noinline)) static uintptr_t cyg_claim(uintptr_t p, uintpt
  * that another thread shares. */
 HOT uintptr_t cyg_take(uintptr_t tid)
 {
-    uintptr_t end, p = cyg_port_cursor_take(&end);
+    uintptr_t p;
 
-    if (UNLIKELY(p >= end || !cyg_slot_ok(p)))
+    if (UNLIKELY(!cyg_next(&p)))
         return cyg_claim(p, tid);
     return p;
 }
 
 NOINSTR void cyg_core_thread_end(uintptr_t tid)
 {
-    uintptr_t p, end;
+    uintptr_t p;
 
     /* A frozen ring is left as it is, for whoever reads it. */
     if (cyg_rt.ctl == &cyg_idle_ctl || cyg_rt.ctl->state == CYG_S_FROZEN)
         return;
-    for (;;) {
-        p = cyg_port_cursor_take(&end);
-        if (p >= end || !cyg_slot_ok(p))
-            return;
+    while (cyg_next(&p))
         cyg_special_at(p, CYG_SP_PAD, 0, 0, tid);
-    }
 }
 #else
 NOINSTR void cyg_core_thread_end(uintptr_t tid)
@@ -270,15 +275,14 @@ NOINSTR __attribute__((noinline)) static void cyg_event_claim(uintptr_t fn, uint
  * cyg_port_thread(), which may call out (a thread's first event). */
 HOT void cyg_event(uintptr_t fn, uintptr_t site, unsigned exit)
 {
-    uintptr_t tid, seq, end;
+    uintptr_t tid, seq;
 
     if (UNLIKELY(cyg_rt.last == 0)) {
         cyg_not_running(fn, site, exit);
         return;
     }
     tid = cyg_port_thread();
-    seq = cyg_port_cursor_take(&end);
-    if (UNLIKELY(seq >= end || !cyg_slot_ok(seq))) {
+    if (UNLIKELY(!cyg_next(&seq))) {
         cyg_event_claim(fn, site, exit, tid, seq);
         return;
     }
