@@ -190,6 +190,47 @@ _Static_assert(sizeof(struct cyg_ctl) == CYG_HDR_BYTES, "control block size");
 #define CYG_SP_STOP 7u     /* recording stopped by the API */
 #define CYG_SP_PAD 8u      /* no event: fills a chunk's slots that its thread will not use
                               (the thread ended, or lost a race for a new chunk) */
+#define CYG_SP_VALUE 9u    /* a = one word of an argument or the return value of a wrapped
+                              call (cygtrace wrap); data: CYG_VAL_* below. It belongs to the
+                              innermost call open in its thread or context: the wrapper writes
+                              its entry, the arguments, (the call), the return value, its exit */
+
+/* VALUE data: 24 bits, the same on every target. A value is one word (an int, a pointer, a
+ * float), two on a 32-bit target for a 64-bit integer or a double (part 0 the low word), or a
+ * string's bytes, W to a word in memory order, up to 16 words. */
+#define CYG_VAL_IDX_MASK 0xFu       /* bits 3..0: the argument, 0..14, or CYG_VAL_RET */
+#define CYG_VAL_RET 15u             /* the return value */
+#define CYG_VAL_KIND_SHIFT 4u       /* bits 6..4: CYG_VK_* */
+#define CYG_VAL_KIND_MASK 7u
+#define CYG_VAL_LAST (1u << 7)      /* the value's last word */
+#define CYG_VAL_PART_SHIFT 8u       /* bits 11..8: which word of the value, from 0 */
+#define CYG_VAL_PART_MASK 0xFu
+#define CYG_VAL_LEN_SHIFT 12u       /* bits 15..12: a string's bytes in this word, 0..W */
+#define CYG_VAL_LEN_MASK 0xFu
+#define CYG_VAL_TRUNC (1u << 16)    /* a string longer than what was copied (last word) */
+#define CYG_VAL_NULL (1u << 17)     /* a string pointer that was NULL (one word, no bytes) */
+#define CYG_VAL_CHECK_SHIFT 18u     /* bits 23..18: cyg_val_check() of the call's function: a
+                                       value whose call's entry the ring lost does not pass for
+                                       one of the call below it */
+#define CYG_VAL_CHECK_MASK 0x3Fu
+#define CYG_VAL_MAX_PARTS 16u
+#define CYG_VAL_MAX_ARGS 15u        /* arguments a wrapped function may have */
+
+/* Value kinds (CYG_VAL_KIND): how a host shows the value. */
+#define CYG_VK_INT 0u   /* signed integer (an enum too), sign-extended from its words */
+#define CYG_VK_UINT 1u  /* unsigned integer */
+#define CYG_VK_PTR 2u   /* an address: hex */
+#define CYG_VK_F32 3u   /* a float's bits */
+#define CYG_VK_F64 4u   /* a double's bits */
+#define CYG_VK_STR 5u   /* a C string's bytes (CYG_VAL_LEN, TRUNC, NULL) */
+#define CYG_VK_BOOL 6u
+#define CYG_VK_CHAR 7u
+
+/* Six bits of a function's address (bit 0, the Thumb bit, left out), for CYG_VAL_CHECK. */
+static inline unsigned cyg_val_check(uint64_t fn)
+{
+    return (unsigned)((fn >> 1) ^ (fn >> 7) ^ (fn >> 13) ^ (fn >> 19)) & CYG_VAL_CHECK_MASK;
+}
 
 /* Fault kinds (CYG_SP_FAULT data): Cortex-M exception numbers, or 0x100 + a POSIX signal. */
 #define CYG_FAULT_HARD 3u

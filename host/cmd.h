@@ -58,6 +58,7 @@ enum {
     CMD_SHOW_SRCLINE,
     CMD_SHOW_SIGNATURES,
     CMD_SHOW_COLOR,
+    CMD_SHOW_NO_ARGS,
 };
 
 /* getopt_long entries of the show options, to put in a command's own table. */
@@ -73,7 +74,8 @@ enum {
         {"time-range", required_argument, 0, CMD_SHOW_TIME_RANGE},                        \
         {"srcline", optional_argument, 0, CMD_SHOW_SRCLINE},                              \
         {"signatures", no_argument, 0, CMD_SHOW_SIGNATURES},                              \
-        {"color", required_argument, 0, CMD_SHOW_COLOR}
+        {"color", required_argument, 0, CMD_SHOW_COLOR},                                  \
+        {"no-args", no_argument, 0, CMD_SHOW_NO_ARGS}
 
 /* Whether --color=auto means colour: stdout is a terminal, TERM is set and not "dumb", and
  * NO_COLOR is unset or empty. */

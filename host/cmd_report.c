@@ -76,7 +76,7 @@ static const struct tree_sink *sink_of(void *arg, const struct dec_ctx *c)
         return NULL;
     r->n++;
     t->id = c->id;
-    t->sink = (struct tree_sink){t, tee_enter, tee_exit, tee_special, tee_finish};
+    t->sink = (struct tree_sink){t, tee_enter, tee_exit, tee_special, tee_finish, NULL};
     return &t->sink;
 }
 

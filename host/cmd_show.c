@@ -31,6 +31,8 @@ const char cmd_show_usage[] =
     "  --srcline[=full]            each call's source line from DWARF, and its call site's\n"
     "                              when the trace has call sites; full: whole paths\n"
     "  --signatures                functions with their parameter lists from DWARF\n"
+    "  --no-args                   wrapped calls (cygtrace wrap) without their arguments\n"
+    "                              and return values\n"
     "  --color=auto|always|never   colour (auto: on a terminal, unless TERM=dumb or NO_COLOR)\n";
 
 void cmd_show_init(struct show_opts *o)
@@ -87,6 +89,9 @@ int cmd_show_option(int c, const char *arg, struct show_opts *o)
         return 1;
     case CMD_SHOW_SIGNATURES:
         o->show |= RENDER_SIGNATURES;
+        return 1;
+    case CMD_SHOW_NO_ARGS:
+        o->show |= RENDER_NO_ARGS;
         return 1;
     case CMD_SHOW_COLOR:
         if (!strcmp(arg, "auto") || !strcmp(arg, "always") || !strcmp(arg, "never")) {

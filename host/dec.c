@@ -267,6 +267,7 @@ unsigned dec_special_kind(unsigned type)
     case CYG_SP_START: return EV_START;
     case CYG_SP_STOP: return EV_STOP;
     case CYG_SP_PAD: return EV_PAD;
+    case CYG_SP_VALUE: return EV_VALUE;
     default: return EV_UNKNOWN;
     }
 }

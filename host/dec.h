@@ -49,6 +49,8 @@ enum ev_kind {
     EV_LOST,     /* live streams: addr = records lost at this point, data = enum ev_lost_why */
     EV_PAD,      /* a PAD record: no event; the iterators (dec_next, dec_count, follow, sdec)
                     count it and never return it */
+    EV_VALUE,    /* a word of a wrapped call's argument or return value: data = CYG_VAL_*,
+                    addr = the word; the tree builder gives it to the innermost open call */
 };
 
 enum ev_lost_why {

@@ -498,7 +498,7 @@ const struct tree_sink *export_sink(struct export *x, uint32_t ctx, uint64_t os_
     c->x = x;
     c->id = ctx;
     c->need_base = 1;
-    c->sink = (struct tree_sink){c, x_enter, x_exit, x_special, x_finish};
+    c->sink = (struct tree_sink){c, x_enter, x_exit, x_special, x_finish, NULL};
     if (x->o.format == EXPORT_CHROME) {
         char name[64];
 

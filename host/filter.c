@@ -322,7 +322,7 @@ struct filter *filter_new(const struct tree_sink *out, const struct filter_opts 
     f->out = *out;
     f->o = *o;
     f->hide_at = f->only_at = -1;
-    f->sink = (struct tree_sink){f, sel_enter, sel_exit, sel_special, sel_finish};
+    f->sink = (struct tree_sink){f, sel_enter, sel_exit, sel_special, sel_finish, NULL};
     return f;
 }
 

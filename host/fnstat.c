@@ -373,7 +373,7 @@ const struct tree_sink *fnstat_sink(struct fnstat *s, uint32_t ctx)
     c->s = s;
     c->id = ctx;
     c->need_base = 1;
-    c->sink = (struct tree_sink){c, fs_enter, fs_exit, fs_special, fs_finish};
+    c->sink = (struct tree_sink){c, fs_enter, fs_exit, fs_special, fs_finish, NULL};
     s->ctx[s->nctx++] = c;
     s->last_ctx = c;
     return &c->sink;

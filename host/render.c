@@ -9,6 +9,7 @@
 
 #include "cyg_format.h"
 #include "numfmt.h"
+#include "wsig.h"
 
 /* A call entered but not yet shown: whether it is a leaf is known only at the next event. */
 struct open_call {
@@ -16,6 +17,7 @@ struct open_call {
     uint64_t addr;
     uint64_t site; /* the site its line shows (own_site) */
     unsigned depth;
+    const struct wval_set *vals; /* a wrapped call's arguments, or NULL */
 };
 
 /* A run of consecutive identical leaf calls, shown as one line when it ends. */
@@ -26,6 +28,7 @@ struct leaf_run {
     unsigned depth;
     uint64_t count;
     uint64_t ticks;
+    const struct wval_set *vals; /* a wrapped call's values (never folded), or NULL */
 };
 
 #define OUT_BYTES (1u << 16)
@@ -58,6 +61,16 @@ struct site_slot {
     char text[256]; /* " <- demo.c:60", or "" when the DWARF does not know */
 };
 
+#define VALUE_TEXT 600 /* one value as C: a string of 128 bytes, each maybe 4 */
+#define ARGS_TEXT 2048 /* a call's arguments */
+#define WRAP_CACHE 64u
+
+struct wrap_slot {
+    int valid;
+    uint64_t addr; /* a wrapper's */
+    uint64_t real; /* the function it wraps, 0 when not in the image */
+};
+
 #define BRACES_DEPTH 256 /* depths whose function the braces style keeps */
 #define DUR_TABLE 4096u  /* durations of fewer ticks than this come from a table */
 
@@ -70,6 +83,7 @@ struct render {
     struct name_slot names[NAME_CACHE];
     struct fn_slot *fns;     /* FN_CACHE of them when o.show asks for DWARF, else NULL */
     struct site_slot *sites; /* SITE_CACHE, likewise */
+    struct wrap_slot wraps[WRAP_CACHE];
     uint32_t *dur_ns;        /* the ns of 0 .. DUR_TABLE - 1 ticks, or NULL (no clock rate,
                                 or a rate so slow that they do not fit) */
     struct render_opts o;
@@ -168,7 +182,8 @@ static const char *name_of(struct render *r, uint64_t addr, char *buf, size_t le
     s = r->sym ? sym_lookup(r->sym, addr - r->bias) : NULL;
     if (s && s->start == addr - r->bias) {
         char *dm = render_demangle(s->name);
-        const char *name = dm ? dm : s->name;
+        const char *wrapped = wsig_wrapped_name(s->name);
+        const char *name = dm ? dm : wrapped ? wrapped : s->name;
         size_t n = strlen(name);
         char *copy = calloc(1, n + 1 + NAME_PAD);
 
@@ -324,6 +339,75 @@ static void put_call(struct render *r, uint64_t addr, uint64_t site)
         out_str(r, site_text(r, site));
 }
 
+/* Whether a frame's line shows its values: a wrapped call's, unless --no-args. */
+static const struct wval_set *shown_vals(const struct render *r, const struct tree_frame *f)
+{
+    return r->o.show & RENDER_NO_ARGS ? NULL : f->vals;
+}
+
+/* The signature of the wrapped function whose wrapper starts at addr (run-time), or NULL. */
+static const struct wsig_fn *wrapped_sig(struct render *r, uint64_t addr)
+{
+    const struct sym_info *s = r->sym ? sym_lookup(r->sym, addr - r->bias) : NULL;
+
+    return s ? wsig_find(sym_wsig(r->sym), wsig_wrapped_name(s->name)) : NULL;
+}
+
+/* The run-time address of the function the wrapper at addr wraps, when the image has it (a
+ * static library's) and not only a reference to it (a shared library's); 0 otherwise. Cached:
+ * the symbol is looked up by name, one symbol after the other. */
+static uint64_t real_function(struct render *r, uint64_t addr, const char *name)
+{
+    struct wrap_slot *slot = &r->wraps[(addr ^ addr >> 10) & (WRAP_CACHE - 1)];
+    uint64_t real;
+
+    if (!slot->valid || slot->addr != addr) {
+        slot->valid = 1;
+        slot->addr = addr;
+        slot->real = sym_find(r->sym, name, &real, NULL) == 0 && real ? real + r->bias : 0;
+    }
+    return slot->real;
+}
+
+/* " = 5" for a call's return value, if it has one. */
+static void put_ret(struct render *r, const struct wval_set *vals, const struct wsig_fn *sig)
+{
+    const struct wval *ret = vals ? wval_ret(vals) : NULL;
+    char buf[VALUE_TEXT];
+
+    if (!ret)
+        return;
+    out_mem(r, " = ", 3);
+    out_mem(r, buf, wval_text(ret, sig ? &sig->ret : NULL, buf, sizeof buf));
+}
+
+/* A wrapped call: "vend_add(a=2, b=3)", then " = 5" when ret, with the wrapped function's
+ * source line under --srcline (the wrapper's own is generated code). */
+static void put_wrapped(struct render *r, uint64_t addr, uint64_t site, const struct wval_set *v,
+                        int ret)
+{
+    const struct wsig_fn *sig = wrapped_sig(r, addr);
+    const struct sym_info *s = r->sym ? sym_lookup(r->sym, addr - r->bias) : NULL;
+    const char *name = s ? wsig_wrapped_name(s->name) : NULL;
+    char buf[ARGS_TEXT];
+    uint64_t real;
+    size_t call_len;
+
+    col(r, COL_NAME);
+    put_name(r, addr);
+    col(r, COL_OFF);
+    out_chr(r, '(');
+    out_mem(r, buf, wval_args_text(v, sig, buf, sizeof buf));
+    out_chr(r, ')');
+    if (ret)
+        put_ret(r, v, sig);
+    put_handler(r, addr);
+    if (r->fns && name && (real = real_function(r, addr, name)) != 0)
+        out_str(r, fn_text(r, real, &call_len) + call_len);
+    if (r->o.show & RENDER_SRCLINE && site && r->o.dwarf)
+        out_str(r, site_text(r, site));
+}
+
 /* The etrace style's name, with " [demo.c:42]" under --srcline. */
 static void put_etrace_name(struct render *r, uint64_t addr)
 {
@@ -340,7 +424,8 @@ void render_addr(const struct sym_table *sym, uint64_t bias, uint64_t addr, char
 {
     const struct sym_info *s = sym ? sym_lookup(sym, addr - bias) : NULL;
     char *dm = s ? render_demangle(s->name) : NULL;
-    const char *name = dm ? dm : s ? s->name : NULL;
+    const char *wrapped = s ? wsig_wrapped_name(s->name) : NULL;
+    const char *name = dm ? dm : wrapped ? wrapped : s ? s->name : NULL;
 
     if (!s)
         snprintf(buf, len, "0x%" PRIx64, addr - bias);
@@ -538,6 +623,13 @@ static void flush_run(struct render *r)
         }
         return;
     }
+    if (r->run.vals) {
+        time_col(r, 1, r->run.ticks);
+        indent(r, r->run.depth);
+        put_wrapped(r, r->run.addr, r->run.site, r->run.vals, 1);
+        out_mem(r, ";\n", 2);
+        return;
+    }
     if (r->fast && (p = line_start(r, 1, r->run.ticks, r->run.depth, "", 0, r->run.addr))) {
         if (r->run.count > 1) {
             memcpy(p, "(); x", 5);
@@ -579,14 +671,18 @@ static void flush_open(struct render *r)
         out_chr(r, '\n');
         return;
     }
-    if (r->fast && (p = line_start(r, 0, 0, r->open.depth, "", 0, r->open.addr))) {
+    if (!r->open.vals && r->fast &&
+        (p = line_start(r, 0, 0, r->open.depth, "", 0, r->open.addr))) {
         memcpy(p, "() {\n", 5);
         line_end(r, p + 5);
         return;
     }
     time_col(r, 0, 0);
     indent(r, r->open.depth);
-    put_call(r, r->open.addr, r->open.site);
+    if (r->open.vals)
+        put_wrapped(r, r->open.addr, r->open.site, r->open.vals, 0);
+    else
+        put_call(r, r->open.addr, r->open.site);
     out_str(r, " {\n");
 }
 
@@ -652,6 +748,7 @@ static void on_call(void *arg, const struct tree_frame *f, unsigned depth)
     r->open.addr = f->addr;
     r->open.site = own_site(f);
     r->open.depth = depth;
+    r->open.vals = shown_vals(r, f);
 }
 
 static const char *how_note(const struct tree_frame *f, enum tree_exit_how how)
@@ -671,8 +768,10 @@ static const char *how_note(const struct tree_frame *f, enum tree_exit_how how)
 static void on_leaf(struct render *r, const struct tree_frame *f, unsigned depth, uint64_t ticks,
                     enum tree_exit_how how)
 {
+    const struct wval_set *vals = shown_vals(r, f);
+
     if (how == TREE_RETURNED && r->o.collapse && r->run.active && r->run.depth == depth &&
-        r->run.addr == f->addr) {
+        r->run.addr == f->addr && !vals && !r->run.vals) {
         r->run.count++;
         r->run.ticks += ticks;
         return;
@@ -681,14 +780,20 @@ static void on_leaf(struct render *r, const struct tree_frame *f, unsigned depth
     if (how != TREE_RETURNED && r->o.style == RENDER_TREE) {
         time_col(r, 0, 0);
         indent(r, depth);
-        put_call(r, f->addr, own_site(f));
+        if (vals)
+            put_wrapped(r, f->addr, own_site(f), vals, 0);
+        else
+            put_call(r, f->addr, own_site(f));
         out_str(r, ";");
         out_str(r, how_note(f, how));
         out_chr(r, '\n');
         return;
     }
-    r->run = (struct leaf_run){1, f->addr, own_site(f), depth, 1, ticks};
-    if (how != TREE_RETURNED || !r->o.collapse)
+    r->run = (struct leaf_run){1, f->addr, own_site(f), depth, 1, ticks,
+                               r->o.style == RENDER_TREE ? vals : NULL};
+    /* values change from call to call: such a call is never folded, nor held (the next call at
+     * this depth takes over its storage) */
+    if (how != TREE_RETURNED || !r->o.collapse || r->run.vals)
         flush_run(r);
 }
 
@@ -714,6 +819,19 @@ static void on_leave(void *arg, const struct tree_frame *f, unsigned depth, uint
     flush_all(r);
     if (r->o.style == RENDER_ETRACE)
         return;
+    if (shown_vals(r, f) && wval_ret(f->vals)) {
+        /* "} = 5; ", then the name in a comment, as uftrace shows a return value */
+        time_col(r, timed, timed ? span(f->t_enter, t_exit) : 0);
+        indent(r, depth);
+        out_chr(r, '}');
+        put_ret(r, f->vals, wrapped_sig(r, f->addr));
+        out_str(r, "; /* ");
+        put_name(r, f->addr);
+        out_str(r, " */");
+        out_str(r, how_note(f, how));
+        out_chr(r, '\n');
+        return;
+    }
     if (r->fast && how == TREE_RETURNED &&
         (p = line_start(r, timed, timed ? span(f->t_enter, t_exit) : 0, depth, "} /* ", 5,
                         f->addr))) {
@@ -915,7 +1033,7 @@ struct render *render_new(FILE *out, const struct render_opts *o, const struct s
         (r->dur_ns = malloc(DUR_TABLE * sizeof *r->dur_ns)))
         for (unsigned i = 0; i < DUR_TABLE; i++)
             r->dur_ns[i] = (uint32_t)duration_ns(i, r->o.ts_hz);
-    r->sink = (struct tree_sink){r, on_call, on_leave, on_special, on_finish};
+    r->sink = (struct tree_sink){r, on_call, on_leave, on_special, on_finish, NULL};
     return r;
 }
 

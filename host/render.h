@@ -31,6 +31,7 @@ struct render_opts {
 #define RENDER_SIGNATURES (1u << 1) /* "decide(int i)" */
 #define RENDER_FULL_PATH (1u << 2)  /* source files as the DWARF names them, not base names */
 #define RENDER_COLOR (1u << 3)      /* ANSI colours: names, long durations, faults, notes */
+#define RENDER_NO_ARGS (1u << 4)    /* wrapped calls without their arguments and return values */
 
 struct render;
 

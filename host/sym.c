@@ -15,6 +15,7 @@
  * the ARM backend would have cleared it, so we clear it for e_machine 40.
  */
 #include "sym.h"
+#include "wsig.h"
 
 #include <bfd.h>
 #include <errno.h>
@@ -61,6 +62,7 @@ struct sym_table {
     void *fallback_arg;
     uint32_t *vectors;        /* Cortex-M: the vector table's handlers (Thumb bit cleared), */
     unsigned nvectors;        /* indexed by exception number; 0 where none */
+    struct wsig *wsig;        /* the wrappers' signatures (cygtrace wrap), or NULL */
 };
 
 /* What we need from the ELF header; section header fields are used by the size reader. */
@@ -404,6 +406,24 @@ out:
 }
 
 /* The build-id lives in .note.gnu.build-id unless a linker script merged notes elsewhere. */
+/* The wrappers' signature table (.cygtrace_wrap, cygtrace wrap), if the image has one. A
+ * table that cannot be read is no table: the calls still show their values, unnamed. */
+#define WSIG_SECTION_MAX (4u << 20)
+
+static void wsig_read(bfd *abfd, struct sym_table *t)
+{
+    asection *sec = bfd_get_section_by_name(abfd, WSIG_SECTION);
+    bfd_size_type len = sec ? bfd_section_size(sec) : 0;
+    char *buf;
+
+    if (!sec || !(bfd_section_flags(sec) & SEC_HAS_CONTENTS) || len == 0 ||
+        len > WSIG_SECTION_MAX || !(buf = malloc(len)))
+        return;
+    if (bfd_get_section_contents(abfd, sec, buf, 0, len))
+        t->wsig = wsig_parse(buf, len);
+    free(buf);
+}
+
 static void build_id_read(bfd *abfd, const struct elf_hdr *h, struct sym_table *t)
 {
     asection *sec = bfd_get_section_by_name(abfd, ".note.gnu.build-id");
@@ -655,6 +675,7 @@ struct sym_table *sym_open(const char *path, char *err, size_t errlen)
     t->word = h.is64 ? 8 : 4;
     t->type = h.type;
     build_id_read(abfd, &h, t);
+    wsig_read(abfd, t);
     if (h.machine == 40 && !h.is64)
         vectors_read(abfd, t);
 out:
@@ -681,6 +702,7 @@ void sym_close(struct sym_table *t)
     free(t->all);
     free(t->names);
     free(t->build_id);
+    wsig_free(t->wsig);
     free(t->vectors);
     free(t);
 }
@@ -769,4 +791,9 @@ size_t sym_build_id(const struct sym_table *t, const uint8_t **id)
 {
     *id = t->build_id;
     return t->build_id_len;
+}
+
+const struct wsig *sym_wsig(const struct sym_table *t)
+{
+    return t ? t->wsig : NULL;
 }

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct wsig;
+
 struct sym_table;
 
 struct sym_info {
@@ -54,5 +56,9 @@ int sym_is_pie(const struct sym_table *t);
 
 /* Points *id at the GNU build-id (.note.gnu.build-id) and returns its length; 0 when none. */
 size_t sym_build_id(const struct sym_table *t, const uint8_t **id);
+
+/* The signatures of the wrapped functions the image holds wrappers of (cygtrace wrap), or NULL
+ * when it has none. t may be NULL. */
+const struct wsig *sym_wsig(const struct sym_table *t);
 
 #endif

@@ -15,6 +15,11 @@ struct tree {
     unsigned unknown;  /* frames at the bottom still waiting for the exit that names them */
     unsigned kept;     /* frames at the bottom open across the latest loss (unknown ones too) */
     uint64_t unmatched;
+    int pending;       /* the top frame's enter is not told yet: its values may follow */
+    struct wval_set **vals; /* a wrapped call's values at each depth, allocated when first used */
+    unsigned n_vals;
+    uint64_t stray_values;
+    uint64_t value_bias; /* tree_set_value_bias */
 };
 
 struct tree *tree_new(const struct tree_sink *sink, unsigned start_depth, tree_func_of func_of,
@@ -140,8 +145,71 @@ static int on_call(struct tree *t, const struct ev *e)
     f->before_trace = 0;
     f->entry_lost = 0;
     f->inlined = (uint8_t)inlined;
-    t->sink.enter(t->sink.arg, f, t->n - 1);
+    f->vals = NULL;
+    t->pending = 1;
     return 0;
+}
+
+/* Tells the sink of the call entered last, now that its values (if any) are in. */
+static void tell_enter(struct tree *t)
+{
+    t->pending = 0;
+    t->sink.enter(t->sink.arg, &t->stack[t->n - 1], t->n - 1);
+}
+
+/* The values' storage of depth d, made when first needed; NULL when out of memory. */
+static struct wval_set *vals_at(struct tree *t, unsigned d)
+{
+    if (d >= t->n_vals) {
+        unsigned n = d + 16;
+        struct wval_set **v = realloc(t->vals, n * sizeof *v);
+
+        if (!v)
+            return NULL;
+        memset(v + t->n_vals, 0, (n - t->n_vals) * sizeof *v);
+        t->vals = v;
+        t->n_vals = n;
+    }
+    if (!t->vals[d])
+        t->vals[d] = malloc(sizeof *t->vals[d]);
+    return t->vals[d];
+}
+
+/* A word of a wrapped call's argument or return value: the innermost open call's, when its
+ * check bits and its order say so (a call whose entry the ring lost leaves its values to
+ * nobody, not to its caller). */
+static int on_value(struct tree *t, const struct ev *e)
+{
+    struct tree_frame *f;
+    struct wval_set *v;
+
+    if (t->n <= t->unknown) {
+        t->stray_values++;
+        return 0;
+    }
+    f = &t->stack[t->n - 1];
+    if (!f->vals) {
+        if (!(v = vals_at(t, t->n - 1)))
+            return -1;
+        wval_reset(v);
+        f->vals = v;
+    }
+    if (wval_add(t->vals[t->n - 1], f->addr + t->value_bias, e->data, e->addr) < 0)
+        t->stray_values++;
+    else if (!t->pending && t->sink.values)
+        t->sink.values(t->sink.arg, f, t->n - 1);
+    return 0;
+}
+
+void tree_sync(struct tree *t)
+{
+    if (t->pending)
+        tell_enter(t);
+}
+
+void tree_set_value_bias(struct tree *t, uint64_t bias)
+{
+    t->value_bias = bias;
 }
 
 /* A call made in a loss returns: shown on top of the frames open across the loss, which stay
@@ -189,6 +257,7 @@ static void on_leave(struct tree *t, const struct ev *e)
     f->site = e->site;
     f->t_enter = 0;
     f->before_trace = 1;
+    f->vals = NULL;
     t->sink.exit(t->sink.arg, f, t->n, e->time, TREE_BEFORE_TRACE);
 }
 
@@ -198,11 +267,15 @@ static void on_leave(struct tree *t, const struct ev *e)
  * one of the open frames instead would take a frame for gone at each of them, down to main. */
 void tree_lost(struct tree *t)
 {
+    tree_sync(t);
     t->kept = t->n;
 }
 
 int tree_feed(struct tree *t, const struct ev *e)
 {
+    if (e->kind == EV_VALUE)
+        return on_value(t, e);
+    tree_sync(t);
     switch (e->kind) {
     case EV_ENTER:
         return on_call(t, e);
@@ -221,6 +294,7 @@ int tree_feed(struct tree *t, const struct ev *e)
 
 void tree_finish(struct tree *t)
 {
+    tree_sync(t);
     t->sink.finish(t->sink.arg, t->stack + t->unknown, t->n - t->unknown);
 }
 
@@ -229,10 +303,18 @@ uint64_t tree_unmatched(const struct tree *t)
     return t->unmatched;
 }
 
+uint64_t tree_stray_values(const struct tree *t)
+{
+    return t->stray_values;
+}
+
 void tree_free(struct tree *t)
 {
     if (!t)
         return;
+    for (unsigned d = 0; d < t->n_vals; d++)
+        free(t->vals[d]);
+    free(t->vals);
     free(t->stack);
     free(t);
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "dec.h"
+#include "wval.h"
 
 struct tree_frame {
     uint64_t addr;        /* function's run-time address; 0 while unknown (entered before
@@ -19,6 +20,8 @@ struct tree_frame {
     uint8_t before_trace; /* entered before the oldest event the trace holds, or in a loss */
     uint8_t entry_lost;   /* entered while events were lost (a gap in a live stream) */
     uint8_t inlined;      /* inlined into the frame below: site is that frame's, not its own */
+    const struct wval_set *vals; /* a wrapped call's arguments (and, at its exit, return value),
+                                    or NULL: valid until a call is entered at this depth again */
 };
 
 enum tree_exit_how {
@@ -29,7 +32,9 @@ enum tree_exit_how {
                           loss) */
 };
 
-/* What a renderer implements. depth is the frame's distance from the bottom of the stack. */
+/* What a renderer implements. depth is the frame's distance from the bottom of the stack. A
+ * call's enter comes once the events after its entry are known not to be its arguments (the
+ * next event of its context, or the end), so that f->vals holds them. */
 struct tree_sink {
     void *arg;
     void (*enter)(void *arg, const struct tree_frame *f, unsigned depth);
@@ -39,6 +44,9 @@ struct tree_sink {
     /* At the end of the trace: the frames still open, bottom first (after a crash: the
      * backtrace). n may be 0. */
     void (*finish)(void *arg, const struct tree_frame *stack, unsigned n);
+    /* Optional (NULL: not wanted): a value came for the open call f after its enter was told
+     * (tree_sync), as a live view wants it. */
+    void (*values)(void *arg, const struct tree_frame *f, unsigned depth);
 };
 
 /* Maps an address to the run-time start of the function holding it, 0 when unknown. */
@@ -59,11 +67,23 @@ int tree_feed(struct tree *t, const struct ev *e);
  * call made in the loss. */
 void tree_lost(struct tree *t);
 
+/* Tells the sink of the call entered last now, without waiting for the next event (a live view
+ * shows a call as it is entered); its values come through the sink's values. */
+void tree_sync(struct tree *t);
+
+/* Says that the addresses fed to t are link-time ones, bias less than those recorded: a value's
+ * check bits are of the recorded address. */
+void tree_set_value_bias(struct tree *t, uint64_t bias);
+
 /* Ends the trace: reports the frames still open to the sink. */
 void tree_finish(struct tree *t);
 
 /* Returns how many exits matched no frame at all (counted, not shown as calls). */
 uint64_t tree_unmatched(const struct tree *t);
+
+/* Returns how many value records (EV_VALUE) belonged to no call the trace shows: their call's
+ * entry was lost, or words of them were. */
+uint64_t tree_stray_values(const struct tree *t);
 
 /* Frees the tree. NULL is fine. */
 void tree_free(struct tree *t);

@@ -16,6 +16,7 @@
 
 #include "render.h"
 #include "tree.h"
+#include "wsig.h"
 
 #define VLINES_CTX_MAX 1024u /* contexts shown; events of more are counted, not shown */
 #define NOT_KEPT UINT64_MAX  /* a line reference: made while paused with no room left */
@@ -253,6 +254,29 @@ static void sk_exit(void *arg, const struct tree_frame *f, unsigned depth, uint6
     c->n = depth < c->n ? depth : c->n;
 }
 
+/* A wrapped call's values came: its line's text becomes "(a=2, b=3)", then a newline and the
+ * return value's text when it has come ("(a=2, b=3)\n5"): vlines_text puts them together. */
+static void sk_values(void *arg, const struct tree_frame *f, unsigned depth)
+{
+    struct vctx *c = arg;
+    const struct sym_table *sym = c->m->conf.sym;
+    const struct sym_info *s = sym ? sym_lookup(sym, f->addr) : NULL;
+    const struct wsig_fn *sig = s ? wsig_find(sym_wsig(sym), wsig_wrapped_name(s->name)) : NULL;
+    const struct wval *ret = wval_ret(f->vals);
+    struct vline *l = line_ref(c->m, depth < c->n ? c->stk[depth].line : 0);
+    char args[1024], rt[600];
+
+    if (!l || l->kind != LN_CALL || l->addr != f->addr)
+        return;
+    wval_args_text(f->vals, sig, args, sizeof args);
+    rt[0] = '\0';
+    if (ret)
+        wval_text(ret, sig ? &sig->ret : NULL, rt, sizeof rt);
+    free(l->text);
+    if (asprintf(&l->text, "(%s)%s%s", args, ret ? "\n" : "", rt) < 0)
+        l->text = NULL;
+}
+
 /* The fault line as the text tree shows it. lr may be NULL. */
 static void fault_text(const struct vlines *m, const struct ev *fault, const struct ev *lr,
                        char *buf, size_t len)
@@ -353,7 +377,7 @@ static struct vctx *ctx_get(struct vlines *m, uint32_t id)
         return NULL;
     c->m = m;
     c->id = id;
-    c->sink = (struct tree_sink){c, sk_enter, sk_exit, sk_special, sk_finish};
+    c->sink = (struct tree_sink){c, sk_enter, sk_exit, sk_special, sk_finish, sk_values};
     c->fs = m->fs ? fnstat_sink(m->fs, id) : NULL;
     /* Live, the depth the trace starts at is unknown: exits of calls made before it match
      * nothing and are not shown. */
@@ -361,6 +385,7 @@ static struct vctx *ctx_get(struct vlines *m, uint32_t id)
         free(c);
         return NULL;
     }
+    tree_set_value_bias(c->tree, m->conf.bias);
     m->ctx[m->nctx++] = c;
     return m->last_ctx = c;
 }
@@ -374,6 +399,8 @@ static void restart_trees(struct vlines *m)
         tree_finish(c->tree);
         tree_free(c->tree);
         c->tree = tree_new(&c->sink, 0, func_of, m);
+        if (c->tree)
+            tree_set_value_bias(c->tree, m->conf.bias);
         c->stopped = 0;
     }
     m->fault_line = 0;
@@ -458,6 +485,7 @@ void vlines_event(struct vlines *m, const struct ev *e)
             t.site -= m->conf.bias;
     }
     tree_feed(c->tree, &t);
+    tree_sync(c->tree); /* a call shows as it is entered; its values follow (sk_values) */
 }
 
 unsigned vlines_contexts(const struct vlines *m)
@@ -524,19 +552,33 @@ void vlines_text(const struct vlines *m, uint64_t id, char *buf, size_t len)
     size_t n;
 
     switch (l->kind) {
-    case LN_CALL:
+    case LN_CALL: {
+        /* a wrapped call's "(a=2)", and its return value after a newline (sk_values) */
+        const char *args = l->text ? l->text : "()", *nl = strchr(args, '\n');
+        int alen = nl ? (int)(nl - args) : (int)strlen(args);
+        const char *ret = nl && !(flags & VLINES_KIDS) ? nl + 1 : NULL;
+
         name_of(m, l->addr, nb, sizeof nb);
         if ((flags & VLINES_KIDS) && (flags & VLINES_FOLD))
-            snprintf(buf, len, "%s() { ... }", nb);
+            snprintf(buf, len, "%s%.*s { ... }", nb, alen, args);
         else if (flags & VLINES_KIDS)
-            snprintf(buf, len, "%s() {", nb);
+            snprintf(buf, len, "%s%.*s {", nb, alen, args);
         else
-            snprintf(buf, len, "%s()%s", nb, flags & VLINES_DONE ? ";" : "");
+            snprintf(buf, len, "%s%.*s%s%s%s", nb, alen, args, ret ? " = " : "", ret ? ret : "",
+                     flags & VLINES_DONE ? ";" : "");
         break;
-    case LN_CLOSE:
+    }
+    case LN_CLOSE: {
+        const struct vline *p = line_ref(m, l->parent);
+        const char *nl = p && p->kind == LN_CALL && p->text ? strchr(p->text, '\n') : NULL;
+
         name_of(m, l->addr, nb, sizeof nb);
-        snprintf(buf, len, "} /* %s */", nb);
+        if (nl)
+            snprintf(buf, len, "} = %s; /* %s */", nl + 1, nb);
+        else
+            snprintf(buf, len, "} /* %s */", nb);
         break;
+    }
     default:
         snprintf(buf, len, "%s", l->text ? l->text : "?");
         break;

@@ -58,7 +58,7 @@ static void s_finish(void *arg, const struct tree_frame *s, unsigned n)
     put(b);
 }
 
-static const struct tree_sink rec = {NULL, s_enter, s_exit, s_special, s_finish};
+static const struct tree_sink rec = {NULL, s_enter, s_exit, s_special, s_finish, NULL};
 
 /* Runs "A+ B+ B- A-"-like scripts: each token is a function letter, + or -, and @time. */
 static uint64_t run(const struct filter_opts *o, const char *script)

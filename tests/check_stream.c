@@ -755,7 +755,7 @@ static void make_events(struct ev *ev, unsigned n, unsigned word, unsigned ts_bi
                 v->addr &= 0xffffffffu;
         } else if (r < 95) {
             v->kind = EV_UNKNOWN;
-            v->data = 9 + rnd_below(55); /* after CYG_SP_PAD, the last type known */
+            v->data = 10 + rnd_below(54); /* after CYG_SP_VALUE, the last type known */
         } else {
             v->kind = EV_LOST;
             v->data = EV_LOST_TARGET;

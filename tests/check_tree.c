@@ -60,7 +60,7 @@ static uint64_t fake_func_of(void *arg, uint64_t addr)
 static const char *run(const char *script, unsigned start, int with_sites)
 {
     static struct log l;
-    struct tree_sink sink = {&l, rec_enter, rec_exit, rec_special, rec_finish};
+    struct tree_sink sink = {&l, rec_enter, rec_exit, rec_special, rec_finish, NULL};
     struct tree *t;
     uint64_t time = 0;
 
@@ -121,7 +121,7 @@ END_TEST
  * never goes below zero. */
 START_TEST(test_tree_unmatched_exit_ignored)
 {
-    struct tree_sink sink = {NULL, rec_enter, rec_exit, rec_special, rec_finish};
+    struct tree_sink sink = {NULL, rec_enter, rec_exit, rec_special, rec_finish, NULL};
     struct log l = {{0}};
     struct tree *t;
     struct ev e = {.kind = EV_EXIT, .addr = 0xB};
@@ -251,7 +251,7 @@ static void quiet_enter(void *arg, const struct tree_frame *f, unsigned depth)
 START_TEST(test_tree_deep_stack)
 {
     static struct log l;
-    struct tree_sink sink = {&l, quiet_enter, rec_exit, rec_special, rec_finish};
+    struct tree_sink sink = {&l, quiet_enter, rec_exit, rec_special, rec_finish, NULL};
     struct tree *t = tree_new(&sink, 0, NULL, NULL);
     struct ev e = {.addr = 0xA, .kind = EV_ENTER};
 

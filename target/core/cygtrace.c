@@ -612,6 +612,77 @@ NOINSTR void cygtrace_context(uint32_t id, uintptr_t handle)
         cyg_core_special(CYG_SP_CONTEXT, id, handle, cyg_port_thread());
 }
 
+/* Wrapped calls: a VALUE special a word of the value, in the order the host puts them back
+ * together (FORMAT.md 7.1). Through cyg_core_special, as marks are: the slot comes from the
+ * thread's chunk (so the value stays among its thread's records) or from head. The check bits
+ * name the call's function, so that a value whose call's entry the ring lost is not taken for
+ * one of the call below it. */
+NOINSTR static void cyg_value_word(void *fn, unsigned info, uintptr_t data, uintptr_t word)
+{
+    data |= (info & CYG_VAL_IDX_MASK) |
+            (info & (CYG_VAL_KIND_MASK << CYG_VAL_KIND_SHIFT)) |
+            (uintptr_t)cyg_val_check((uintptr_t)fn) << CYG_VAL_CHECK_SHIFT;
+    cyg_core_special(CYG_SP_VALUE, data, word, cyg_port_thread());
+}
+
+NOINSTR void cygtrace_wrap_value(void *fn, unsigned info, uintptr_t v)
+{
+    if (cyg_rt.last != 0)
+        cyg_value_word(fn, info, CYG_VAL_LAST | sizeof v << CYG_VAL_LEN_SHIFT, v);
+}
+
+NOINSTR void cygtrace_wrap_value64(void *fn, unsigned info, uint64_t v)
+{
+    if (cyg_rt.last == 0)
+        return;
+    if (CYG_WORD_BITS == 64) {
+        cyg_value_word(fn, info, CYG_VAL_LAST | 8u << CYG_VAL_LEN_SHIFT, (uintptr_t)v);
+        return;
+    }
+    /* the low word first */
+    cyg_value_word(fn, info, 4u << CYG_VAL_LEN_SHIFT, (uintptr_t)v);
+    cyg_value_word(fn, info, CYG_VAL_LAST | 1u << CYG_VAL_PART_SHIFT | 4u << CYG_VAL_LEN_SHIFT,
+                   (uintptr_t)(v >> 32));
+}
+
+/* The string's bytes, a word at a time in memory order (the first byte in the word's low
+ * byte: every target is little-endian), up to CYGTRACE_WRAP_STRING of them and 16 words. Read
+ * byte by byte: the string may end anywhere, and a word read past its end could fault. */
+#define CYG_WRAP_STRING_MAX (CYGTRACE_WRAP_STRING < (int)(CYG_VAL_MAX_PARTS * sizeof(uintptr_t)) \
+                                 ? CYGTRACE_WRAP_STRING                                        \
+                                 : (int)(CYG_VAL_MAX_PARTS * sizeof(uintptr_t)))
+
+NOINSTR void cygtrace_wrap_string(void *fn, unsigned info, const char *s)
+{
+    unsigned part = 0, n;
+    int left = CYG_WRAP_STRING_MAX;
+
+    if (cyg_rt.last == 0)
+        return;
+    info = (info & CYG_VAL_IDX_MASK) | CYG_VK_STR << CYG_VAL_KIND_SHIFT;
+    if (s == NULL) {
+        cyg_value_word(fn, info, CYG_VAL_LAST | CYG_VAL_NULL, 0);
+        return;
+    }
+    for (;;) {
+        uintptr_t word = 0, data;
+
+        for (n = 0; n < sizeof word && left > 0 && *s != '\0'; n++, left--)
+            word |= (uintptr_t)(unsigned char)*s++ << (8u * n);
+        data = (uintptr_t)part << CYG_VAL_PART_SHIFT | (uintptr_t)n << CYG_VAL_LEN_SHIFT;
+        /* The end: the string's, or the limit's (marked when the string goes on). A word that
+         * is full and ends exactly at the string's end is followed by one of no bytes. */
+        if (n < sizeof word || left == 0) {
+            if (*s != '\0')
+                data |= CYG_VAL_TRUNC;
+            cyg_value_word(fn, info, data | CYG_VAL_LAST, word);
+            return;
+        }
+        cyg_value_word(fn, info, data, word);
+        part++;
+    }
+}
+
 NOINSTR void cygtrace_fault(unsigned kind, uintptr_t pc, uintptr_t lr)
 {
     struct cyg_ctl *ctl = cyg_rt.ctl;

@@ -74,6 +74,28 @@ CYGTRACE_API size_t cygtrace_drain(void);
  * fault hook (the records of the fault included) or the end of a program. */
 CYGTRACE_API void cygtrace_drain_flush(void);
 
+/* Wrapped calls: the wrappers that `cygtrace wrap` writes call these, between the entry and
+ * the exit they record with the hooks below. info is CYGTRACE_VALUE(index, kind): the argument
+ * (0..14, or CYG_VAL_RET for the return value) and how to show it (CYG_VK_* of cyg_format.h).
+ * fn is the wrapper's own address, as given to the hooks. Each does nothing unless recording. */
+#define CYGTRACE_VALUE(idx, kind) ((unsigned)(idx) | (unsigned)(kind) << 4)
+
+/* Records a value of one word: an integer or an enum cast to uintptr_t (sign-extended when it
+ * is signed), a pointer, a float's bits. */
+CYGTRACE_API void cygtrace_wrap_value(void *fn, unsigned info, uintptr_t v);
+
+/* Records a 64-bit value (a long long, a double's bits): one word on 64-bit targets, two on
+ * 32-bit ones. */
+CYGTRACE_API void cygtrace_wrap_value64(void *fn, unsigned info, uint64_t v);
+
+/* Records the C string s (NULL is fine): its first CYGTRACE_WRAP_STRING bytes (default 32),
+ * marked when it is longer. info's kind is CYG_VK_STR whatever it says. */
+CYGTRACE_API void cygtrace_wrap_string(void *fn, unsigned info, const char *s);
+
+/* The hooks that -finstrument-functions calls; wrappers call them too. */
+CYGTRACE_API void __cyg_profile_func_enter(void *this_fn, void *call_site);
+CYGTRACE_API void __cyg_profile_func_exit(void *this_fn, void *call_site);
+
 #ifdef __cplusplus
 }
 #endif

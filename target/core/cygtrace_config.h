@@ -30,6 +30,13 @@
 #define CYGTRACE_OVERWRITE 1
 #endif
 
+/* Wrapped calls (cygtrace wrap): the bytes of a string argument or return value recorded, at
+ * most; a longer string is cut and marked. At most 16 words (64 bytes on a 32-bit target, 128
+ * on a 64-bit one). Default: 32. */
+#ifndef CYGTRACE_WRAP_STRING
+#define CYGTRACE_WRAP_STRING 32
+#endif
+
 /* Stream drain: while the target keeps recording, cygtrace_drain() sends no frame for fewer
  * than this many records (they wait for the next call); a target that recorded nothing since
  * the last call gets them at once, so the latency is one idle call. 1: every call sends what
