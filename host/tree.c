@@ -188,15 +188,16 @@ static int on_value(struct tree *t, const struct ev *e)
         return 0;
     }
     f = &t->stack[t->n - 1];
-    if (!f->vals) {
-        if (!(v = vals_at(t, t->n - 1)))
-            return -1;
-        wval_reset(v);
-        f->vals = v;
-    }
-    if (wval_add(t->vals[t->n - 1], f->addr + t->value_bias, e->data, e->addr) < 0)
+    if (!(v = vals_at(t, t->n - 1)))
+        return -1;
+    if (!f->vals)
+        wval_reset(v); /* the first for this call: the storage is the last call's at depth */
+    if (wval_add(v, f->addr + t->value_bias, e->data, e->addr) < 0) {
         t->stray_values++;
-    else if (!t->pending && t->sink.values)
+        return 0;
+    }
+    f->vals = v;
+    if (!t->pending && t->sink.values)
         t->sink.values(t->sink.arg, f, t->n - 1);
     return 0;
 }

@@ -114,6 +114,22 @@ START_TEST(test_format_special_vectors)
 }
 END_TEST
 
+/* FORMAT.md 7.3: the VALUE data layout and the check bits of a wrapper's address. */
+START_TEST(test_format_value_vectors)
+{
+    ck_assert_uint_eq(cyg_val_check(0x08000abc), 0x0b);
+    ck_assert_uint_eq(cyg_val_check(0x08000abd), 0x0b); /* the Thumb bit plays no part */
+    ck_assert_uint_eq(cyg_val_check(UINT64_C(0x555555556789)), 0x0a);
+    ck_assert_uint_eq(CYG_SP_VALUE, 9);
+    /* argument 2, a string's word 3 with 1 byte, the last, cut, for that function */
+    ck_assert_uint_eq(2u | CYG_VK_STR << CYG_VAL_KIND_SHIFT | CYG_VAL_LAST | 3u << CYG_VAL_PART_SHIFT |
+                          1u << CYG_VAL_LEN_SHIFT | CYG_VAL_TRUNC |
+                          cyg_val_check(0x08000abc) << CYG_VAL_CHECK_SHIFT,
+                      0x2d13d2);
+    ck_assert_uint_le(CYG_VAL_CHECK_MASK << CYG_VAL_CHECK_SHIFT, CYG32_DATA_MASK);
+}
+END_TEST
+
 Suite *format_suite(void)
 {
     Suite *s = suite_create("format");
@@ -125,6 +141,7 @@ Suite *format_suite(void)
     tcase_add_test(tc, test_format_layout);
     tcase_add_test(tc, test_format_record_vectors);
     tcase_add_test(tc, test_format_special_vectors);
+    tcase_add_test(tc, test_format_value_vectors);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -10,6 +10,7 @@
 #include "cygtrace.h"
 #include "dec.h"
 #include "suites.h"
+#include "wval.h"
 
 void __cyg_profile_func_enter(void *fn, void *site);
 void __cyg_profile_func_exit(void *fn, void *site);
@@ -88,6 +89,49 @@ START_TEST(test_runtime_roundtrip)
     ck_assert_uint_eq(s.first[5].ctx, s.first[2].ctx);
     ck_assert_uint_ge(s.first[5].time, s.first[2].time);
     ck_assert_uint_gt(s.first[2].time, 0);
+}
+END_TEST
+
+/* A wrapped call's values as the runtime writes them, read back as the host shows them. */
+START_TEST(test_runtime_values)
+{
+    struct seen s;
+    size_t bytes = ring_bytes(256, 16);
+    void *fn = (void *)(uintptr_t)0x401230;
+    struct wval_set v;
+    char text[512];
+    unsigned values = 0;
+
+    ck_assert_int_eq(cygtrace_init(ring, bytes, CYG_F_OVERWRITE), 256);
+    enter((uintptr_t)fn, 0x400105);
+    cygtrace_wrap_value(fn, CYGTRACE_VALUE(0, CYG_VK_INT), (uintptr_t)(intptr_t)-7);
+    cygtrace_wrap_string(fn, CYGTRACE_VALUE(1, CYG_VK_STR),
+                         "a string that is longer than thirty-two bytes");
+    cygtrace_wrap_string(fn, CYGTRACE_VALUE(2, CYG_VK_STR), NULL);
+    cygtrace_wrap_string(fn, CYGTRACE_VALUE(3, CYG_VK_STR), "12345678");
+    cygtrace_wrap_value64(fn, CYGTRACE_VALUE(4, CYG_VK_INT), (uint64_t)-5000000000LL);
+    cygtrace_wrap_value(fn, CYGTRACE_VALUE(CYG_VAL_RET, CYG_VK_PTR), 0x7ffd0000);
+    leave((uintptr_t)fn, 0x400105);
+    cygtrace_stop();
+    /* nothing is recorded while stopped */
+    cygtrace_wrap_value(fn, CYGTRACE_VALUE(0, CYG_VK_INT), 1);
+    decode_ring(bytes, &s);
+    wval_reset(&v);
+    for (unsigned i = 0; i < s.n && i < 64; i++) {
+        if (s.first[i].kind != EV_VALUE)
+            continue;
+        values++;
+        ck_assert_uint_eq(s.first[i].ctx, s.first[2].ctx);
+        ck_assert_int_eq(wval_add(&v, (uintptr_t)fn, s.first[i].data, s.first[i].addr), 0);
+    }
+    /* the 45-byte string: 32 bytes in 4 or 8 words; "12345678" and an empty word */
+    ck_assert_uint_eq(values, 1 + 32 / sizeof(void *) + 1 + (8 / sizeof(void *) + 1) + 1 + 1);
+    wval_args_text(&v, NULL, text, sizeof text);
+    ck_assert_str_eq(text, "-7, \"a string that is longer than thi\"..., NULL, \"12345678\", "
+                           "-5000000000");
+    ck_assert_ptr_nonnull(wval_ret(&v));
+    wval_text(wval_ret(&v), NULL, text, sizeof text);
+    ck_assert_str_eq(text, "0x7ffd0000");
 }
 END_TEST
 
@@ -404,6 +448,7 @@ Suite *runtime_suite(void)
 
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_runtime_roundtrip);
+    tcase_add_test(tc, test_runtime_values);
     tcase_add_test(tc, test_runtime_wraps_keeping_newest);
     tcase_add_test(tc, test_runtime_stop_when_full);
     tcase_add_test(tc, test_runtime_stop_mode_after_wrap);
