@@ -10,6 +10,7 @@
 #include "dec.h"
 #include "numfmt.h"
 #include "render.h"
+#include "wsig.h"
 
 struct level {
     uint64_t addr;
@@ -234,6 +235,38 @@ static void chrome_name(struct export *x, uint64_t addr)
     fputs_unlocked(json_name(x, addr, buf, sizeof buf), x->out);
 }
 
+/* A wrapped call's values as the event's args: {"a":"2","b":"\"two\""} at its begin, and
+ * {"return":"5"} at its end (the viewers merge the two), the values written as C. */
+static void chrome_args(struct export *x, uint64_t addr, const struct wval_set *vals, int ret)
+{
+    const struct sym_info *s = x->o.sym ? sym_lookup(x->o.sym, addr - x->o.bias) : NULL;
+    const struct wsig_fn *sig = s ? wsig_find(sym_wsig(x->o.sym), wsig_wrapped_name(s->name)) : NULL;
+    char text[512], key[32]; /* json_str takes 511 characters */
+    int first = 1;
+
+    fputs_unlocked(",\"args\":{", x->out);
+    for (unsigned i = 0; i < vals->n; i++) {
+        const struct wval *v = &vals->v[i];
+        const struct wsig_value *p = v->idx == CYG_VAL_RET ? (sig ? &sig->ret : NULL)
+                                     : sig && v->idx < sig->n ? &sig->p[v->idx] : NULL;
+
+        if ((v->idx == CYG_VAL_RET) != ret)
+            continue;
+        if (!first)
+            fputs_unlocked(",", x->out);
+        first = 0;
+        if (ret)
+            snprintf(key, sizeof key, "return");
+        else if (!p || !p->name)
+            snprintf(key, sizeof key, "arg%u", v->idx);
+        json_str(x->out, ret || !p || !p->name ? key : p->name);
+        fputs_unlocked(":", x->out);
+        wval_text(v, p, text, sizeof text);
+        json_str(x->out, text);
+    }
+    fputs_unlocked("}", x->out);
+}
+
 static void chrome_end_call(struct export *x, struct xctx *c, uint64_t addr, uint64_t t)
 {
     chrome_begin(x, c, "E", t);
@@ -356,20 +389,31 @@ static void x_enter(void *arg, const struct tree_frame *f, unsigned d)
     if (x->o.format == EXPORT_CHROME) {
         chrome_begin(x, c, "B", f->t_enter);
         chrome_name(x, f->addr);
+        if (f->vals)
+            chrome_args(x, f->addr, f->vals, 0);
         fputs_unlocked("}", x->out);
     }
 }
 
-/* A call open at level d ends at end (known from its entry). */
-static void close_known(struct xctx *c, unsigned d, uint64_t end)
+/* A call open at level d ends at end (known from its entry); vals: a wrapped call's values
+ * with its return value, or NULL. */
+static void close_known(struct xctx *c, unsigned d, uint64_t end, const struct wval_set *vals)
 {
     struct level *l = &c->lvl[d];
     uint64_t dur = span(l->t_enter, end);
 
     account(c, d, l->addr, dur, l->kids);
     to_parent(c, d, dur, end);
-    if (c->x->o.format == EXPORT_CHROME)
+    if (c->x->o.format != EXPORT_CHROME)
+        return;
+    if (vals && wval_ret(vals)) {
+        chrome_begin(c->x, c, "E", end);
+        chrome_name(c->x, l->addr);
+        chrome_args(c->x, l->addr, vals, 1);
+        fputs_unlocked("}", c->x->out);
+    } else {
         chrome_end_call(c->x, c, l->addr, end);
+    }
 }
 
 static void x_exit(void *arg, const struct tree_frame *f, unsigned d, uint64_t t,
@@ -386,9 +430,9 @@ static void x_exit(void *arg, const struct tree_frame *f, unsigned d, uint64_t t
     }
     l = &c->lvl[d];
     if (how == TREE_RETURNED && l->open && l->addr == f->addr) {
-        close_known(c, d, t);
+        close_known(c, d, t, f->vals);
     } else if (how == TREE_ABANDONED && l->open) {
-        close_known(c, d, l->last);
+        close_known(c, d, l->last, NULL);
     } else {
         /* Entered before the trace (or a loss): known from the context's first event since. */
         uint64_t dur = span(c->t_base, t);
@@ -445,7 +489,7 @@ static void x_finish(void *arg, const struct tree_frame *stack, unsigned n)
     (void)stack, (void)n;
     for (unsigned d = c->n; d-- > 0;)
         if (c->lvl[d].open)
-            close_known(c, d, c->lvl[d].last);
+            close_known(c, d, c->lvl[d].last, NULL);
     if (c->lvl) /* none yet when no call came (a filter left them all out): memset(NULL) is UB */
         memset(c->lvl, 0, c->cap * sizeof *c->lvl);
     c->n = 0;
