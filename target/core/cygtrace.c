@@ -625,15 +625,28 @@ NOINSTR static void cyg_value_word(void *fn, unsigned info, uintptr_t data, uint
     cyg_core_special(CYG_SP_VALUE, data, word, cyg_port_thread());
 }
 
+NOINSTR int cygtrace_wrap_enter(void *fn, void *site)
+{
+    if (cyg_port_busy())
+        return 0;
+    cyg_enter_again(fn, site);
+    return 1;
+}
+
+NOINSTR void cygtrace_wrap_exit(void *fn, void *site)
+{
+    cyg_exit_again(fn, site);
+}
+
 NOINSTR void cygtrace_wrap_value(void *fn, unsigned info, uintptr_t v)
 {
-    if (cyg_rt.last != 0)
+    if (cyg_rt.last != 0 && !cyg_port_busy())
         cyg_value_word(fn, info, CYG_VAL_LAST | sizeof v << CYG_VAL_LEN_SHIFT, v);
 }
 
 NOINSTR void cygtrace_wrap_value64(void *fn, unsigned info, uint64_t v)
 {
-    if (cyg_rt.last == 0)
+    if (cyg_rt.last == 0 || cyg_port_busy())
         return;
     if (CYG_WORD_BITS == 64) {
         cyg_value_word(fn, info, CYG_VAL_LAST | 8u << CYG_VAL_LEN_SHIFT, (uintptr_t)v);
@@ -657,7 +670,7 @@ NOINSTR void cygtrace_wrap_string(void *fn, unsigned info, const char *s)
     unsigned part = 0, n;
     int left = CYG_WRAP_STRING_MAX;
 
-    if (cyg_rt.last == 0)
+    if (cyg_rt.last == 0 || cyg_port_busy())
         return;
     info = (info & CYG_VAL_IDX_MASK) | CYG_VK_STR << CYG_VAL_KIND_SHIFT;
     if (s == NULL) {

@@ -80,6 +80,14 @@ CYGTRACE_API void cygtrace_drain_flush(void);
  * fn is the wrapper's own address, as given to the hooks. Each does nothing unless recording. */
 #define CYGTRACE_VALUE(idx, kind) ((unsigned)(idx) | (unsigned)(kind) << 4)
 
+/* Records the entry of a wrapped call (the hooks' own record). Returns 1, or 0 when the call
+ * must not be recorded at all, its values and exit neither: the runtime itself made it (the
+ * Linux runtime's own calls of a wrapped C library function). */
+CYGTRACE_API int cygtrace_wrap_enter(void *fn, void *site);
+
+/* Records the exit of a wrapped call whose cygtrace_wrap_enter() returned 1. */
+CYGTRACE_API void cygtrace_wrap_exit(void *fn, void *site);
+
 /* Records a value of one word: an integer or an enum cast to uintptr_t (sign-extended when it
  * is signed), a pointer, a float's bits. */
 CYGTRACE_API void cygtrace_wrap_value(void *fn, unsigned info, uintptr_t v);

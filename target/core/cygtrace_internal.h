@@ -14,6 +14,9 @@
  *                                    then head again)
  *   int cyg_port_wake(void)          called by a hook that finds the ring not running;
  *                                    returns 1 when it may record now (lazy set-up), else 0
+ *   int cyg_port_busy(void)          1 while the calling thread runs the runtime's own code
+ *                                    that calls functions a program may wrap (the C
+ *                                    library): wrapped calls are not recorded then
  * and may define CYG_PORT_STORE_PAIR with
  *   void cyg_port_store_pair(uintptr_t *r, uintptr_t a, uintptr_t b)
  *                                    stores a record of two words in one instruction that no

@@ -170,4 +170,9 @@ CYG_CM_INLINE int cyg_port_wake(void)
     return 0; /* the firmware sets the ring up at boot: cygtrace_cm_init() */
 }
 
+CYG_CM_INLINE int cyg_port_busy(void)
+{
+    return 0; /* the runtime calls no function a firmware could wrap */
+}
+
 #endif

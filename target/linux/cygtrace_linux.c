@@ -94,6 +94,13 @@ static int atfork_done;            /* signal and fork handlers set once; a forke
 static pthread_key_t end_key;      /* its destructor pads an ending thread's chunk */
 static int end_key_made;
 
+/* The runtime's own calls of the C library (open, write, malloc, dlsym...) must not be recorded
+ * by wrappers of those functions (cygtrace wrap, in a program linked with libcygtrace.a):
+ * every entry of the runtime that may call the library counts the thread busy meanwhile
+ * (cyg_port_busy, which the wrappers ask). */
+#define BUSY() (cyg_linux_tls.busy++)
+#define UNBUSY() (cyg_linux_tls.busy--)
+
 NOINSTR static uint64_t mono_ns(void)
 {
     struct timespec t;
@@ -181,15 +188,20 @@ CYGTRACE_API NOINSTR void *dlopen(const char *file, int mode)
     static void *(*real)(const char *, int);
     void *h;
 
-    if (!real)
+    if (!real) {
+        BUSY();
         real = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+        UNBUSY();
+    }
     if (!real)
         return NULL;
     in_dlopen++; /* the object's constructors may be the first instrumented code */
     h = real(file, mode);
     /* dlinfo clears the first try's error: a second try that fails too says it again. */
+    BUSY();
     if (!h && file && !strchr(file, '/') &&
         !(h = dlopen_for(real, file, mode, __builtin_return_address(0)))) {
+        UNBUSY();
         h = real(file, mode);
         in_dlopen--;
         return h;
@@ -197,6 +209,7 @@ CYGTRACE_API NOINSTR void *dlopen(const char *file, int mode)
     in_dlopen--;
     if (h)
         dlopen_done();
+    UNBUSY();
     return h;
 }
 
@@ -252,12 +265,14 @@ NOINSTR static void on_fatal_signal(int sig, siginfo_t *si, void *context)
     for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
         if (fatal_signals[i] == sig)
             sigaction(sig, &old_actions[i], NULL);
+    BUSY(); /* sigaction, raise */
     /* si_addr means the faulting address only for faults the CPU raised (si_code > 0); for a
      * signal sent by kill or raise the same bytes are the sender's pid. */
     cygtrace_fault(CYG_FAULT_SIGNAL + (unsigned)sig, signal_pc(context),
                    si->si_code > 0 ? (uintptr_t)si->si_addr : 0);
     if (si->si_code <= 0)
         raise(sig);
+    UNBUSY();
 }
 
 /* Installs on_fatal_signal where the program has not installed a handler of its own. */
@@ -522,8 +537,14 @@ NOINSTR int cyg_linux_wake(void)
      * forked child's first event: safe. Anywhere else this could be a signal handler that
      * interrupted malloc: the event is dropped and counted. */
     if (st == SETUP_NONE && (!__atomic_load_n(&ctor_done, __ATOMIC_RELAXED) || in_dlopen ||
-                             forked))
-        return setup_once();
+                             forked)) {
+        int ok;
+
+        BUSY();
+        ok = setup_once();
+        UNBUSY();
+        return ok;
+    }
     __atomic_fetch_add(&unset_lost, 1, __ATOMIC_RELAXED);
     return 0;
 }
@@ -544,13 +565,19 @@ static void *vfork_real;                       /* libc's vfork, found before mai
 /* Called by the vfork wrapper: returns the real vfork for it to jump to. */
 NOINSTR CYG_HIDDEN void *cyg_linux_vfork_prepare(void)
 {
+    void *real;
+
     vfork_saved = cyg_linux_tid; /* 0 when this thread has recorded nothing yet */
     vfork_parent = (pid_t)syscall(SYS_gettid);
     vfork_child = 0;
     cyg_linux_tid = 0;
-    if (!vfork_real) /* a vfork before our constructor ran */
+    if (!vfork_real) { /* a vfork before our constructor ran */
+        BUSY();
         vfork_real = dlsym(RTLD_NEXT, "vfork");
-    return vfork_real ? vfork_real : (void *)fork; /* POSIX allows vfork to be fork */
+        UNBUSY();
+    }
+    real = vfork_real ? vfork_real : (void *)fork; /* POSIX allows vfork to be fork */
+    return real;
 }
 
 /* vfork itself must not return twice through a frame of ours: the child would pop the frame
@@ -583,7 +610,20 @@ __asm__(".text\n"
 #define CYG_LINUX_VFORK 0
 #endif
 
+NOINSTR static uintptr_t thread_new(void);
+
+/* A thread's first event: its index, its THREAD record, its line in the map file. */
 NOINSTR uintptr_t cyg_linux_thread_new(void)
+{
+    uintptr_t t;
+
+    BUSY();
+    t = thread_new();
+    UNBUSY();
+    return t;
+}
+
+NOINSTR static uintptr_t thread_new(void)
 {
     uintptr_t n, t;
     pid_t me;
@@ -625,6 +665,7 @@ NOINSTR static void child_after_fork(void)
 {
     int had = ring_mem != NULL;
 
+    BUSY();
     cyg_core_detach();
     if (ring_mem)
         munmap(ring_mem, ring_bytes);
@@ -644,17 +685,20 @@ NOINSTR static void child_after_fork(void)
     }
     forked = had;
     __atomic_store_n(&setup_state, had ? SETUP_NONE : SETUP_DONE, __ATOMIC_RELEASE);
+    UNBUSY();
 }
 
 /* Before main: sets the ring up when something loaded calls the hooks. */
 NOINSTR __attribute__((constructor)) static void cyg_linux_start(void)
 {
+    BUSY();
     if (CYG_LINUX_VFORK)
         vfork_real = dlsym(RTLD_NEXT, "vfork");
     if (__atomic_load_n(&setup_state, __ATOMIC_ACQUIRE) == SETUP_NONE &&
         cyg_maps_instrumented())
         setup_once();
     __atomic_store_n(&ctor_done, 1, __ATOMIC_RELEASE);
+    UNBUSY();
 }
 
 /* At a normal exit the long baseline gives the clock rate to a few parts per million; a
@@ -663,6 +707,7 @@ NOINSTR __attribute__((destructor)) static void cyg_linux_exit(void)
 {
     struct cyg_ctl *ctl = cygtrace_control_block();
 
+    BUSY(); /* the process ends: the runtime's calls are the last */
     if (ctl && ctl->pid == (uint32_t)getpid()) {
         ctl->ts_hz = clock_hz();
         /* The thread that exits leaves no slot for a reader to wait on; threads still running
@@ -670,4 +715,5 @@ NOINSTR __attribute__((destructor)) static void cyg_linux_exit(void)
         if (cyg_linux_tid)
             cyg_core_thread_end(cyg_linux_tid);
     }
+    UNBUSY();
 }

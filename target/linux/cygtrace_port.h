@@ -37,6 +37,7 @@ struct cyg_linux_tls {
                          event */
     uintptr_t cursor; /* 64-bit: the next slot of its chunk (FORMAT.md section 5.1) */
     uintptr_t end;    /* one past its chunk's last slot; 0: no chunk yet */
+    int busy;         /* the runtime runs C library code for this thread (cyg_port_busy) */
 };
 
 extern __thread struct cyg_linux_tls cyg_linux_tls
@@ -166,6 +167,15 @@ __attribute__((no_instrument_function, always_inline)) static inline void cyg_po
 __attribute__((no_instrument_function, always_inline)) static inline int cyg_port_wake(void)
 {
     return cyg_linux_wake();
+}
+
+/* A program that wraps C library functions it calls (cygtrace wrap: --wrap=open) and links
+ * libcygtrace.a has the runtime's own calls of them reach the wrappers too: those must not
+ * record (a thread's first event would record inside its own set-up). The runtime counts
+ * itself busy while it runs code of the library's for a thread (cygtrace_linux.c). */
+__attribute__((no_instrument_function, always_inline)) static inline int cyg_port_busy(void)
+{
+    return cyg_linux_tls.busy;
 }
 
 #endif
