@@ -9,6 +9,7 @@
 #include "load.h"
 #include "render.h"
 #include "tree.h"
+#include "wsig.h"
 
 static const char *state_name(unsigned s)
 {
@@ -48,6 +49,14 @@ static void print_common(const struct load *l)
         printf("load bias:  0x%" PRIx64 "\n", r->load_bias);
     if (r->resets)
         printf("resets:     %u warm resets survived\n", r->resets);
+    if (wsig_count(sym_wsig(l->sym)) || wsig_bad_lines(sym_wsig(l->sym))) {
+        printf("wrappers:   %u functions described (cygtrace wrap)",
+               wsig_count(sym_wsig(l->sym)));
+        if (wsig_bad_lines(sym_wsig(l->sym)))
+            printf(", %u malformed lines of the ELF's %s skipped",
+                   wsig_bad_lines(sym_wsig(l->sym)), WSIG_SECTION);
+        printf("\n");
+    }
 }
 
 /* What DUMP.maps says: how this process came to be, its objects, the other processes' rings. */
@@ -109,7 +118,7 @@ static void print_ring(const struct load *l, const char *dump)
     printf("written:    %" PRIu64 " %s\n",
            (r->flags & CYG_F_OVERWRITE) || r->head < r->cap ? r->head : r->cap,
            r->chunk_log2 ? "slots reserved (records and the unused ends of chunks)" : "records");
-    printf("wrapped:    %s\n", (r->flags & CYG_F_OVERWRITE) && r->head > r->cap ? "yes" : "no");
+    printf("lapped:     %s\n", (r->flags & CYG_F_OVERWRITE) && r->head > r->cap ? "yes" : "no");
     print_common(l);
 }
 

@@ -65,7 +65,7 @@ run info "$CT" info "$CRUMBLE" "$T/linked.trace"
 check info-status "exit status $RC" [ "$RC" -eq 0 ]
 check info-build-id "no 'matches the ELF'" grep -q 'matches the ELF' "$T/info.out"
 check info-thread "no 'thread  1' line" grep -q '^thread  1 ' "$T/info.out"
-check info-not-wrapped "not 'wrapped:    no'" grep -q '^wrapped:    no$' "$T/info.out"
+check info-not-lapped "not 'lapped:     no'" grep -q '^lapped:     no$' "$T/info.out"
 
 # `cygtrace record`: the same source built without our runtime, so its hooks are glibc's
 # empty stubs until the preload overrides them; the program is PIE, so addresses must be

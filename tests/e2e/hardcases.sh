@@ -293,7 +293,7 @@ decode wrap-etrace --style=etrace
 check wrap-etrace "etrace: status $RC, or a line not made of '|   ' and a name" \
     eval '[ "$RC" -eq 0 ] && [ -s "$T/wrap-etrace.tree" ] && ! grep -Evq "^(\|   )*[A-Za-z_][A-Za-z_0-9]*( \(total: [0-9]+ times\))?\$" "$T/wrap-etrace.tree"'
 run wrap-info "$CT" info "$H" "$T/wrap.trace"
-check wrap-info-wrapped "no 'wrapped:    yes'" grep -qx 'wrapped:    yes' "$T/wrap-info.out"
+check wrap-info-lapped "no 'lapped:     yes'" grep -qx 'lapped:     yes' "$T/wrap-info.out"
 check wrap-info-capacity "no 'capacity:   256 records'" grep -q '^capacity:   256 records' "$T/wrap-info.out"
 
 # --- wrapjmp: a 4K ring that holds a longjmp ------------------------------------------------
