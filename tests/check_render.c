@@ -9,8 +9,10 @@
 #include "render.h"
 #include "suites.h"
 
-/* Runs "+A -A +B ..." (with "+B/A": called from 0xA5, and "f" a fault at 0xB2 from 0xA7)
- * through a renderer; each event is 1000 ticks of a 1 GHz clock after the previous one. */
+/* Runs "+A -A +B ..." (with "+B/A": called from 0xA5, "f" a fault at 0xB2 from 0xA7, and
+ * "vN=D" value D, a digit, of argument N, a digit or r for the return value, of the innermost
+ * open call) through a renderer; each event is 1000 ticks of a 1 GHz clock after the previous
+ * one. */
 static char *render_script(const char *script, struct render_opts o)
 {
     char *text = NULL;
@@ -18,7 +20,8 @@ static char *render_script(const char *script, struct render_opts o)
     FILE *f = open_memstream(&text, &len);
     struct render *r = render_new(f, &o, NULL, 0);
     struct tree *t = tree_new(render_sink(r), 0, NULL, NULL);
-    uint64_t time = 0;
+    uint64_t time = 0, open[16];
+    unsigned n = 0;
 
     render_header(r);
     for (const char *p = script; *p; p++) {
@@ -26,6 +29,16 @@ static char *render_script(const char *script, struct render_opts o)
 
         if (*p == ' ')
             continue;
+        if (*p == 'v') {
+            unsigned idx = p[1] == 'r' ? CYG_VAL_RET : (unsigned)(p[1] - '0');
+
+            e = (struct ev){.kind = EV_VALUE, .time = time, .addr = (uint64_t)(p[3] - '0'),
+                            .data = idx | CYG_VAL_LAST | 8u << CYG_VAL_LEN_SHIFT |
+                                    cyg_val_check(n ? open[n - 1] : 0) << CYG_VAL_CHECK_SHIFT};
+            tree_feed(t, &e);
+            p += 3;
+            continue;
+        }
         e.time = time += 1000;
         if (*p == 'f') {
             e.kind = EV_FAULT, e.data = CYG_FAULT_HARD, e.addr = 0xb2;
@@ -36,6 +49,10 @@ static char *render_script(const char *script, struct render_opts o)
         }
         e.kind = *p == '+' ? EV_ENTER : EV_EXIT;
         e.addr = (uint64_t)(*++p - 'A' + 10);
+        if (e.kind == EV_ENTER && n < 16)
+            open[n++] = e.addr;
+        else if (e.kind == EV_EXIT && n)
+            n--;
         if (p[1] == '/') {
             e.site = (uint64_t)(p[2] - 'A' + 10) << 4 | 5;
             p += 2;
@@ -150,6 +167,30 @@ START_TEST(test_render_tree_durations)
 }
 END_TEST
 
+/* Wrapped calls: arguments on the call's line, the return value after them or on the closing
+ * line; never folded (their values differ); --no-args hides them. */
+START_TEST(test_render_tree_values)
+{
+    struct render_opts o = style(RENDER_TREE);
+
+    CHECK_RENDER("+A +B v0=2 v1=3 vr=5 -B +B v0=2 v1=3 vr=5 -B +C v0=1 +D -D vr=4 -C -A", o,
+                 "    DURATION  FUNCTION\n"
+                 "              0xa() {\n"
+                 "    1.000 us    0xb(2, 3) = 5;\n"
+                 "    1.000 us    0xb(2, 3) = 5;\n"
+                 "                0xc(1) {\n"
+                 "    1.000 us      0xd();\n"
+                 "    3.000 us    } = 4; /* 0xc */\n"
+                 "    9.000 us  } /* 0xa */\n");
+    o.show = RENDER_NO_ARGS;
+    CHECK_RENDER("+A +B v0=2 v1=3 vr=5 -B +B v0=2 v1=3 vr=5 -B -A", o,
+                 "    DURATION  FUNCTION\n"
+                 "              0xa() {\n"
+                 "    2.000 us    0xb(); x2\n"
+                 "    5.000 us  } /* 0xa */\n");
+}
+END_TEST
+
 START_TEST(test_render_tree_without_time)
 {
     struct render_opts o = style(RENDER_TREE);
@@ -245,6 +286,7 @@ Suite *render_suite(void)
     tcase_add_test(tc, test_render_etrace_no_collapse);
     tcase_add_test(tc, test_render_etrace_repeated_callers_not_folded);
     tcase_add_test(tc, test_render_tree_durations);
+    tcase_add_test(tc, test_render_tree_values);
     tcase_add_test(tc, test_render_marks_handlers);
     tcase_add_test(tc, test_render_tree_without_time);
     tcase_add_test(tc, test_render_tree_depth_limit);

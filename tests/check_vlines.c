@@ -69,6 +69,41 @@ static uint64_t line_of(struct vlines *m, const char *s)
     return VLINES_NONE;
 }
 
+/* A wrapped call shows its arguments once they come, its return value at its end; a caller's
+ * return value is on its closing line. The check bits are of the recorded (biased) address. */
+static void value(struct vlines *m, uint64_t fn, unsigned idx, uint64_t v)
+{
+    uint32_t data = idx | CYG_VK_INT << CYG_VAL_KIND_SHIFT | CYG_VAL_LAST |
+                    8u << CYG_VAL_LEN_SHIFT | cyg_val_check(fn) << CYG_VAL_CHECK_SHIFT;
+
+    vlines_event(m, &(struct ev){.kind = EV_VALUE, .ctx = 1, .addr = v, .data = data});
+}
+
+START_TEST(test_vlines_values)
+{
+    struct vlines *m = vlines_new(100);
+    const uint64_t bias = 0x10000, a = FN('A') + bias, b = FN('B') + bias;
+
+    ck_assert_ptr_nonnull(m);
+    vlines_configure(m, NULL, bias, 1000000, 1, 16);
+    vlines_event(m, &(struct ev){.kind = EV_ENTER, .ctx = 1, .addr = a, .time = 10});
+    ck_assert_str_eq(shown(m), "0xa00()\n");
+    value(m, a, 0, 2);
+    value(m, a, 1, (uint64_t)-3);
+    ck_assert_str_eq(shown(m), "0xa00(2, -3)\n");
+    vlines_event(m, &(struct ev){.kind = EV_ENTER, .ctx = 1, .addr = b, .time = 12});
+    value(m, b, 0, 7);
+    value(m, b, CYG_VAL_RET, 8);
+    vlines_event(m, &(struct ev){.kind = EV_EXIT, .ctx = 1, .addr = b, .time = 14});
+    value(m, a, CYG_VAL_RET, 5);
+    vlines_event(m, &(struct ev){.kind = EV_EXIT, .ctx = 1, .addr = a, .time = 20});
+    ck_assert_str_eq(shown(m), "0xa00(2, -3) { @10\n"
+                               "  0xb00(7) = 8; @2\n"
+                               "} = 5; /* 0xa00 */\n");
+    vlines_free(m);
+}
+END_TEST
+
 /* A leaf reads "name();" with its duration, a caller "name() {" with its duration on that
  * line, down to a closing line; running calls have neither. Addresses are made link-time. */
 START_TEST(test_vlines_leaf_and_caller)
@@ -403,6 +438,7 @@ Suite *vlines_suite(void)
     TCase *tc = tcase_create("core");
 
     tcase_add_test(tc, test_vlines_leaf_and_caller);
+    tcase_add_test(tc, test_vlines_values);
     tcase_add_test(tc, test_vlines_unconfigured);
     tcase_add_test(tc, test_vlines_fold_hides_subtree);
     tcase_add_test(tc, test_vlines_filter_by_function);
