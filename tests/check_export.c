@@ -10,7 +10,8 @@
 #include "suites.h"
 #include "tree.h"
 
-/* Feeds the script ("A+@t", "A-@t", functions A=0x10, B=0x20, ...) to a tree into sink. */
+/* Feeds the script ("A+@t", "A-@t", functions A=0x10, B=0x20, ...; "A0=7" value 7 of argument
+ * 0 of the innermost open call of A, "Ar=-1" its return value) to a tree into sink. */
 static void feed(const struct tree_sink *sink, unsigned start_depth, const char *script)
 {
     struct tree *t = tree_new(sink, start_depth, NULL, NULL);
@@ -24,6 +25,15 @@ static void feed(const struct tree_sink *sink, unsigned start_depth, const char 
 
         off += len;
         e.addr = (uint64_t)(tok[0] - 'A' + 1) * 16;
+        if (tok[2] == '=') {
+            unsigned idx = tok[1] == 'r' ? CYG_VAL_RET : (unsigned)(tok[1] - '0');
+
+            e = (struct ev){.kind = EV_VALUE, .addr = (uint64_t)strtoll(tok + 3, NULL, 10),
+                            .data = idx | CYG_VAL_LAST | 8u << CYG_VAL_LEN_SHIFT |
+                                    cyg_val_check(e.addr) << CYG_VAL_CHECK_SHIFT};
+            ck_assert_int_eq(tree_feed(t, &e), 0);
+            continue;
+        }
         sscanf(strchr(tok, '@') + 1, "%llu", &time);
         e.time = time;
         ck_assert_int_eq(tree_feed(t, &e), 0);
@@ -156,6 +166,19 @@ START_TEST(test_export_chrome_balanced)
 }
 END_TEST
 
+/* A wrapped call's arguments in its begin event, its return value in its end event. */
+START_TEST(test_export_chrome_values)
+{
+    char *out = export_of(EXPORT_CHROME, 0, "A+@1 B+@2 B0=2 B1=-3 Br=5 B-@3 A-@4");
+
+    ck_assert_ptr_nonnull(strstr(out, "\"ts\":2.000,\"name\":\"0x20\","
+                                      "\"args\":{\"arg0\":\"2\",\"arg1\":\"-3\"}}"));
+    ck_assert_ptr_nonnull(strstr(out, "\"ts\":3.000,\"name\":\"0x20\",\"args\":{\"return\":\"5\"}}"));
+    ck_assert_ptr_nonnull(strstr(out, "\"ts\":1.000,\"name\":\"0x10\"}"));
+    free(out);
+}
+END_TEST
+
 /* A slow clock: at 1 Hz a tick is a second, and the times of a big counter do not fit in 64
  * bits as nanoseconds (every ts came out 0.000); past 2^64 microseconds they still come out. */
 START_TEST(test_export_chrome_slow_clock)
@@ -199,6 +222,7 @@ Suite *export_suite(void)
     tcase_add_test(tc, test_export_folded_self_equals_fnstat);
     tcase_add_test(tc, test_export_callgrind_inclusive_equals_total);
     tcase_add_test(tc, test_export_chrome_balanced);
+    tcase_add_test(tc, test_export_chrome_values);
     tcase_add_test(tc, test_export_chrome_slow_clock);
     tcase_add_test(tc, test_export_empty);
     suite_add_tcase(s, tc);
