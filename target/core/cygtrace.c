@@ -613,16 +613,42 @@ NOINSTR void cygtrace_context(uint32_t id, uintptr_t handle)
 }
 
 /* Wrapped calls: a VALUE special a word of the value, in the order the host puts them back
- * together (FORMAT.md 7.1). Through cyg_core_special, as marks are: the slot comes from the
- * thread's chunk (so the value stays among its thread's records) or from head. The check bits
- * name the call's function, so that a value whose call's entry the ring lost is not taken for
- * one of the call below it. */
-NOINSTR static void cyg_value_word(void *fn, unsigned info, uintptr_t data, uintptr_t word)
+ * together (FORMAT.md 7.3). The slot comes from the thread's chunk (so the value stays among
+ * its thread's records) or from head, as a hook's does: checked against cyg_rt.last, which the
+ * caller found running. The check bits name the call's function, so that a value whose call's
+ * entry the ring lost is not taken for one of the call below it. */
+HOT uintptr_t cyg_value_data(void *fn, unsigned info)
 {
-    data |= (info & CYG_VAL_IDX_MASK) |
-            (info & (CYG_VAL_KIND_MASK << CYG_VAL_KIND_SHIFT)) |
-            (uintptr_t)cyg_val_check((uintptr_t)fn) << CYG_VAL_CHECK_SHIFT;
-    cyg_core_special(CYG_SP_VALUE, data, word, cyg_port_thread());
+    /* cyg_val_check() in the word's width: its 64-bit shifts cost a 32-bit core a call */
+    uintptr_t f = (uintptr_t)fn, check = ((f >> 1) ^ (f >> 7) ^ (f >> 13) ^ (f >> 19)) &
+                                         CYG_VAL_CHECK_MASK;
+
+    return (uintptr_t)(info & (CYG_VAL_IDX_MASK | CYG_VAL_KIND_MASK << CYG_VAL_KIND_SHIFT)) |
+           check << CYG_VAL_CHECK_SHIFT;
+}
+
+HOT void cyg_value_put(uintptr_t data, uintptr_t word)
+{
+    uintptr_t tid = cyg_port_thread(), seq;
+
+#ifdef CYG_PORT_CHUNK_LOG2
+    if ((seq = cyg_take(tid)) == CYG_NO_SLOT)
+        return;
+#else
+    seq = cyg_port_reserve(cyg_rt.head);
+    if (UNLIKELY(seq > cyg_rt.last)) {
+        cyg_full(cyg_rt.ctl);
+        return;
+    }
+#endif
+    cyg_special_at(seq, CYG_SP_VALUE, data, word, tid);
+}
+
+/* Whether a wrapper's value is recorded now: the ring runs, and the runtime did not make the
+ * call itself. */
+HOT int cyg_value_on(void)
+{
+    return cyg_rt.last != 0 && !cyg_port_busy();
 }
 
 NOINSTR int cygtrace_wrap_enter(void *fn, void *site)
@@ -640,22 +666,27 @@ NOINSTR void cygtrace_wrap_exit(void *fn, void *site)
 
 NOINSTR void cygtrace_wrap_value(void *fn, unsigned info, uintptr_t v)
 {
-    if (cyg_rt.last != 0 && !cyg_port_busy())
-        cyg_value_word(fn, info, CYG_VAL_LAST | sizeof v << CYG_VAL_LEN_SHIFT, v);
+    if (cyg_value_on())
+        cyg_value_put(cyg_value_data(fn, info) | CYG_VAL_LAST |
+                          (uintptr_t)sizeof v << CYG_VAL_LEN_SHIFT,
+                      v);
 }
 
 NOINSTR void cygtrace_wrap_value64(void *fn, unsigned info, uint64_t v)
 {
-    if (cyg_rt.last == 0 || cyg_port_busy())
+    uintptr_t d;
+
+    if (!cyg_value_on())
         return;
+    d = cyg_value_data(fn, info);
     if (CYG_WORD_BITS == 64) {
-        cyg_value_word(fn, info, CYG_VAL_LAST | 8u << CYG_VAL_LEN_SHIFT, (uintptr_t)v);
+        cyg_value_put(d | CYG_VAL_LAST | 8u << CYG_VAL_LEN_SHIFT, (uintptr_t)v);
         return;
     }
     /* the low word first */
-    cyg_value_word(fn, info, 4u << CYG_VAL_LEN_SHIFT, (uintptr_t)v);
-    cyg_value_word(fn, info, CYG_VAL_LAST | 1u << CYG_VAL_PART_SHIFT | 4u << CYG_VAL_LEN_SHIFT,
-                   (uintptr_t)(v >> 32));
+    cyg_value_put(d | 4u << CYG_VAL_LEN_SHIFT, (uintptr_t)v);
+    cyg_value_put(d | CYG_VAL_LAST | 1u << CYG_VAL_PART_SHIFT | 4u << CYG_VAL_LEN_SHIFT,
+                  (uintptr_t)(v >> 32));
 }
 
 /* The string's bytes, a word at a time in memory order (the first byte in the word's low
@@ -667,31 +698,35 @@ NOINSTR void cygtrace_wrap_value64(void *fn, unsigned info, uint64_t v)
 
 NOINSTR void cygtrace_wrap_string(void *fn, unsigned info, const char *s)
 {
-    unsigned part = 0, n;
-    int left = CYG_WRAP_STRING_MAX;
+    const unsigned char *p = (const unsigned char *)s, *limit;
+    uintptr_t d, part = 0;
 
-    if (cyg_rt.last == 0 || cyg_port_busy())
+    if (!cyg_value_on())
         return;
-    info = (info & CYG_VAL_IDX_MASK) | CYG_VK_STR << CYG_VAL_KIND_SHIFT;
-    if (s == NULL) {
-        cyg_value_word(fn, info, CYG_VAL_LAST | CYG_VAL_NULL, 0);
+    d = cyg_value_data(fn, (info & CYG_VAL_IDX_MASK) | CYG_VK_STR << CYG_VAL_KIND_SHIFT);
+    if (p == NULL) {
+        cyg_value_put(d | CYG_VAL_LAST | CYG_VAL_NULL, 0);
         return;
     }
+    limit = p + CYG_WRAP_STRING_MAX;
     for (;;) {
-        uintptr_t word = 0, data;
+        uintptr_t word = 0, n = 0;
+        unsigned c = 0;
 
-        for (n = 0; n < sizeof word && left > 0 && *s != '\0'; n++, left--)
-            word |= (uintptr_t)(unsigned char)*s++ << (8u * n);
-        data = (uintptr_t)part << CYG_VAL_PART_SHIFT | (uintptr_t)n << CYG_VAL_LEN_SHIFT;
+        while (n < sizeof word && p < limit && (c = *p) != 0) {
+            word |= (uintptr_t)c << (8u * n++);
+            p++;
+        }
+        d = (d & ~((uintptr_t)CYG_VAL_PART_MASK << CYG_VAL_PART_SHIFT |
+                   (uintptr_t)CYG_VAL_LEN_MASK << CYG_VAL_LEN_SHIFT)) |
+            part << CYG_VAL_PART_SHIFT | n << CYG_VAL_LEN_SHIFT;
         /* The end: the string's, or the limit's (marked when the string goes on). A word that
          * is full and ends exactly at the string's end is followed by one of no bytes. */
-        if (n < sizeof word || left == 0) {
-            if (*s != '\0')
-                data |= CYG_VAL_TRUNC;
-            cyg_value_word(fn, info, data | CYG_VAL_LAST, word);
+        if (n < sizeof word || p == limit) {
+            cyg_value_put(d | CYG_VAL_LAST | (p == limit && *p != 0 ? CYG_VAL_TRUNC : 0), word);
             return;
         }
-        cyg_value_word(fn, info, data, word);
+        cyg_value_put(d, word);
         part++;
     }
 }
