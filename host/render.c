@@ -316,10 +316,21 @@ static void put_handler(struct render *r, uint64_t addr)
                 slot->exc >= 16 ? slot->exc - 16 : slot->exc);
 }
 
+static void put_wrapped(struct render *r, uint64_t addr, uint64_t site, const struct wval_set *v,
+                        int ret);
+
 static void put_call(struct render *r, uint64_t addr, uint64_t site)
 {
+    const struct sym_info *s;
     size_t call_len;
     const char *t;
+
+    /* a wrapper: the wrapped function's source, not the generated code's */
+    if (r->fns && (s = sym_lookup(r->sym, addr - r->bias)) && s->start == addr - r->bias &&
+        wsig_wrapped_name(s->name)) {
+        put_wrapped(r, addr, site, NULL, 0);
+        return;
+    }
 
     if (!r->fns) {
         col(r, COL_NAME);
@@ -382,7 +393,7 @@ static void put_ret(struct render *r, const struct wval_set *vals, const struct 
 }
 
 /* A wrapped call: "vend_add(a=2, b=3)", then " = 5" when ret, with the wrapped function's
- * source line under --srcline (the wrapper's own is generated code). */
+ * source line under --srcline (the wrapper's own is generated code); v NULL: "vend_add()". */
 static void put_wrapped(struct render *r, uint64_t addr, uint64_t site, const struct wval_set *v,
                         int ret)
 {
@@ -393,16 +404,26 @@ static void put_wrapped(struct render *r, uint64_t addr, uint64_t site, const st
     uint64_t real;
     size_t call_len;
 
+    real = r->fns && name ? real_function(r, addr, name) : 0;
     col(r, COL_NAME);
-    put_name(r, addr);
-    col(r, COL_OFF);
-    out_chr(r, '(');
-    out_mem(r, buf, wval_args_text(v, sig, buf, sizeof buf));
-    out_chr(r, ')');
-    if (ret)
+    if (!v && real && r->o.show & RENDER_SIGNATURES) {
+        /* no values (or --no-args): the wrapped function's parameters, as --signatures says */
+        const char *t = fn_text(r, real, &call_len);
+
+        out_mem(r, t, call_len);
+        col(r, COL_OFF);
+    } else {
+        put_name(r, addr);
+        col(r, COL_OFF);
+        out_chr(r, '(');
+        if (v) /* NULL: no values, or --no-args */
+            out_mem(r, buf, wval_args_text(v, sig, buf, sizeof buf));
+        out_chr(r, ')');
+    }
+    if (ret && v)
         put_ret(r, v, sig);
     put_handler(r, addr);
-    if (r->fns && name && (real = real_function(r, addr, name)) != 0)
+    if (real)
         out_str(r, fn_text(r, real, &call_len) + call_len);
     if (r->o.show & RENDER_SRCLINE && site && r->o.dwarf)
         out_str(r, site_text(r, site));
@@ -424,7 +445,9 @@ void render_addr(const struct sym_table *sym, uint64_t bias, uint64_t addr, char
 {
     const struct sym_info *s = sym ? sym_lookup(sym, addr - bias) : NULL;
     char *dm = s ? render_demangle(s->name) : NULL;
-    const char *wrapped = s ? wsig_wrapped_name(s->name) : NULL;
+    /* a wrapper's call shows as the call of what it wraps; an address inside its code (a
+     * fault's return address) as the wrapper's, not as code of the wrapped function */
+    const char *wrapped = s && s->start == addr - bias ? wsig_wrapped_name(s->name) : NULL;
     const char *name = dm ? dm : wrapped ? wrapped : s ? s->name : NULL;
 
     if (!s)
