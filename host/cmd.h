@@ -151,6 +151,10 @@ void cmd_stream_notes(FILE *f, const char *prefix, const struct sframe_stats *fr
 /* cygtrace live [options] SOURCE ELF: a running target's calls as they happen. */
 int cmd_live(int argc, char **argv);
 
+/* cygtrace wrap [options] [INPUT...]: wrappers (GNU ld --wrap) that trace the calls into a
+ * precompiled library. */
+int cmd_wrap(int argc, char **argv);
+
 /* Prints "cygtrace: " and the formatted message to stderr. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -5,6 +5,7 @@
  * built at the first query. A unit's line rows and functions are read when first needed and
  * kept in a small LRU cache of units. */
 #include "dwarf.h"
+#include "dwarf_internal.h"
 
 #include <libdwarf/dwarf.h>
 #include <libdwarf/libdwarf.h>
@@ -659,6 +660,31 @@ static void type_decl(Dwarf_Debug dbg, Dwarf_Die t, const char *decl, unsigned d
     }
     if (sub)
         dwarf_dealloc_die(sub);
+}
+
+void dwarf_src_type_text(Dwarf_Debug dbg, Dwarf_Die t, const char *decl, char *buf, size_t len)
+{
+    struct sbuf b = {buf, len, 0};
+
+    if (!len)
+        return;
+    buf[0] = 0;
+    type_decl(dbg, t, decl, 0, &b);
+}
+
+Dwarf_Unsigned dwarf_src_attr_u(Dwarf_Die die, Dwarf_Half at)
+{
+    return attr_u(die, at);
+}
+
+int dwarf_src_attr_flag(Dwarf_Die die, Dwarf_Half at)
+{
+    return attr_flag(die, at);
+}
+
+Dwarf_Die dwarf_src_attr_die(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half at)
+{
+    return attr_die(dbg, die, at);
 }
 
 /* "int i, char *s" (named: a function's parameters) or "int, char *" (a function type's);

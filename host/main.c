@@ -20,6 +20,7 @@ static const struct {
     {"pull", cmd_pull, "read the trace out of a target through a GDB server"},
     {"live", cmd_live, "watch a running target's calls: serial, TCP, pipe, or a Linux ring"},
     {"record", cmd_record, "run a -finstrument-functions program with the runtime preloaded"},
+    {"wrap", cmd_wrap, "write wrappers that trace the calls into a precompiled library"},
 };
 
 static void usage(FILE *f)

@@ -29,6 +29,7 @@ int main(void)
     srunner_add_suite(sr, ringlock_suite());
     srunner_add_suite(sr, outfile_suite());
     srunner_add_suite(sr, load_suite());
+    srunner_add_suite(sr, wrapgen_suite());
     srunner_add_suite(sr, wval_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);

@@ -24,6 +24,7 @@ Suite *dwarf_suite(void);
 Suite *ringlock_suite(void);
 Suite *outfile_suite(void);
 Suite *load_suite(void);
+Suite *wrapgen_suite(void);
 Suite *wval_suite(void);
 
 #endif

@@ -1,0 +1,31 @@
+/* elfrel.h - the DWARF of a relocatable ELF object (a .o file, or an archive's member) held in
+ * memory, for libdwarf.
+ *
+ * Why not dwarf_init_path: an archive's member is no file, and in a relocatable object the
+ * DWARF's references to other sections (names in .debug_str, code addresses) are relocations
+ * still to apply. libdwarf 20210528 applies them for a few machines (x86-64, i386, ARM) and
+ * gives up on the others (RISC-V's ADD/SUB pairs). Here we apply them ourselves, for x86-64,
+ * i386, ARM, AArch64 and RISC-V, each section as if linked at address 0, and serve the
+ * sections to libdwarf through its object access interface (dwarf_object_init_b). */
+#ifndef ELFREL_H
+#define ELFREL_H
+
+#include <libdwarf/libdwarf.h>
+#include <stddef.h>
+
+struct elfrel;
+
+/* Takes buf (len bytes from malloc; the elfrel owns it from now on, freed on failure too) and
+ * applies the relocations of its DWARF sections. NULL with a one-line reason in err ("not a
+ * relocatable ELF object", "truncated ELF", "DWARF relocations of machine 8 are not known",
+ * "compressed DWARF (-gz)"...) when it cannot. */
+struct elfrel *elfrel_open(void *buf, size_t len, char *err, size_t errlen);
+
+/* libdwarf on the object: DW_DLV_OK and *dbg, else DW_DLV_NO_ENTRY (no DWARF) or DW_DLV_ERROR.
+ * handler is given to dwarf_object_init_b. The elfrel ends the Dwarf_Debug when closed. */
+int elfrel_dwarf(struct elfrel *e, Dwarf_Handler handler, Dwarf_Debug *dbg);
+
+/* Finishes its Dwarf_Debug and frees it all. NULL is fine. */
+void elfrel_close(struct elfrel *e);
+
+#endif
