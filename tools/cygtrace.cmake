@@ -13,6 +13,21 @@
 # options, without instrumentation. PORT cortex-m (the default) or linux picks the port. Your
 # startup code calls cygtrace_cm_init() (cygtrace_cm.h); your linker script keeps .noinit out of
 # the load segments and defines __cygtrace_build_id (see examples/firmware/sections.ld).
+#
+# A precompiled library (a vendor's, without -finstrument-functions; a file or a target) is
+# traced through wrappers that the host tool writes from its DWARF, one call a library:
+#
+#   cygtrace_wrap(app.elf vendor/libdrv.a)
+#   cygtrace_wrap(app.elf vendor/libdrv.a
+#       FUNCTIONS drv_* spi_*       # optional: only these (shell globs); EXCLUDE: not these
+#       SIGNATURES drv.sig)         # optional: C prototypes, for functions without DWARF
+#
+# At build time "cygtrace wrap" writes cygtrace_wrap.c and cygtrace_wrap.flags into
+# CMAKE_CURRENT_BINARY_DIR/cygtrace_wrap/<library> (again when the library or the signatures
+# change); the C file joins the target's sources (not instrumented), the flags its link
+# (-Wl,--wrap=NAME a function), and the library its link libraries, after the wrappers.
+# CYGTRACE_TOOL is the cygtrace binary (default: CYGTRACE_DIR/build/cygtrace in the source
+# tree, PREFIX/bin/cygtrace once installed, else cygtrace from PATH).
 
 if(CMAKE_VERSION VERSION_LESS 3.18) # set_source_files_properties(TARGET_DIRECTORY)
     message(FATAL_ERROR "tools/cygtrace.cmake needs CMake 3.18 or later")
@@ -78,5 +93,60 @@ function(cygtrace_instrument target)
         # Source options come after the target's: this -fno-instrument-functions wins.
         set_source_files_properties(${CYG_EXCLUDE_FILES} TARGET_DIRECTORY ${target}
             PROPERTIES COMPILE_OPTIONS -fno-instrument-functions)
+    endif()
+endfunction()
+
+function(cygtrace_wrap target library)
+    cmake_parse_arguments(PARSE_ARGV 2 CYG "" "SIGNATURES" "FUNCTIONS;EXCLUDE")
+    if(CYG_UNPARSED_ARGUMENTS)
+        message(FATAL_ERROR "cygtrace_wrap: unknown arguments: ${CYG_UNPARSED_ARGUMENTS}")
+    endif()
+    if(NOT CYGTRACE_TOOL)
+        find_program(CYGTRACE_TOOL cygtrace
+            HINTS "${CYGTRACE_DIR}/build" "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../../bin")
+        if(NOT CYGTRACE_TOOL)
+            message(FATAL_ERROR "cygtrace_wrap: no cygtrace binary; set CYGTRACE_TOOL")
+        endif()
+    endif()
+    # The library: a target of this build (its file, once built) or a file.
+    if(TARGET ${library})
+        set(lib_file "$<TARGET_FILE:${library}>")
+        set(lib_name ${library})
+        set(lib_dep ${library})
+    else()
+        get_filename_component(lib_file "${library}" ABSOLUTE)
+        get_filename_component(lib_name "${library}" NAME_WE)
+        set(lib_dep "${lib_file}")
+    endif()
+    set(dir "${CMAKE_CURRENT_BINARY_DIR}/cygtrace_wrap/${lib_name}")
+    set(options)
+    foreach(p ${CYG_FUNCTIONS})
+        list(APPEND options "--functions=${p}")
+    endforeach()
+    foreach(p ${CYG_EXCLUDE})
+        list(APPEND options "--exclude=${p}")
+    endforeach()
+    set(sig_dep)
+    if(CYG_SIGNATURES)
+        get_filename_component(sig "${CYG_SIGNATURES}" ABSOLUTE)
+        list(APPEND options "--signatures=${sig}")
+        set(sig_dep "${sig}")
+    endif()
+    add_custom_command(OUTPUT "${dir}/cygtrace_wrap.c" "${dir}/cygtrace_wrap.flags"
+        COMMAND "${CYGTRACE_TOOL}" wrap -o "${dir}" ${options} "${lib_file}"
+        DEPENDS ${lib_dep} ${sig_dep} "${CYGTRACE_TOOL}"
+        COMMENT "cygtrace wrap ${lib_name}" VERBATIM)
+    target_sources(${target} PRIVATE "${dir}/cygtrace_wrap.c")
+    # Source options come after the target's: this -fno-instrument-functions wins.
+    set_source_files_properties("${dir}/cygtrace_wrap.c" TARGET_DIRECTORY ${target}
+        PROPERTIES COMPILE_OPTIONS -fno-instrument-functions)
+    target_include_directories(${target} PRIVATE "${CYGTRACE_DIR}/target/core"
+                                                 "${CYGTRACE_DIR}/common")
+    target_link_options(${target} PRIVATE "@${dir}/cygtrace_wrap.flags")
+    set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS "${dir}/cygtrace_wrap.flags")
+    if(TARGET ${library})
+        target_link_libraries(${target} PRIVATE ${library})
+    else()
+        target_link_libraries(${target} PRIVATE "${lib_file}")
     endif()
 endfunction()

@@ -22,6 +22,25 @@
 # CYGTRACE_EXCLUDE_FILES are make patterns matched against the source path as your rule names
 # it. CYGTRACE_EXCLUDE_FUNCTIONS are names (or parts of names: GCC matches substrings) for
 # -finstrument-functions-exclude-function-list.
+#
+# A precompiled library (a vendor's, without -finstrument-functions) is traced through
+# wrappers that the host tool writes from its DWARF, one line a library (after the include):
+#
+#   $(call cygtrace_wrap,vendor/libdrv.a,build/wrap/drv)                   # all its functions
+#   $(call cygtrace_wrap,vendor/libdrv.a,build/wrap/drv,--functions=drv_* --signatures=drv.sig)
+#
+#   app.elf: $(OBJS) $(CYGTRACE_WRAP_OBJS) vendor/libdrv.a $(CYGTRACE_LIB)
+#   	$(CC) $(LDFLAGS) $(CYGTRACE_LDFLAGS) -o $@ $(OBJS) $(CYGTRACE_WRAP_OBJS) vendor/libdrv.a \
+#   	    $(CYGTRACE_LIB)
+#
+# Each call writes the rules that run "$(CYGTRACE_TOOL) wrap -o DIR OPTIONS LIB" (again when the
+# library changes) and build DIR/cygtrace_wrap.o like the runtime; it adds that object to
+# CYGTRACE_WRAP_OBJS and @DIR/cygtrace_wrap.flags (the -Wl,--wrap=NAME of each function) to
+# CYGTRACE_LDFLAGS. The wrappers' objects come before the library in the link, the runtime
+# after. CYGTRACE_TOOL is the cygtrace binary (default: CYGTRACE_DIR/build/cygtrace in the
+# source tree, PREFIX/bin/cygtrace once installed, else cygtrace from PATH). A signatures file
+# named in OPTIONS is not a prerequisite: touch the library when it changes. A comma would end
+# OPTIONS: give --functions once a pattern (--functions=drv_* --functions=spi_*).
 
 CYGTRACE_DIR ?= $(error CYGTRACE_DIR: set it to the cygtrace source tree)
 CYGTRACE_CC ?= $(CC)
@@ -32,6 +51,9 @@ CYGTRACE_CPU ?=
 CYGTRACE_DEFINES ?=
 CYGTRACE_EXCLUDE_FILES ?=
 CYGTRACE_EXCLUDE_FUNCTIONS ?=
+CYGTRACE_TOOL ?= $(firstword $(wildcard $(CYGTRACE_DIR)/build/cygtrace \
+                                         $(CYGTRACE_DIR)/../../bin/cygtrace) cygtrace)
+CYGTRACE_WRAP_OBJS :=
 
 cygtrace_comma := ,
 cygtrace_empty :=
@@ -64,6 +86,32 @@ CYGTRACE_RT_CFLAGS ?= -std=gnu11 -Os -g -ffreestanding -ffunction-sections -fdat
 
 # Included before your first rule, this file must not become the default goal.
 cygtrace_goal := $(.DEFAULT_GOAL)
+
+# cygtrace_wrap LIB,DIR[,OPTIONS]: the rules of one wrapped library (see above). Both files come
+# from one run: a grouped target where make has them (4.3), else the flags follow the C file.
+# Called before your first rule, it must not make its own the default goal either.
+define cygtrace_wrap
+$(eval cygtrace_goal := $(.DEFAULT_GOAL))
+$(eval $(call cygtrace_wrap_rules,$(strip $(1)),$(patsubst %/,%,$(strip $(2))),$(3)))
+$(eval .DEFAULT_GOAL := $(cygtrace_goal))
+endef
+define cygtrace_wrap_rules
+ifneq ($(filter grouped-target,$(.FEATURES)),)
+$(2)/cygtrace_wrap.c $(2)/cygtrace_wrap.flags &: $(1)
+	@mkdir -p $(2)
+	$$(CYGTRACE_TOOL) wrap -o $(2) $(3) $(1)
+else
+$(2)/cygtrace_wrap.c: $(1)
+	@mkdir -p $(2)
+	$$(CYGTRACE_TOOL) wrap -o $(2) $(3) $(1)
+$(2)/cygtrace_wrap.flags: $(2)/cygtrace_wrap.c ;
+endif
+$(2)/cygtrace_wrap.o: $(2)/cygtrace_wrap.c $(2)/cygtrace_wrap.flags $(cygtrace_hdr)
+	$$(CYGTRACE_CC) $$(CYGTRACE_CPU) $$(CYGTRACE_RT_CFLAGS) $$(CYGTRACE_DEFINES) \
+	    $$(CYGTRACE_INCLUDES) -fno-instrument-functions -c $$< -o $$@
+CYGTRACE_WRAP_OBJS += $(2)/cygtrace_wrap.o
+CYGTRACE_LDFLAGS += @$(2)/cygtrace_wrap.flags
+endef
 
 $(CYGTRACE_LIB): $(cygtrace_obj)
 	$(CYGTRACE_AR) rcs $@ $^

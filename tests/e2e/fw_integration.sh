@@ -5,7 +5,9 @@
 # tools/cygtrace.mk, and with CMake and tools/cygtrace.cmake; then both again with the copies
 # that "make install" puts in PREFIX/share/cygtrace/. Each firmware runs under QEMU and
 # "cygtrace pull" (no --force: the build-id must match) reads its trace: exactly the calls of
-# app.c but those of hidden_checksum (excluded by name) and fast.c (excluded as a file).
+# app.c but those of hidden_checksum (excluded by name) and fast.c (excluded as a file), and the
+# call into vendor.c, a precompiled library wrapped by the make function / CMake function
+# cygtrace_wrap, with its arguments and return value.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -29,6 +31,7 @@ main
 |   |   |   app_scale
 |   |   |   app_scale
 |   |   app_scale
+|   |   vendor_crc
 EOF
 
 # build TAG CMD...: runs the build command CMD (5 minutes at most, outside any make that runs
@@ -48,7 +51,8 @@ build() {
 # try TAG ELF CT: the firmware's trace, pulled with the cygtrace binary CT.
 try() {
     local tag=$1 elf=$2 ct=$3 fn missing=
-    for fn in main app_run app_sum app_scale hidden_checksum fast_mix fast_add; do
+    for fn in main app_run app_sum app_scale hidden_checksum fast_mix fast_add vendor_crc \
+        __wrap_vendor_crc; do
         arm-none-eabi-nm "$elf" 2>/dev/null | grep -q " T $fn\$" || missing="$missing $fn"
     done
     # Compiled and linked, so that their absence from the trace is the exclusion's doing.
@@ -70,17 +74,21 @@ try() {
                 eval "! grep -q '$fn' '$T/$tag-tree.out'"
         done
         check "$tag-trace" "status $RC, not the calls of app.c" same "$T/expected" "$T/$tag.calls"
+        run "$tag-values" "$ct" tree "$elf" "$T/$tag.dump"
+        check "$tag-wrapped-values" "$(grep -m1 vendor_crc "$T/$tag-values.out")" \
+            grep -Eq '^ *([0-9.]+ [mun]?s +)?vendor_crc\(v=[0-9]+, tag="app"\) = [0-9]+;$' \
+            "$T/$tag-values.out"
     fi
     qemu_stop
 }
 
 # --- from the source tree ----------------------------------------------------------------------
-if build make make CYGTRACE_DIR="$ROOT"; then
+if build make make CYGTRACE_DIR="$ROOT" CYGTRACE_TOOL="$CT"; then
     try make "$T/make/app.elf" "$CT"
 fi
 if build cmake sh -c 'cmake -S . -B build -DCMAKE_TOOLCHAIN_FILE=arm-none-eabi.cmake \
-        -DCYGTRACE_CMAKE="$1/tools/cygtrace.cmake" -DFW="$2" && cmake --build build' \
-        sh "$ROOT" "$FW"; then
+        -DCYGTRACE_CMAKE="$1/tools/cygtrace.cmake" -DFW="$2" -DCYGTRACE_TOOL="$3" &&
+        cmake --build build' sh "$ROOT" "$FW" "$CT"; then
     try cmake "$T/cmake/build/app.elf" "$CT"
 fi
 # The ELFs differ (their build-ids): pull refuses the other build's without --force.

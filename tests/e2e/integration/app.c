@@ -2,15 +2,17 @@
  * documented ways (Makefile: tools/cygtrace.mk; CMakeLists.txt: tools/cygtrace.cmake) with the
  * board support of examples/firmware. Its trace must show every call but those of
  * hidden_checksum (excluded by name) and of fast.c (excluded as a file); what they call from
- * here is still there:
+ * here is still there; and the call into the precompiled vendor.c, through its wrapper:
  *
  *     main -> app_run -> app_sum -> app_scale x3
  *                     -> [hidden_checksum] -> app_scale
  *                     -> [fast_mix -> fast_add]
+ *                     -> vendor_crc (wrapped)
  */
 #include "board.h"
 
-int fast_mix(int v); /* fast.c */
+int fast_mix(int v);                    /* fast.c */
+int vendor_crc(int v, const char *tag); /* vendor.c, precompiled */
 
 int app_scale(int v)
 {
@@ -33,7 +35,9 @@ int hidden_checksum(int v)
 
 int app_run(void)
 {
-    return app_sum(3) + hidden_checksum(7) + fast_mix(5);
+    int r = app_sum(3) + hidden_checksum(7) + fast_mix(5);
+
+    return r + vendor_crc(r, "app");
 }
 
 int main(void)
