@@ -7,7 +7,8 @@
 # QEMU the DWT cycle counter reads 0.
 
 FWEX_DIR := examples/firmware
-FWEX_PROGRAMS := demo crash reset stress stress_ow fault_hook stream stream_crash stream_live
+FWEX_PROGRAMS := demo crash reset stress stress_ow fault_hook stream stream_crash stream_live \
+                 wrapped wrapped_live
 FWEX_BOARDS := mps2-an385 mps2-an386 mps2-an505 microbit
 
 # Per board: CPU flags, board source, defines for the board source.
@@ -42,7 +43,20 @@ FWEX_INSTR := -finstrument-functions -O1 -fno-inline
 FWEX_PLAIN := -fno-instrument-functions -Os
 FWEX_LDFLAGS := -nostartfiles --specs=nano.specs -Wl,--gc-sections -Wl,--build-id \
                 -L$(FWEX_DIR)
-FWEX_DEPS := $(wildcard common/*.h target/core/*.h target/cortex-m/*.h $(FWEX_DIR)/*.h)
+FWEX_DEPS := $(wildcard common/*.h target/core/*.h target/cortex-m/*.h $(FWEX_DIR)/*.h) \
+             $(FWEX_DIR)/driver/drv.h
+
+# wrapped, wrapped_live: calls into a vendor driver that comes precompiled, recorded with their
+# arguments and return values by the wrappers `cygtrace wrap` writes. Per board, as a user's
+# build would do it: driver/drv.c built as a vendor builds it (-g -Os, no
+# -finstrument-functions, none of the runtime's include paths or defines) into
+# $(O)/firmware/BOARD/libdrv.a; `cygtrace wrap` reads the library's DWARF and writes
+# $(O)/firmware/BOARD/wrap/cygtrace_wrap.c, built like the runtime, and cygtrace_wrap.flags
+# (-Wl,--wrap=NAME a line), which the link takes as @FILE.
+# The generator is the host tool of this build: a change to it writes the wrappers again.
+FWEX_WRAPPED := wrapped wrapped_live
+FWEX_DRV_CFLAGS := -std=gnu11 $(WARN) -g -Os -mthumb -ffreestanding -ffunction-sections \
+                   -fdata-sections -fno-instrument-functions
 
 .PHONY: firmware
 ifneq ($(shell command -v $(ARM_CC) 2>/dev/null),)
@@ -59,7 +73,8 @@ $(O)/firmware/$(1)/$(2).elf: $(O)/firmware/$(1)/obj/$(FWEX_DIR)/$(2).o \
                              $$(or $$(FWEX_SUPPORT_$(1)_$(2)),$$(FWEX_SUPPORT_$(1))) \
                              $(FWEX_DIR)/boards/$(1).ld $(FWEX_DIR)/sections.ld
 	$$(call say,LD,$$@)$(ARM_CC) $(fwex_cpu_$(1)) -mthumb $(FWEX_LDFLAGS) \
-	    -Wl,-Map=$$@.map -T $(FWEX_DIR)/boards/$(1).ld -o $$@ $$(filter %.o,$$^)
+	    -Wl,-Map=$$@.map -T $(FWEX_DIR)/boards/$(1).ld -o $$@ $$(filter %.o %.a,$$^) \
+	    $$(FWEX_LINK)
 endef
 
 # fwex_rules BOARD: objects under $(O)/firmware/BOARD/obj, one ELF per program.
@@ -79,6 +94,29 @@ $(O)/firmware/$(1)/obj/$(FWEX_DIR)/stream_crash.o: $(FWEX_DIR)/stream.c
 $(O)/firmware/$(1)/obj/$(FWEX_DIR)/stream_live.o: $(FWEX_DIR)/stream.c
 # stress_ow is stress.c built with STRESS_OVERWRITE, in the default ring (512 records).
 $(O)/firmware/$(1)/obj/$(FWEX_DIR)/stress_ow.o: $(FWEX_DIR)/stress.c
+
+# wrapped_live is wrapped.c built with WRAPPED_LIVE.
+$(O)/firmware/$(1)/obj/$(FWEX_DIR)/wrapped_live.o: $(FWEX_DIR)/wrapped.c
+
+# The driver library, its wrappers (generated: both files from one run), and the programs that
+# link them: the wrappers' object, then the library that their __real_NAME calls resolve to.
+fwex_wrap_dir := $(O)/firmware/$(1)/wrap
+$(O)/firmware/$(1)/driver/drv.o: $(FWEX_DIR)/driver/drv.c $(FWEX_DIR)/driver/drv.h
+	@mkdir -p $$(dir $$@)
+	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(FWEX_DRV_CFLAGS) $(fwex_cpu_$(1)) -c $$< -o $$@
+$(O)/firmware/$(1)/libdrv.a: $(O)/firmware/$(1)/driver/drv.o
+	$$(call say,AR,$$@)rm -f $$@ && arm-none-eabi-ar rcs $$@ $$^
+$$(fwex_wrap_dir)/cygtrace_wrap.c $$(fwex_wrap_dir)/cygtrace_wrap.flags &: \
+    $(O)/firmware/$(1)/libdrv.a $(O)/cygtrace
+	$$(call say,WRAP,$$<)$(O)/cygtrace wrap -o $$(@D) $$<
+$$(fwex_wrap_dir)/cygtrace_wrap.o: $$(fwex_wrap_dir)/cygtrace_wrap.c $(FWEX_DEPS)
+	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(FWEX_CFLAGS) $(fwex_cpu_$(1)) $(FWEX_PLAIN) \
+	    -c $$< -o $$@
+FWEX_SUPPORT_$(1)_wrapped := $$(FWEX_SUPPORT_$(1)) $$(fwex_wrap_dir)/cygtrace_wrap.o \
+                            $(O)/firmware/$(1)/libdrv.a
+FWEX_SUPPORT_$(1)_wrapped_live := $$(FWEX_SUPPORT_$(1)_wrapped)
+$(FWEX_WRAPPED:%=$(O)/firmware/$(1)/%.elf): $$(fwex_wrap_dir)/cygtrace_wrap.flags
+$(FWEX_WRAPPED:%=$(O)/firmware/$(1)/%.elf): FWEX_LINK := @$$(fwex_wrap_dir)/cygtrace_wrap.flags
 
 # stress: FWEX_SUPPORT_BOARD_stress, with the ring of fwex_stress_ring_BOARD.
 fwex_stress_cm := $(O)/firmware/$(1)/obj/stress/cygtrace_cm.o
