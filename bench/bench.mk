@@ -7,6 +7,11 @@
 #
 # drain_rate: the events per second the stream drain sustains without loss at 115200 and
 # 921600 baud (a Linux harness with a sink throttled to baud/10 bytes/s; about a minute).
+#
+# Wrapped calls (cygtrace wrap): bench/wrap.sh (x86-64, ns per call) and bench/cortex-m/wrap.sh
+# (Cortex-M3 under QEMU, instructions per call and flash per wrapper), a plain call against an
+# instrumented one and a wrapped one; their own makefiles (bench/wrap.mk,
+# bench/cortex-m/wrap.mk) build what they run, the generator's output included.
 
 O ?= build
 CC ?= gcc
@@ -35,6 +40,8 @@ all: runtimes
 	$(Q)$(MAKE) --no-print-directory -f bench/bench.mk O=$(O) bins
 	$(Q)bench/run.sh $(O)
 	$(Q)CYGTRACE_OFF=1 $(B)/drain_rate 115200 921600
+	$(Q)bench/wrap.sh $(O)
+	$(Q)bench/cortex-m/wrap.sh $(O)
 
 # The runtime as `make` builds it, and a second copy from the same sources and the same flags
 # with timestamps off: CC carries the -D so that the top Makefile's flags stay the only ones.
