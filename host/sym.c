@@ -15,6 +15,8 @@
  * the ARM backend would have cleared it, so we clear it for e_machine 40.
  */
 #include "sym.h"
+
+#include "bfdq.h"
 #include "wsig.h"
 
 #include <bfd.h>
@@ -518,54 +520,6 @@ static int table_fill(struct sym_table *t, asymbol **syms, long n, const struct 
     return 0;
 }
 
-/* bfd reports some problems (corrupt sections, unknown relocs) on stderr; a library must not
- * print, and sym_open already says what went wrong. */
-static void bfd_quiet(const char *fmt, va_list ap)
-{
-    (void)fmt;
-    (void)ap;
-}
-
-static int bfd_ready(void)
-{
-    static int done; /* the only global state: bfd_init() wants one call per process */
-
-    if (!done) {
-        if (bfd_init() != BFD_INIT_MAGIC)
-            return -1;
-        bfd_set_error_handler(bfd_quiet);
-        done = 1;
-    }
-    return 0;
-}
-
-/* bfd 2.39+ gathers the warnings of bfd_check_format ("section extending past end of file")
- * and writes them straight to stderr (format.c: print_warnmsg), past bfd_set_error_handler.
- * A library must not print, so fd 2 goes to /dev/null for the length of the call; the host
- * tool is single-threaded. If the redirection fails the warnings just show. */
-static bool check_format_quietly(bfd *abfd)
-{
-    int null_fd, saved = -1;
-    bool ok;
-
-    fflush(stderr);
-    null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-    if (null_fd >= 0) {
-        saved = fcntl(2, F_DUPFD_CLOEXEC, 3);
-        if (saved >= 0 && dup2(null_fd, 2) < 0) {
-            close(saved);
-            saved = -1;
-        }
-        close(null_fd);
-    }
-    ok = bfd_check_format(abfd, bfd_object);
-    if (saved >= 0) {
-        dup2(saved, 2);
-        close(saved);
-    }
-    return ok;
-}
-
 /* Cortex-M: the vector table, found by the names CMSIS, the vendors and our examples give it.
  * Entry 0 is the initial stack pointer and entry 1 the reset handler: neither is an interrupt
  * of a running program. Without the table's size, the 16 entries of the core's exceptions. */
@@ -643,7 +597,7 @@ struct sym_table *sym_open(const char *path, char *err, size_t errlen)
     why = elf_header_read(fd, (uint64_t)st.st_size, &h);
     if (why)
         goto out;
-    if (bfd_ready() < 0) {
+    if (bfdq_ready() < 0) {
         why = "libbfd version mismatch";
         goto out;
     }
@@ -652,7 +606,7 @@ struct sym_table *sym_open(const char *path, char *err, size_t errlen)
         why = bfd_errmsg(bfd_get_error());
         goto out;
     }
-    if (!check_format_quietly(abfd) || bfd_get_flavour(abfd) != bfd_target_elf_flavour) {
+    if (!bfdq_check_format(abfd, bfd_object) || bfd_get_flavour(abfd) != bfd_target_elf_flavour) {
         why = "not an ELF file";
         goto out;
     }

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bfdq.h"
 #include "elfrel.h"
 #include "wrapdw.h"
 
@@ -27,51 +28,6 @@ struct obj {
     void *arg;
     size_t defined;
 };
-
-/* bfd reports some problems on stderr; what went wrong is told once, by the caller. */
-static void bfd_quiet(const char *fmt, va_list ap)
-{
-    (void)fmt;
-    (void)ap;
-}
-
-static int bfd_ready(void)
-{
-    static int done; /* bfd_init() resets the error handler: once per process, and ours */
-
-    if (!done) {
-        if (bfd_init() != BFD_INIT_MAGIC)
-            return -1;
-        bfd_set_error_handler(bfd_quiet);
-        done = 1;
-    }
-    return 0;
-}
-
-/* bfd 2.39+ writes the warnings of bfd_check_format straight to stderr, past the error
- * handler (as sym.c says): fd 2 goes to /dev/null for the length of the call. */
-static bool check_format_quietly(bfd *abfd, bfd_format format)
-{
-    int null_fd, saved = -1;
-    bool ok;
-
-    fflush(stderr);
-    null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-    if (null_fd >= 0) {
-        saved = fcntl(2, F_DUPFD_CLOEXEC, 3);
-        if (saved >= 0 && dup2(null_fd, 2) < 0) {
-            close(saved);
-            saved = -1;
-        }
-        close(null_fd);
-    }
-    ok = bfd_check_format(abfd, format);
-    if (saved >= 0) {
-        dup2(saved, 2);
-        close(saved);
-    }
-    return ok;
-}
 
 static void dw_quiet(Dwarf_Error err, Dwarf_Ptr arg)
 {
@@ -275,7 +231,7 @@ static int read_archive(struct obj *o, bfd *ar, struct wrapgen_set *sigs, char *
     while ((m = bfd_openr_next_archived_file(ar, m))) {
         snprintf(o->where, sizeof o->where, "member %.200s", bfd_get_filename(m));
         snprintf(o->pfx, sizeof o->pfx, "%s: ", o->where);
-        if (!check_format_quietly(m, bfd_object) || bfd_get_flavour(m) != bfd_target_elf_flavour) {
+        if (!bfdq_check_format(m, bfd_object) || bfd_get_flavour(m) != bfd_target_elf_flavour) {
             snprintf(err, errlen, "%snot an ELF object", o->pfx);
             return -1;
         }
@@ -307,14 +263,14 @@ int wrapin_read(const char *path, wrapin_want_fn want, void *arg, struct wrapgen
         snprintf(err, errlen, "not a regular file");
         return -1;
     }
-    if (bfd_ready() < 0 || !(abfd = bfd_openr(path, NULL))) {
+    if (bfdq_ready() < 0 || !(abfd = bfd_openr(path, NULL))) {
         snprintf(err, errlen, "%s", bfd_errmsg(bfd_get_error()));
         return -1;
     }
     snprintf(o.where, sizeof o.where, "the input");
-    if (check_format_quietly(abfd, bfd_archive)) {
+    if (bfdq_check_format(abfd, bfd_archive)) {
         rc = read_archive(&o, abfd, sigs, err, errlen);
-    } else if (!check_format_quietly(abfd, bfd_object) ||
+    } else if (!bfdq_check_format(abfd, bfd_object) ||
                bfd_get_flavour(abfd) != bfd_target_elf_flavour) {
         snprintf(err, errlen, "not an ELF object, static library or shared library");
     } else if ((bfd_get_file_flags(abfd) & (EXEC_P | DYNAMIC)) == EXEC_P) {

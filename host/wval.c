@@ -75,11 +75,16 @@ static int64_t signed_value(const struct wval *v)
 static size_t put_escaped(char *p, unsigned char c, char quote)
 {
     switch (c) {
-    case '\n': return (size_t)sprintf(p, "\\n");
-    case '\t': return (size_t)sprintf(p, "\\t");
-    case '\r': return (size_t)sprintf(p, "\\r");
-    case '\\': return (size_t)sprintf(p, "\\\\");
-    default: break;
+    case '\n':
+        return (size_t)sprintf(p, "\\n");
+    case '\t':
+        return (size_t)sprintf(p, "\\t");
+    case '\r':
+        return (size_t)sprintf(p, "\\r");
+    case '\\':
+        return (size_t)sprintf(p, "\\\\");
+    default:
+        break;
     }
     if (c == (unsigned char)quote)
         return (size_t)sprintf(p, "\\%c", quote);
@@ -146,14 +151,23 @@ size_t wval_text(const struct wval *v, const struct wsig_value *sig, char *buf, 
         else
             n = (size_t)snprintf(buf, len, "%" PRId64, signed_value(v));
         break;
-    case CYG_VK_UINT: n = (size_t)snprintf(buf, len, "%" PRIu64, v->v); break;
+    case CYG_VK_UINT:
+        n = (size_t)snprintf(buf, len, "%" PRIu64, v->v);
+        break;
     case CYG_VK_PTR:
-        n = v->v ? (size_t)snprintf(buf, len, "0x%" PRIx64, v->v) : (size_t)snprintf(buf, len, "NULL");
+        n = v->v ? (size_t)snprintf(buf, len, "0x%" PRIx64, v->v)
+                 : (size_t)snprintf(buf, len, "NULL");
         break;
     case CYG_VK_F32:
-    case CYG_VK_F64: n = float_text(v, buf, len); break;
-    case CYG_VK_STR: n = string_text(v, buf, len); break;
-    case CYG_VK_BOOL: n = (size_t)snprintf(buf, len, "%s", v->v ? "true" : "false"); break;
+    case CYG_VK_F64:
+        n = float_text(v, buf, len);
+        break;
+    case CYG_VK_STR:
+        n = string_text(v, buf, len);
+        break;
+    case CYG_VK_BOOL:
+        n = (size_t)snprintf(buf, len, "%s", v->v ? "true" : "false");
+        break;
     default: { /* CYG_VK_CHAR */
         char tmp[8], *p = tmp;
 
@@ -180,8 +194,7 @@ static void append(char *buf, size_t len, size_t *n, const char *text, size_t tl
     buf[*n] = '\0';
 }
 
-size_t wval_args_text(const struct wval_set *s, const struct wsig_fn *sig, char *buf,
-                      size_t len)
+size_t wval_args_text(const struct wval_set *s, const struct wsig_fn *sig, char *buf, size_t len)
 {
     unsigned nargs = 0, at = 0;
     size_t n = 0;

@@ -28,7 +28,8 @@ static void feed(const struct tree_sink *sink, unsigned start_depth, const char 
         if (tok[2] == '=') {
             unsigned idx = tok[1] == 'r' ? CYG_VAL_RET : (unsigned)(tok[1] - '0');
 
-            e = (struct ev){.kind = EV_VALUE, .addr = (uint64_t)strtoll(tok + 3, NULL, 10),
+            e = (struct ev){.kind = EV_VALUE,
+                            .addr = (uint64_t)strtoll(tok + 3, NULL, 10),
                             .data = idx | CYG_VAL_LAST | 8u << CYG_VAL_LEN_SHIFT |
                                     cyg_val_check(e.addr) << CYG_VAL_CHECK_SHIFT};
             ck_assert_int_eq(tree_feed(t, &e), 0);
@@ -173,7 +174,8 @@ START_TEST(test_export_chrome_values)
 
     ck_assert_ptr_nonnull(strstr(out, "\"ts\":2.000,\"name\":\"0x20\","
                                       "\"args\":{\"arg0\":\"2\",\"arg1\":\"-3\"}}"));
-    ck_assert_ptr_nonnull(strstr(out, "\"ts\":3.000,\"name\":\"0x20\",\"args\":{\"return\":\"5\"}}"));
+    ck_assert_ptr_nonnull(
+        strstr(out, "\"ts\":3.000,\"name\":\"0x20\",\"args\":{\"return\":\"5\"}}"));
     ck_assert_ptr_nonnull(strstr(out, "\"ts\":1.000,\"name\":\"0x10\"}"));
     free(out);
 }

@@ -88,8 +88,8 @@ START_TEST(test_format_record_vectors)
         uint64_t a, b;
 
         rg_encode(v->word, v->cap_log2, v->seq, v->exit, v->fn, v->ts, v->thread, &a, &b);
-        ck_assert_msg(a == v->a && b == v->b, "vector %zu: a=%llx b=%llx", i,
-                      (unsigned long long)a, (unsigned long long)b);
+        ck_assert_msg(a == v->a && b == v->b, "vector %zu: a=%llx b=%llx", i, (unsigned long long)a,
+                      (unsigned long long)b);
     }
 }
 END_TEST
@@ -97,8 +97,8 @@ END_TEST
 /* Special records, vectors (d) and (f): the bytes a generator writes and what decodes. */
 START_TEST(test_format_special_vectors)
 {
-    static const uint8_t thread_rec[16] = {0x92, 0x10, 0, 0, 0, 0, 0, 0,
-                                           0, 0, 0, 0, 0, 0x01, 0x00, 0xc1};
+    static const uint8_t thread_rec[16] = {0x92, 0x10, 0, 0, 0, 0,    0,    0,
+                                           0,    0,    0, 0, 0, 0x01, 0x00, 0xc1};
     static const uint8_t context_rec[8] = {0x00, 0x10, 0x00, 0x20, 0x05, 0x00, 0x00, 0xc2};
     struct ringgen g;
 
@@ -122,8 +122,8 @@ START_TEST(test_format_value_vectors)
     ck_assert_uint_eq(cyg_val_check(UINT64_C(0x555555556789)), 0x0a);
     ck_assert_uint_eq(CYG_SP_VALUE, 9);
     /* argument 2, a string's word 3 with 1 byte, the last, cut, for that function */
-    ck_assert_uint_eq(2u | CYG_VK_STR << CYG_VAL_KIND_SHIFT | CYG_VAL_LAST | 3u << CYG_VAL_PART_SHIFT |
-                          1u << CYG_VAL_LEN_SHIFT | CYG_VAL_TRUNC |
+    ck_assert_uint_eq(2u | CYG_VK_STR << CYG_VAL_KIND_SHIFT | CYG_VAL_LAST |
+                          3u << CYG_VAL_PART_SHIFT | 1u << CYG_VAL_LEN_SHIFT | CYG_VAL_TRUNC |
                           cyg_val_check(0x08000abc) << CYG_VAL_CHECK_SHIFT,
                       0x2d13d2);
     ck_assert_uint_le(CYG_VAL_CHECK_MASK << CYG_VAL_CHECK_SHIFT, CYG32_DATA_MASK);
