@@ -115,7 +115,7 @@ if [ -f "$EX_ELF" ]; then
         END { if (n) printf "    %-28s %5d (%d wrappers, %.0f each)\n", "all", s, n, s / n }'
 fi
 echo "  the runtime's functions that only wrappers call (once per firmware; the example's):"
-sym_sizes "$EX_ELF" '^(cygtrace_wrap_(enter|exit|value|value64|string)|cyg_value_word)$' |
+sym_sizes "$EX_ELF" '^(cygtrace_wrap_(enter|exit|value|value64|string)|cyg_value_word|cyg_value_put_out)$' |
     awk '{ printf "    %-28s %5d\n", $1, $2; s += $2 } END { printf "    %-28s %5d\n", "all", s }'
 if [ -f "$EX_ELF" ]; then
     tbl=$(arm-none-eabi-objdump -h "$EX_ELF" | awk '$2 == ".cygtrace_wrap" { print $3 }')

@@ -644,6 +644,13 @@ HOT void cyg_value_put(uintptr_t data, uintptr_t word)
     cyg_special_at(seq, CYG_SP_VALUE, data, word, tid);
 }
 
+/* The same, out of line: for the values of several words (64 bits on a 32-bit target,
+ * strings), which would otherwise hold a copy of it a word. */
+NOINSTR __attribute__((noinline)) static void cyg_value_put_out(uintptr_t data, uintptr_t word)
+{
+    cyg_value_put(data, word);
+}
+
 /* Whether a wrapper's value is recorded now: the ring runs, and the runtime did not make the
  * call itself. */
 HOT int cyg_value_on(void)
@@ -680,12 +687,12 @@ NOINSTR void cygtrace_wrap_value64(void *fn, unsigned info, uint64_t v)
         return;
     d = cyg_value_data(fn, info);
     if (CYG_WORD_BITS == 64) {
-        cyg_value_put(d | CYG_VAL_LAST | 8u << CYG_VAL_LEN_SHIFT, (uintptr_t)v);
+        cyg_value_put_out(d | CYG_VAL_LAST | 8u << CYG_VAL_LEN_SHIFT, (uintptr_t)v);
         return;
     }
     /* the low word first */
-    cyg_value_put(d | 4u << CYG_VAL_LEN_SHIFT, (uintptr_t)v);
-    cyg_value_put(d | CYG_VAL_LAST | 1u << CYG_VAL_PART_SHIFT | 4u << CYG_VAL_LEN_SHIFT,
+    cyg_value_put_out(d | 4u << CYG_VAL_LEN_SHIFT, (uintptr_t)v);
+    cyg_value_put_out(d | CYG_VAL_LAST | 1u << CYG_VAL_PART_SHIFT | 4u << CYG_VAL_LEN_SHIFT,
                   (uintptr_t)(v >> 32));
 }
 
@@ -705,7 +712,7 @@ NOINSTR void cygtrace_wrap_string(void *fn, unsigned info, const char *s)
         return;
     d = cyg_value_data(fn, (info & CYG_VAL_IDX_MASK) | CYG_VK_STR << CYG_VAL_KIND_SHIFT);
     if (p == NULL) {
-        cyg_value_put(d | CYG_VAL_LAST | CYG_VAL_NULL, 0);
+        cyg_value_put_out(d | CYG_VAL_LAST | CYG_VAL_NULL, 0);
         return;
     }
     limit = p + CYG_WRAP_STRING_MAX;
@@ -723,10 +730,10 @@ NOINSTR void cygtrace_wrap_string(void *fn, unsigned info, const char *s)
         /* The end: the string's, or the limit's (marked when the string goes on). A word that
          * is full and ends exactly at the string's end is followed by one of no bytes. */
         if (n < sizeof word || p == limit) {
-            cyg_value_put(d | CYG_VAL_LAST | (p == limit && *p != 0 ? CYG_VAL_TRUNC : 0), word);
+            cyg_value_put_out(d | CYG_VAL_LAST | (p == limit && *p != 0 ? CYG_VAL_TRUNC : 0), word);
             return;
         }
-        cyg_value_put(d, word);
+        cyg_value_put_out(d, word);
         part++;
     }
 }
