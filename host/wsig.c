@@ -283,7 +283,8 @@ struct wsig *wsig_parse(const char *text, size_t len)
         resolve(w, blocks);
         for (unsigned i = 0; i < w->n; i++)
             w->fns[i].order = i;
-        qsort(w->fns, w->n, sizeof *w->fns, by_name);
+        if (w->n) /* qsort(NULL, 0) is undefined */
+            qsort(w->fns, w->n, sizeof *w->fns, by_name);
     }
     free(blocks);
     if (oom) {

@@ -2,7 +2,7 @@
 # their seed corpus, and the plain-compiler replay of the regression inputs.
 #
 # Included by the top Makefile.
-#   make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS="dump stream rsp"] [FUZZ_PARALLEL=1] [FUZZ_RUNS=N]
+#   make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS="dump stream rsp wsig"] [FUZZ_PARALLEL=1] [FUZZ_RUNS=N]
 #       builds each target with clang (-fsanitize=fuzzer,address,undefined) into $(O)/fuzz/,
 #       makes the seed corpus, runs each target FUZZ_SECONDS (FUZZ_PARALLEL of them at once, 2
 #       at most), keeps the corpus it grows in $(O)/fuzz/corpus/TARGET/, prints executions,
@@ -15,7 +15,7 @@
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_PARALLEL ?= 1
-FUZZ_TARGETS ?= dump stream rsp
+FUZZ_TARGETS ?= dump stream rsp wsig
 FUZZ_DIR := $(O)/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS := -std=gnu11 $(WARN) -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE \
@@ -45,8 +45,10 @@ $(FUZZ_DIR)/seedgen: tests/fuzz/seedgen.c $(O)/tests/obj/tests/ringgen.o $(O)/ho
 	$(call say,CC,$@)$(CC) $(BASE_CFLAGS) $(LDFLAGS) -D_GNU_SOURCE $(HOST_INC) -Itests \
 	    -Itarget/core -o $@ $^ $(HOST_LIBS) -lpthread
 
-$(FUZZ_SEEDS)/.done: $(FUZZ_DIR)/seedgen $(O)/examples/crumble $(O)/examples/hardcases
-	$(Q)rm -rf $(FUZZ_SEEDS) && mkdir -p $(FUZZ_SEEDS)/dump $(FUZZ_SEEDS)/stream $(FUZZ_SEEDS)/rsp
+$(FUZZ_SEEDS)/.done: $(FUZZ_DIR)/seedgen $(O)/examples/crumble $(O)/examples/hardcases \
+                     $(O)/examples/wrap/wrapdemo
+	$(Q)rm -rf $(FUZZ_SEEDS) && mkdir -p $(FUZZ_SEEDS)/dump $(FUZZ_SEEDS)/stream $(FUZZ_SEEDS)/rsp \
+	    $(FUZZ_SEEDS)/wsig
 	$(call say,GEN,$(FUZZ_SEEDS))CYGTRACE_OFF=1 $(FUZZ_DIR)/seedgen $(FUZZ_SEEDS) >/dev/null
 	$(Q)for e in crumble hardcases; do \
 	    CYGTRACE_OUT=$(FUZZ_SEEDS)/$$e.ring CYGTRACE_SIZE=4K timeout 10 $(O)/examples/$$e \
@@ -54,6 +56,10 @@ $(FUZZ_SEEDS)/.done: $(FUZZ_DIR)/seedgen $(O)/examples/crumble $(O)/examples/har
 	    { printf '\000\000'; cat $(FUZZ_SEEDS)/$$e.ring; } >$(FUZZ_SEEDS)/dump/example-$$e || exit 1; \
 	    rm -f $(FUZZ_SEEDS)/$$e.ring $(FUZZ_SEEDS)/$$e.ring.maps; \
 	done
+	$(Q)objcopy --dump-section .cygtrace_wrap=$(FUZZ_SEEDS)/wsig/wrapdemo-table \
+	    $(O)/examples/wrap/wrapdemo $(FUZZ_SEEDS)/wsig/.scratch && rm -f $(FUZZ_SEEDS)/wsig/.scratch
+	$(Q){ cat $(FUZZ_SEEDS)/wsig/wrapdemo-table; printf '\000\200\100\000\002\000\000\000\000\000'; \
+	    printf '\321\160\000temper'; } >$(FUZZ_SEEDS)/wsig/wrapdemo-values
 	$(Q)touch $@
 
 fuzz-seeds: $(FUZZ_SEEDS)/.done
@@ -68,10 +74,10 @@ $(O)/tests/fuzz_replay_%: $(O)/tests/obj/tests/fuzz/fuzz_%.o $(O)/tests/obj/test
                           $(O)/tests/obj/tests/fuzz/replay.o $(O)/host/libcyghost.a
 	$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(HOST_LIBS) -pthread
 
-fuzz-replay: $(foreach t,dump stream rsp,$(O)/tests/fuzz_replay_$(t)) fuzz-seeds
+fuzz-replay: $(foreach t,dump stream rsp wsig,$(O)/tests/fuzz_replay_$(t)) fuzz-seeds
 
 all: fuzz-replay
 
 # Objects that pattern rules chain through: kept, so that a rebuild is incremental.
 .SECONDARY: $(FUZZ_HOST_OBJ) $(foreach f,$(addprefix _,$(FUZZ_TARGETS)) sink,$(FUZZ_DIR)/obj/tests/fuzz/fuzz$(f).o) \
-            $(foreach f,fuzz_dump fuzz_stream fuzz_rsp fuzzsink replay,$(O)/tests/obj/tests/fuzz/$(f).o)
+            $(foreach f,fuzz_dump fuzz_stream fuzz_rsp fuzz_wsig fuzzsink replay,$(O)/tests/obj/tests/fuzz/$(f).o)
