@@ -7,8 +7,9 @@
 #   make check      install missing packages, build, run every test
 #   make deps       install missing Debian packages (quick and silent when all are there)
 #   make bench      hook cost and decode throughput benchmarks (bench/)
-#   make fuzz       libFuzzer on the dump decoder, the stream decoder and the GDB protocol
-#                   parser (FUZZ_SECONDS=N each, default 60; tests/fuzz/fuzz.mk)
+#   make fuzz       libFuzzer on the dump decoder, the stream decoder, the GDB protocol
+#                   parser and the wrappers' signature table (FUZZ_SECONDS=N each, default 60;
+#                   tests/fuzz/fuzz.mk)
 #   make stress     the runtime under stress: 100M events from 4 threads and their signal
 #                   handlers, kill -9 trials, Cortex-M interrupts and faults (tests/stress/)
 #   make install PREFIX=/usr/local

@@ -192,10 +192,16 @@ int cmd_scan(struct load *l, struct filter_time ft, struct tree_scan *sc, struct
     return rc;
 }
 
+/* What the trees of all contexts skipped, for the notes. */
+struct skipped {
+    uint64_t unmatched; /* exits that matched no call */
+    uint64_t values;    /* values of wrapped calls that belonged to no call shown */
+};
+
 /* Prints the tree of context c of the scan sc. */
 static int render_ctx(struct load *l, const struct render_opts *ro, const struct tree_scan *sc,
                       const struct dec_ctx *c, const struct filter_opts *fo, struct filter_time ft,
-                      uint64_t *unmatched)
+                      struct skipped *sk)
 {
     struct cmd_resolver res = {l->sym, l->ring.load_bias};
     struct render *r = render_new(stdout, ro, l->sym, l->ring.load_bias);
@@ -221,7 +227,8 @@ static int render_ctx(struct load *l, const struct render_opts *ro, const struct
         }
     if (rc == 0) {
         tree_finish(t);
-        *unmatched += tree_unmatched(t);
+        sk->unmatched += tree_unmatched(t);
+        sk->values += tree_stray_values(t);
     }
 out:
     tree_free(t);
@@ -233,7 +240,7 @@ out:
 
 /* What the trace could not show, said once at the end: as comments in the tree style, on
  * stderr in the others (whose output must stay exactly in their format). */
-static void notes(const struct load *l, const struct load_stats *ls, uint64_t unmatched,
+static void notes(const struct load *l, const struct load_stats *ls, const struct skipped *sk,
                   const struct render_opts *ro)
 {
     FILE *f = ro->style == RENDER_TREE ? stdout : stderr;
@@ -255,8 +262,12 @@ static void notes(const struct load *l, const struct load_stats *ls, uint64_t un
                 st->truncated);
     if (l->stream)
         cmd_stream_notes(f, p, &ls->fr, &ls->sd);
-    if (unmatched)
-        fprintf(f, "%s%" PRIu64 " exits matched no call and were skipped\n", p, unmatched);
+    if (sk->unmatched)
+        fprintf(f, "%s%" PRIu64 " exits matched no call and were skipped\n", p, sk->unmatched);
+    if (sk->values)
+        fprintf(f, "%s%" PRIu64 " word%s of wrapped calls' values belonged to no call the "
+                   "trace shows (its entry was overwritten or lost); skipped\n",
+                p, sk->values, sk->values == 1 ? "" : "s");
     if (l->ring.state == CYG_S_FROZEN)
         fprintf(f, "%sthe trace was frozen (a fault or cygtrace_freeze())\n", p);
 }
@@ -296,7 +307,7 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
     struct filter_opts fo;
     struct filter_time ft;
     char err[512];
-    uint64_t unmatched = 0;
+    struct skipped sk = {0, 0};
     unsigned checked = 0, known = 0;
     int rc = 1, shown = 0;
 
@@ -344,7 +355,7 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
             printf(", %" PRIu64 " events\n", c->events);
         }
         shown++;
-        if (render_ctx(l, &ro, &sc, c, &fo, ft, &unmatched) < 0) {
+        if (render_ctx(l, &ro, &sc, c, &fo, ft, &sk) < 0) {
             cmd_error("%s: read error", dump);
             goto out;
         }
@@ -355,7 +366,7 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
     }
     if (!shown && ro.style == RENDER_TREE)
         printf("# the trace holds no calls\n");
-    notes(l, &st, unmatched, &ro);
+    notes(l, &st, &sk, &ro);
     rc = 0;
 out:
     fflush(stdout);

@@ -99,6 +99,60 @@ run report "$CT" report "$T/wrapdemo" "$T/demo.trace"
 check report-names "no vend_add row, or a __wrap_ name" \
     eval 'grep -Eq " vend_add$" "$T/report.out" && ! grep -q __wrap_ "$T/report.out"'
 
+# Two threads calling wrapped functions into a small ring that laps many times: every value
+# shown is its own call's (a value whose call's entry was overwritten goes to no call, not to
+# the one below it), so each vend_add line adds up and each vend_name names its id.
+cat >"$T/threads.c" <<'EOF_C'
+#include <pthread.h>
+#include "vend.h"
+static void *work(void *arg)
+{
+    int t = (int)(long)arg;
+    for (int i = 0; i < 20000; i++) {
+        vend_add(i, t);
+        vend_name(i % 4);
+    }
+    return 0;
+}
+int main(void)
+{
+    pthread_t a, b;
+    pthread_create(&a, 0, work, (void *)1L);
+    pthread_create(&b, 0, work, (void *)2L);
+    pthread_join(a, 0);
+    pthread_join(b, 0);
+    return 0;
+}
+EOF_C
+W=$BUILD/examples/wrap
+run threads-ld gcc -g -O1 -finstrument-functions -I"$ROOT/examples/wrap" -o "$T/threads" \
+    "$T/threads.c" "$W/vend/cygtrace_wrap.o" "$W/libvend.a" @"$W/vend/cygtrace_wrap.flags" \
+    "$BUILD/linux/libcygtrace.a" -lpthread
+(cd "$T" && CYGTRACE_OUT="$T/threads.trace" CYGTRACE_SIZE=64K timeout 20 ./threads \
+    </dev/null >/dev/null 2>&1)
+run threads-tree "$CT" tree "$T/threads" "$T/threads.trace"
+# checked_lines FILE: "N" lines checked, or "BAD: line" for the first that does not add up
+checked_lines() {
+    awk '
+        match($0, /vend_add\(a=-?[0-9]+, b=-?[0-9]+\) = -?[0-9]+;/) {
+            split(substr($0, RSTART, RLENGTH), f, /[=,)]/)
+            if (f[2] + f[4] != f[6] + 0) { print "BAD: " $0; exit }
+            n++
+        }
+        match($0, /vend_name\(id=[0-9]+\) = [^;]*;/) {
+            s = substr($0, RSTART, RLENGTH); id = s; sub(/^vend_name\(id=/, "", id); id += 0
+            want = id == 0 ? "\"zero\"" : id == 1 ? "\"one\"" : id == 2 ? "\"a name" : "NULL"
+            if (index(s, ") = " want) == 0) { print "BAD: " $0; exit }
+            n++
+        }
+        /vend_(add|name)\([^)]*\?/ { print "BAD: " $0; exit }
+        END { if (n) print n }' "$1"
+}
+res=$(checked_lines "$T/threads-tree.out")
+check threads-values "status $RC, $res" \
+    eval '[ "$RC" -eq 0 ] && [[ $res =~ ^[0-9]+$ ]] && [ "$res" -gt 100 ] &&
+          grep -q "^# thread 2" "$T/threads-tree.out"'
+
 # Without the table (strip it), values still show, unnamed; enums as numbers.
 objcopy --remove-section=.cygtrace_wrap "$T/wrapdemo" "$T/notable" 2>/dev/null
 run notable "$CT" tree "$T/notable" "$T/demo.trace"
