@@ -250,9 +250,15 @@ static void notes(const struct load *l, const struct load_stats *ls, const struc
     if (st->overwritten)
         fprintf(f, "%s%" PRIu64 " older events were overwritten (the buffer wrapped); the "
                    "trace starts inside calls already running\n", p, st->overwritten);
+    /* A ring that never stopped for room (overwrite mode, never switched to stop mode when
+     * full) refused nothing for room: what it counted came before it was ready (Linux: an
+     * event while another thread or a signal handler set it up). */
     if (l->ring.lost)
-        fprintf(f, "%s%" PRIu64 " events were lost: the buffer was full (stop-when-full mode)\n",
-                p, l->ring.lost);
+        fprintf(f, "%s%" PRIu64 " events were lost: %s\n", p, l->ring.lost,
+                l->ring.flags & CYG_F_OVERWRITE && l->ring.state != CYG_S_FULL
+                    ? "they came before the ring was ready (set up by another thread or a "
+                      "signal handler's event)"
+                    : "the buffer was full (stop-when-full mode)");
     /* The unused ends of threads' chunks hold no event: only a hole is worth a note. */
     if (st->holes)
         fprintf(f, "%s%" PRIu64 " slots were reserved but never written (a writer died or "
