@@ -188,10 +188,10 @@ $(WRAP_EX)/libvend.a: $(WRAP_EX)/obj/vend.o
 	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
 $(WRAP_EX)/vend/cygtrace_wrap.c $(WRAP_EX)/vend/cygtrace_wrap.flags &: $(WRAP_EX)/libvend.a \
                                                                       $(O)/cygtrace
-	$(call say,WRAP,$<)$(O)/cygtrace wrap -o $(WRAP_EX)/vend $<
+	$(call say,WRAP,$<)$(O)/cygtrace wrap -q -o $(WRAP_EX)/vend $<
 $(WRAP_EX)/libc/cygtrace_wrap.c $(WRAP_EX)/libc/cygtrace_wrap.flags &: examples/wrap/libc.sig \
                                                                       $(O)/cygtrace
-	$(call say,WRAP,$<)$(O)/cygtrace wrap -o $(WRAP_EX)/libc --signatures=$<
+	$(call say,WRAP,$<)$(O)/cygtrace wrap -q -o $(WRAP_EX)/libc --signatures=$<
 $(WRAP_EX)/vend/cygtrace_wrap.o: $(WRAP_EX)/vend/cygtrace_wrap.c $(WRAP_DEPS)
 	$(call say,CC,$<)$(CC) $(WRAP_GEN_CFLAGS) -c $< -o $@
 $(WRAP_EX)/libc/cygtrace_wrap.o: $(WRAP_EX)/libc/cygtrace_wrap.c $(WRAP_DEPS)
@@ -215,7 +215,7 @@ $(WRAP_CM3)/obj/vend.o: examples/wrap/vend.c examples/wrap/vend.h
 $(WRAP_CM3)/libvend.a: $(WRAP_CM3)/obj/vend.o
 	$(call say,AR,$@)rm -f $@ && arm-none-eabi-ar rcs $@ $^
 $(WRAP_CM3)/cygtrace_wrap.c $(WRAP_CM3)/cygtrace_wrap.flags &: $(WRAP_CM3)/libvend.a $(O)/cygtrace
-	$(call say,WRAP,$<)$(O)/cygtrace wrap -o $(WRAP_CM3) $<
+	$(call say,WRAP,$<)$(O)/cygtrace wrap -q -o $(WRAP_CM3) $<
 $(WRAP_CM3)/cygtrace_wrap.o: $(WRAP_CM3)/cygtrace_wrap.c $(WRAP_DEPS)
 	$(call say,CC,$< [cortex-m3])$(ARM_CC) $(FW_CFLAGS) -Os -mcpu=cortex-m3 -c $< -o $@
 

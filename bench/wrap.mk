@@ -41,7 +41,7 @@ $(B)/libwork.a: $(B)/obj/work_plain.o
 	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
 # The generator: both files from one run.
 $(B)/gen/cygtrace_wrap.c $(B)/gen/cygtrace_wrap.flags &: $(B)/libwork.a $(O)/cygtrace
-	$(call say,WRAP,$<)$(O)/cygtrace wrap -o $(B)/gen $<
+	$(call say,WRAP,$<)$(O)/cygtrace wrap -q -o $(B)/gen $<
 $(B)/obj/cygtrace_wrap.o: $(B)/gen/cygtrace_wrap.c $(wildcard common/*.h target/core/*.h)
 	$(call say,CC,$<)$(CC) $(BENCH_CFLAGS) -Icommon -Itarget/core -c $< -o $@
 

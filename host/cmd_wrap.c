@@ -29,6 +29,7 @@ struct patterns {
 
 struct wrap {
     const char *dir;
+    int quiet;                     /* -q: no line for a skipped function, no summary */
     const char *sigfile;
     struct patterns only, exclude;
     struct wrapgen_set *sigs;      /* --signatures' functions */
@@ -51,7 +52,9 @@ static void usage(FILE *f)
                "  --exclude=PATTERN,...    not the functions whose names match\n"
                "  --signatures=FILE        C prototypes, one a line (typedef lines too): they win\n"
                "                           over the DWARF; without INPUT, its functions are\n"
-               "                           the ones wrapped\n");
+               "                           the ones wrapped\n"
+               "  -q, --quiet              no line for each function skipped, no summary (a\n"
+               "                           build's rule); errors are still said\n");
 }
 
 /* Adds the comma-separated patterns of arg; -1 after a message when there are too many. */
@@ -93,14 +96,17 @@ static int parse_args(int argc, char **argv, struct wrap *w)
                                          {"exclude", required_argument, 0, WRAP_OPT_EXCLUDE},
                                          {"signatures", required_argument, 0, WRAP_OPT_SIGNATURES},
                                          {"output", required_argument, 0, 'o'},
+                                         {"quiet", no_argument, 0, 'q'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     int c;
 
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-        if (c == 'h') {
+    while ((c = getopt_long(argc, argv, "o:hq", opts, NULL)) != -1) {
+        if (c == 'q') {
+            w->quiet = 1;
+        } else if (c == 'h') {
             usage(stdout);
             return 0;
         } else if (c == 'o') {
@@ -229,8 +235,9 @@ static int decide(struct wrap *w, const struct wrapgen_fn *fn, const char *from)
         from = w->sigfile;
     }
     if (fn->skip || wrapgen_refused(fn->name)) {
-        cmd_error("%s: %s: not wrapped: %s", from, fn->name,
-                  fn->skip ? fn->skip : wrapgen_refused(fn->name));
+        if (!w->quiet)
+            cmd_error("%s: %s: not wrapped: %s", from, fn->name,
+                      fn->skip ? fn->skip : wrapgen_refused(fn->name));
         w->skipped++;
         return 0;
     }
@@ -414,8 +421,9 @@ static int write_all(struct wrap *w, int argc, char **argv)
     origin_of(w, argc, argv, origin, sizeof origin);
     if (write_one(w, "cygtrace_wrap.c", origin, 1) || write_one(w, "cygtrace_wrap.flags", NULL, 0))
         return 1;
-    fprintf(stderr, "cygtrace: %s/cygtrace_wrap.c: wrapped %zu function%s, skipped %zu\n", w->dir,
-            w->n, w->n == 1 ? "" : "s", w->skipped);
+    if (!w->quiet)
+        fprintf(stderr, "cygtrace: %s/cygtrace_wrap.c: wrapped %zu function%s, skipped %zu\n",
+                w->dir, w->n, w->n == 1 ? "" : "s", w->skipped);
     return 0;
 }
 
@@ -446,7 +454,8 @@ int cmd_wrap(int argc, char **argv)
         const char *what = nin == 1 ? argv[optind] : nin ? "wrap" : w.sigfile;
 
         cmd_error("%s: no function to wrap%s; nothing written", what,
-                  w.skipped ? " (all were skipped, see above)" : "");
+                  !w.skipped ? "" : w.quiet ? " (all were skipped: run without -q to see why)"
+                                            : " (all were skipped, see above)");
         goto out;
     }
     rc = write_all(&w, argc, argv);

@@ -65,7 +65,7 @@ $(B)/libwork.a: $(B)/obj/work_plain.o
 	$(call say,AR,$@)rm -f $@ && arm-none-eabi-ar rcs $@ $^
 # The generator: both files from one run.
 $(B)/gen/cygtrace_wrap.c $(B)/gen/cygtrace_wrap.flags &: $(B)/libwork.a $(O)/cygtrace
-	$(call say,WRAP,$<)$(O)/cygtrace wrap -o $(B)/gen $<
+	$(call say,WRAP,$<)$(O)/cygtrace wrap -q -o $(B)/gen $<
 $(B)/obj/cygtrace_wrap.o: $(B)/gen/cygtrace_wrap.c $(FWEX_DEPS)
 	$(call say,CC,$<)$(ARM_CC) $(BASE_CFLAGS) $(PLAIN) -c $< -o $@
 

@@ -108,7 +108,7 @@ $(O)/firmware/$(1)/libdrv.a: $(O)/firmware/$(1)/driver/drv.o
 	$$(call say,AR,$$@)rm -f $$@ && arm-none-eabi-ar rcs $$@ $$^
 $$(fwex_wrap_dir)/cygtrace_wrap.c $$(fwex_wrap_dir)/cygtrace_wrap.flags &: \
     $(O)/firmware/$(1)/libdrv.a $(O)/cygtrace
-	$$(call say,WRAP,$$<)$(O)/cygtrace wrap -o $$(@D) $$<
+	$$(call say,WRAP,$$<)$(O)/cygtrace wrap -q -o $$(@D) $$<
 $$(fwex_wrap_dir)/cygtrace_wrap.o: $$(fwex_wrap_dir)/cygtrace_wrap.c $(FWEX_DEPS)
 	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(FWEX_CFLAGS) $(fwex_cpu_$(1)) $(FWEX_PLAIN) \
 	    -c $$< -o $$@

@@ -343,4 +343,13 @@ check no-dwarf-signatures "status $RC: $(tail -n 1 "$T/nodebug-sig.err")" \
     eval '[ "$RC" -eq 0 ] && [ "$(tr "\n" " " <"$T/e6/cygtrace_wrap.flags")" = "-Wl,--wrap=vend_add -Wl,--wrap=vend_sum " ] &&
           tail -n 1 "$T/nodebug-sig.err" | grep -qx "cygtrace: $T/e6/cygtrace_wrap.c: wrapped 2 functions, skipped 15"'
 
+# -q (a build's rule): nothing on stderr, the same files written; an error is still said.
+mkdir -p "$T/quiet"
+run quiet "$CT" wrap -q -o "$T/quiet" "$X/libvend.a"
+check quiet-silent "status $RC, stderr: $(head -n 1 "$T/quiet.err")" \
+    eval '[ "$RC" -eq 0 ] && [ ! -s "$T/quiet.err" ] &&
+          cmp -s "$T/quiet/cygtrace_wrap.flags" "$X/cygtrace_wrap.flags"'
+expect_error quiet-error 1 'no function to wrap \(all were skipped: run without -q' \
+    "$CT" wrap -q -o "$T/quiet" --functions=vend_sum "$X/libvend.a"
+
 finish
