@@ -693,7 +693,7 @@ NOINSTR void cygtrace_wrap_value64(void *fn, unsigned info, uint64_t v)
     /* the low word first */
     cyg_value_put_out(d | 4u << CYG_VAL_LEN_SHIFT, (uintptr_t)v);
     cyg_value_put_out(d | CYG_VAL_LAST | 1u << CYG_VAL_PART_SHIFT | 4u << CYG_VAL_LEN_SHIFT,
-                  (uintptr_t)(v >> 32));
+                      (uintptr_t)(v >> 32));
 }
 
 /* The string's bytes, a word at a time in memory order (the first byte in the word's low
@@ -705,8 +705,8 @@ NOINSTR void cygtrace_wrap_value64(void *fn, unsigned info, uint64_t v)
 
 NOINSTR void cygtrace_wrap_string(void *fn, unsigned info, const char *s)
 {
-    const unsigned char *p = (const unsigned char *)s, *limit;
-    uintptr_t d, part = 0;
+    const unsigned char *p = (const unsigned char *)s;
+    uintptr_t d, part = 0, left = CYG_WRAP_STRING_MAX;
 
     if (!cyg_value_on())
         return;
@@ -715,22 +715,24 @@ NOINSTR void cygtrace_wrap_string(void *fn, unsigned info, const char *s)
         cyg_value_put_out(d | CYG_VAL_LAST | CYG_VAL_NULL, 0);
         return;
     }
-    limit = p + CYG_WRAP_STRING_MAX;
     for (;;) {
         uintptr_t word = 0, n = 0;
-        unsigned c = 0;
+        unsigned c;
 
-        while (n < sizeof word && p < limit && (c = *p) != 0) {
+        while (n < sizeof word && left != 0 && (c = *p) != 0) {
             word |= (uintptr_t)c << (8u * n++);
             p++;
+            left--;
         }
         d = (d & ~((uintptr_t)CYG_VAL_PART_MASK << CYG_VAL_PART_SHIFT |
                    (uintptr_t)CYG_VAL_LEN_MASK << CYG_VAL_LEN_SHIFT)) |
             part << CYG_VAL_PART_SHIFT | n << CYG_VAL_LEN_SHIFT;
         /* The end: the string's, or the limit's (marked when the string goes on). A word that
          * is full and ends exactly at the string's end is followed by one of no bytes. */
-        if (n < sizeof word || p == limit) {
-            cyg_value_put_out(d | CYG_VAL_LAST | (p == limit && *p != 0 ? CYG_VAL_TRUNC : 0), word);
+        if (n < sizeof word || left == 0) {
+            if (left == 0 && *p != 0)
+                d |= CYG_VAL_TRUNC;
+            cyg_value_put_out(d | CYG_VAL_LAST, word);
             return;
         }
         cyg_value_put_out(d, word);

@@ -99,8 +99,9 @@ run report "$CT" report "$T/wrapdemo" "$T/demo.trace"
 check report-names "no vend_add row, or a __wrap_ name" \
     eval 'grep -Eq " vend_add$" "$T/report.out" && ! grep -q __wrap_ "$T/report.out"'
 
-# Two threads calling wrapped functions into a small ring that laps many times: every value
-# shown is its own call's (a value whose call's entry was overwritten goes to no call, not to
+# Two threads calling wrapped functions into a small ring that laps many times (its newest
+# records may be one thread's only: which one is the scheduler's choice): every value shown is
+# its own call's (a value whose call's entry was overwritten goes to no call, not to
 # the one below it), so each vend_add line adds up and each vend_name names its id.
 cat >"$T/threads.c" <<'EOF_C'
 #include <pthread.h>
@@ -151,7 +152,7 @@ checked_lines() {
 res=$(checked_lines "$T/threads-tree.out")
 check threads-values "status $RC, $res" \
     eval '[ "$RC" -eq 0 ] && [[ $res =~ ^[0-9]+$ ]] && [ "$res" -gt 100 ] &&
-          grep -q "^# thread 2" "$T/threads-tree.out"'
+          grep -Eq "^# thread [23] " "$T/threads-tree.out"'
 
 # Without the table (strip it), values still show, unnamed; enums as numbers.
 objcopy --remove-section=.cygtrace_wrap "$T/wrapdemo" "$T/notable" 2>/dev/null
