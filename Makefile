@@ -254,6 +254,7 @@ $(O)/tests/check_cygtrace: $(TEST_OBJ) $(O)/host/libcyghost.a $(O)/linux/libcygt
 -include tests/stream.mk
 include tests/stress/stress.mk
 include tests/fuzz/fuzz.mk
+include docs/man/man.mk
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(O)/tests/check_cygtrace sym-fixtures pull-fixtures stream-fixtures

@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "cyg_format.h"
+#include "cyg_stream.h"
 
 #ifndef CYGTRACE_VERSION
 #define CYGTRACE_VERSION "0.1"
@@ -42,7 +44,11 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("cygtrace %s\n", CYGTRACE_VERSION);
+        printf("cygtrace %s\n"
+               "reads ring buffers of format versions %u to %u and live streams of versions %u "
+               "to %u\n",
+               CYGTRACE_VERSION, CYG_VERSION_MIN, CYG_VERSION, CYG_STREAM_VERSION_MIN,
+               CYG_STREAM_VERSION);
         return 0;
     }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
