@@ -15,9 +15,9 @@ if ! command -v man >/dev/null; then
     finish
 fi
 
-# The text of page FILE as man shows it, hyphens plain.
+# The text of page FILE as man shows it: no overstrikes (bold, underline), hyphens plain.
 shown() {
-    MANWIDTH=200 man --warnings -l "$1" 2>"$T/warn" | col -b 2>/dev/null | sed 's/‐/-/g'
+    MANWIDTH=200 man --warnings -l "$1" 2>"$T/warn" | sed -e 's/.\x08//g' -e 's/‐/-/g'
 }
 
 commands=$("$CT" --help | awk '/^  [a-z]/ { print $1 }')
