@@ -22,6 +22,9 @@ int cmd_record(int argc, char **argv);
 /* cygtrace report [options] ELF DUMP: a flat profile per function. */
 int cmd_report(int argc, char **argv);
 
+/* cygtrace graph [--function=FUNC] [options] ELF DUMP: the aggregated call graph. */
+int cmd_graph(int argc, char **argv);
+
 /* cygtrace export --format=chrome|folded|callgrind [options] ELF DUMP: for other tools. */
 int cmd_export(int argc, char **argv);
 

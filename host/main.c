@@ -17,6 +17,7 @@ static const struct {
 } cmds[] = {
     {"tree", cmd_tree, "print the call tree of a trace"},
     {"report", cmd_report, "a flat profile: calls, total, self, avg, max per function"},
+    {"graph", cmd_graph, "the call graph of a function: its callers and what it called"},
     {"export", cmd_export, "write a trace for Perfetto, flame graphs or KCachegrind"},
     {"info", cmd_info, "show what a trace's control block says"},
     {"pull", cmd_pull, "read the trace out of a target through a GDB server"},

@@ -31,6 +31,7 @@ int main(void)
     srunner_add_suite(sr, load_suite());
     srunner_add_suite(sr, wrapgen_suite());
     srunner_add_suite(sr, wval_suite());
+    srunner_add_suite(sr, graph_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -26,5 +26,6 @@ Suite *outfile_suite(void);
 Suite *load_suite(void);
 Suite *wrapgen_suite(void);
 Suite *wval_suite(void);
+Suite *graph_suite(void);
 
 #endif
