@@ -12,7 +12,8 @@
 #                   tests/fuzz/fuzz.mk)
 #   make stress     the runtime under stress: 100M events from 4 threads and their signal
 #                   handlers, kill -9 trials, Cortex-M interrupts and faults (tests/stress/)
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local [DESTDIR=...]   (make uninstall: the same files gone)
+#   make deb        the Debian package: build/deb/cygtrace_VERSION_ARCH.deb (debian/)
 #   V=1 shows full commands; O=dir builds out of tree (default: build).
 #   SANITIZE=1 builds with ASan and UBSan into build-san (make check SANITIZE=1);
 #   VALGRIND=1 makes check run the host tool under valgrind in the end-to-end scripts.
@@ -283,15 +284,97 @@ bench: deps
 	$(Q)bench/cortex-m/run.sh $(O)
 	$(Q)bench/cortex-m/baud.sh $(O)
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
-	    $(DESTDIR)$(PREFIX)/share/cygtrace
-	install -m 755 $(O)/cygtrace $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(O)/linux/libcygtrace.a $(O)/linux/libcygtrace.so $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 target/core/cygtrace.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 tools/cygtrace.gdb tools/cygtrace.mk tools/cygtrace.cmake \
-	    $(DESTDIR)$(PREFIX)/share/cygtrace/
-	cp -r common target $(DESTDIR)$(PREFIX)/share/cygtrace/
+# ---------------------------------------------------------------------------------------------
+# make install PREFIX=... DESTDIR=..., make uninstall (the same PREFIX and DESTDIR), make deb.
+# INSTALL_LIST is the one list of what goes where, for both and for the Debian package (whose
+# debian/rules runs make install PREFIX=/usr). Under PREFIX:
+#   bin/cygtrace                         the host tool
+#   lib/libcygtrace.a, lib/libcygtrace.so
+#                                        the Linux runtime. lib/, not a multiarch directory:
+#                                        cygtrace record preloads ../lib/libcygtrace.so from the
+#                                        tool's own directory. The soname is unversioned on
+#                                        purpose: the interface is the compiler's hooks (and
+#                                        cygtrace.h), and record preloads it by that name
+#   lib/pkgconfig/cygtrace.pc            shared: -I.../include/cygtrace -lcygtrace
+#   lib/pkgconfig/cygtrace-static.pc     static: -I.../include/cygtrace -l:libcygtrace.a -lpthread
+#   include/cygtrace/                    cygtrace.h, cygtrace_wrap.h, cyg_format.h, cygtrace_cm.h
+#   lib/cygtrace/CORE/libcygtrace.a      the Cortex-M runtimes, default settings (CORE_NAMES;
+#                                        when $(ARM_CC) is there)
+#   lib/cmake/cygtrace/                  cygtrace-config.cmake (+ -version): find_package(cygtrace)
+#   share/cygtrace/                      cygtrace.mk, cygtrace.cmake, cygtrace.gdb, and the
+#                                        runtime's sources (common/, target/) they build from
+#   share/man/man1, man3                 the man pages, once docs/man/man.mk gives them
+#   share/bash-completion/completions/cygtrace   tools/cygtrace.bash, if there
+# Each entry reads DEST|MODE|SOURCE, DEST relative to PREFIX.
+
+RELEASE = $(shell sed -n '1s/^[^ ]* (\([^)-]*\).*/\1/p' debian/changelog 2>/dev/null)
+inst = $(foreach f,$(3),$(1)/$(notdir $(f))|$(2)|$(f))
+inst_tree = $(foreach f,$(3),$(1)/$(f)|$(2)|$(f))
+HAVE_ARM_CC := $(if $(shell command -v $(ARM_CC) 2>/dev/null),yes)
+INSTALL_HEADERS := target/core/cygtrace.h target/core/cygtrace_wrap.h common/cyg_format.h \
+                   target/cortex-m/cygtrace_cm.h
+INSTALL_LIST = \
+    $(call inst,bin,755,$(O)/cygtrace) \
+    $(call inst,lib,644,$(O)/linux/libcygtrace.a $(O)/linux/libcygtrace.so) \
+    $(call inst,lib/pkgconfig,644,$(O)/pkg/cygtrace.pc $(O)/pkg/cygtrace-static.pc) \
+    $(call inst,include/cygtrace,644,$(INSTALL_HEADERS)) \
+    $(if $(HAVE_ARM_CC),$(foreach c,$(CORE_NAMES),$(call inst,lib/cygtrace/$(c),644,$(O)/$(c)/libcygtrace.a))) \
+    $(call inst,lib/cmake/cygtrace,644,tools/cygtrace-config.cmake \
+                                       $(O)/pkg/cygtrace-config-version.cmake) \
+    $(call inst,share/cygtrace,644,tools/cygtrace.gdb tools/cygtrace.mk tools/cygtrace.cmake) \
+    $(call inst_tree,share/cygtrace,644,$(wildcard common/*.[ch] target/*/*.[ch])) \
+    $(call inst,share/man/man1,644,$(MAN1_PAGES)) \
+    $(call inst,share/man/man3,644,$(MAN3_PAGES)) \
+    $(call inst,share/bash-completion/completions,644,$(wildcard tools/cygtrace.bash))
+inst_dest = $(DESTDIR)$(PREFIX)/$(word 1,$(subst |, ,$(1)))
+inst_mode = $(word 2,$(subst |, ,$(1)))
+inst_src = $(word 3,$(subst |, ,$(1)))
+# The completion is named after the command.
+inst_name = $(patsubst %/cygtrace.bash,%/cygtrace,$(1))
+define newline
+
+
+endef
+
+.PHONY: uninstall deb install-gen-force
+# PREFIX and the version go into these: written at every install (cheap), as PREFIX may change.
+$(O)/pkg/%: tools/%.in install-gen-force
+	@mkdir -p $(dir $@)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(or $(RELEASE),0.1)|g' $< >$@
+install-gen-force:
+
+install: $(foreach e,$(INSTALL_LIST),$(call inst_src,$(e)))
+	$(foreach e,$(INSTALL_LIST),$(Q)install -D -m $(call inst_mode,$(e)) $(call inst_src,$(e)) \
+	    $(call inst_name,$(call inst_dest,$(e)))$(newline))
+	@echo "  INSTALL $(DESTDIR)$(PREFIX) ($(words $(INSTALL_LIST)) files)"
+
+# What install put there, and the directories it leaves empty (never PREFIX's own: bin, lib...).
+uninstall:
+	$(Q)rm -f $(foreach e,$(INSTALL_LIST),$(call inst_name,$(call inst_dest,$(e))))
+	$(Q)rm -rf $(DESTDIR)$(PREFIX)/share/cygtrace $(DESTDIR)$(PREFIX)/lib/cygtrace \
+	    $(DESTDIR)$(PREFIX)/lib/cmake/cygtrace $(DESTDIR)$(PREFIX)/include/cygtrace
+	@echo "  UNINST  $(DESTDIR)$(PREFIX)"
+
+# make deb: the Debian package, built by dpkg-buildpackage in a copy of the tree
+# ($(DEB_DIR)/cygtrace-VERSION/, so that nothing is written beside the tree), lands in
+# $(DEB_DIR)/cygtrace_VERSION_ARCH.deb with its .buildinfo, .changes and -dbgsym .ddeb.
+DEB_DIR := $(O)/deb
+DEB_ARCH = $(shell dpkg --print-architecture)
+DEB_FILE = $(DEB_DIR)/cygtrace_$(RELEASE)_$(DEB_ARCH).deb
+# make exports its command line's variables (O=, PREFIX=, CFLAGS=...) to recipes: the package's
+# own build must not see them (its make clean would remove $(O) itself).
+DEB_UNSET = $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),-u $(v)))
+DEB_SRC := Makefile README.md common host target tools debian docs examples tests bench
+deb: deps
+	$(Q)rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/cygtrace-$(RELEASE)
+	$(Q)tar -cf - --exclude=tests/tmp $(DEB_SRC) | tar -xf - -C $(DEB_DIR)/cygtrace-$(RELEASE)
+	$(call say,DPKG,$(DEB_DIR)/build.log)cd $(DEB_DIR)/cygtrace-$(RELEASE) && \
+	    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u O $(DEB_UNSET) DEB_CYGTRACE_VERSION=$(VERSION) \
+	    DEB_BUILD_OPTIONS="nocheck $(DEB_BUILD_OPTIONS)" \
+	    dpkg-buildpackage -us -uc -b -jauto >../build.log 2>&1 || \
+	    { tail -n 30 ../build.log; echo "cygtrace: make deb: dpkg-buildpackage failed; see $(DEB_DIR)/build.log"; exit 1; }
+	$(Q)rm -rf $(DEB_DIR)/cygtrace-$(RELEASE)
+	@echo "  DEB     $(DEB_FILE)"
 
 clean:
 	rm -rf $(O)

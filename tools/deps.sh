@@ -1,11 +1,13 @@
 #!/bin/sh
-# deps.sh - installs the Debian packages cygtrace needs to build, test and benchmark.
+# deps.sh - installs the Debian packages cygtrace needs to build, test, benchmark and package
+# (make deb: debhelper, dpkg-dev; lintian for tests/e2e/deb.sh; man-db for the man pages' test).
 # Quick and silent when everything is there; otherwise one apt-get run (as root, or via sudo).
 set -eu
 
 PKGS="gcc libc6-dev make pkg-config binutils-dev libdwarf-dev libncurses-dev check
       gcc-arm-none-eabi libnewlib-arm-none-eabi gcc-riscv64-unknown-elf
-      qemu-system-arm gdb-multiarch gdbserver cmake clang valgrind jq uftrace hyperfine time tmux"
+      qemu-system-arm gdb-multiarch gdbserver cmake clang valgrind jq uftrace hyperfine time tmux
+      debhelper dpkg-dev lintian man-db"
 
 missing=""
 for p in $PKGS; do
