@@ -45,6 +45,8 @@ struct view {
     enum fnstat_key sort;
     size_t tab_top, tab_cur;
     unsigned tab_rows;
+    int graph;            /* the table pane shows the graph of graph_name (g) */
+    char graph_name[256];
     int help;
     int prompt;           /* '/' or 'f' while a prompt is open, else 0 */
     char input[VIEW_PROMPT];
@@ -390,6 +392,48 @@ static void draw_table(struct view *v, int y0, unsigned rows)
     }
 }
 
+/* The graph pane, in the table's place: the call graph of the function chosen with C, as
+ * cygtrace graph prints it, fed by the events since. */
+static void draw_graph(struct view *v, int y0, unsigned rows)
+{
+    char *text = vlines_graph_text(v->m), *line, *save = NULL, buf[512];
+    int focused = v->focus == FOCUS_TABLE;
+    unsigned k = 0;
+
+    snprintf(buf, sizeof buf, "%sGRAPH of %s since it was chosen   (C: back to the table)",
+             focused ? "> " : "  ", v->graph_name);
+    attrset(A_BOLD | (focused ? A_REVERSE : 0));
+    mvhline(y0, 0, ' ', COLS);
+    put(y0, 0, COLS, A_BOLD | (focused ? A_REVERSE : 0), buf);
+    for (line = text ? strtok_r(text, "\n", &save) : NULL; line && k < rows;
+         line = strtok_r(NULL, "\n", &save), k++)
+        put(y0 + 1 + (int)k, 0, COLS, A_NORMAL, line);
+    free(text);
+}
+
+/* C: the graph of the table's function under the cursor (its callers and callees); C again:
+ * the table. */
+static void toggle_graph(struct view *v)
+{
+    const struct fnstat_row *r;
+    size_t n;
+
+    if (v->graph) {
+        vlines_graph(v->m, 0);
+        v->graph = 0;
+        return;
+    }
+    r = table_rows(v, &n);
+    if (v->focus != FOCUS_TABLE || !r || v->tab_cur >= n) {
+        snprintf(v->msg, sizeof v->msg, "C: choose a function in the table first (Tab)");
+        v->msg_until = now_s() + 3;
+        return;
+    }
+    row_name(v, &r[v->tab_cur], v->graph_name, sizeof v->graph_name);
+    if (vlines_graph(v->m, r[v->tab_cur].addr) == 0)
+        v->graph = 1;
+}
+
 static const char *const help_text[] = {
     "cygtrace live: keys",
     "",
@@ -403,6 +447,8 @@ static const char *const help_text[] = {
     "f             filter: only calls inside functions whose name",
     "              contains the text (empty: all)",
     "s             sort the table: calls, total, self, max, name",
+    "C             in the table: the call graph of the function under",
+    "              the cursor, from now on (C again: the table)",
     "?, h          this help (any key closes it)",
     "q             quit",
 };
@@ -462,15 +508,17 @@ static void redraw(struct view *v)
         rates(v, &v->st, &ev_s, &by_s);
     draw_status(v, &v->st, ev_s, by_s);
     rest = rows - 2;
-    tab_h = rest >= 8 ? rest / 3 : 0;
-    if (tab_h) { /* a short table leaves its rows to the tree */
+    tab_h = rest >= 8 ? rest / (v->graph ? 2 : 3) : 0;
+    if (tab_h && !v->graph) { /* a short table leaves its rows to the tree */
         size_t n = vlines_nrows(v->m);
 
         if ((size_t)tab_h > n + 1)
             tab_h = n + 1 > 2 ? (int)n + 1 : 2;
     }
     draw_tree(v, 1, (unsigned)(rest - tab_h - 1));
-    if (tab_h)
+    if (tab_h && v->graph)
+        draw_graph(v, 1 + rest - tab_h, (unsigned)(tab_h - 1));
+    else if (tab_h)
         draw_table(v, 1 + rest - tab_h, (unsigned)(tab_h - 1));
     draw_bottom(v);
     if (v->help)
@@ -708,6 +756,9 @@ static int key(struct view *v, int ch)
         break;
     case 'f':
         open_prompt(v, 'f');
+        break;
+    case 'C':
+        toggle_graph(v);
         break;
     case '\n':
     case '\r':

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph.h"
 #include "render.h"
 #include "tree.h"
 #include "wsig.h"
@@ -48,6 +49,7 @@ struct vctx {
     struct tree *tree;
     struct tree_sink sink;
     const struct tree_sink *fs; /* the table's sink for this context */
+    const struct tree_sink *gs; /* the graph's (vlines_graph), or NULL */
     struct vlevel *stk;
     unsigned n, cap;
     int stopped; /* a STOP came: say so when recording starts again */
@@ -63,6 +65,7 @@ struct vlines {
     struct vctx *last_ctx;
     int ctx_overflow;
     struct fnstat *fs;
+    struct graph *g;     /* the graph of one function, from its choice on (vlines_graph) */
     uint64_t fault_line; /* id + 1 of a fault line waiting for its LR record */
     struct ev fault;
     int paused;
@@ -196,6 +199,8 @@ static void sk_enter(void *arg, const struct tree_frame *f, unsigned depth)
 
     if (c->fs)
         c->fs->enter(c->fs->arg, f, depth);
+    if (c->gs)
+        c->gs->enter(c->gs->arg, f, depth);
     drop_levels(c, depth);
     if (reach(c, depth) < 0)
         return;
@@ -218,6 +223,8 @@ static void sk_exit(void *arg, const struct tree_frame *f, unsigned depth, uint6
 
     if (c->fs)
         c->fs->exit(c->fs->arg, f, depth, t_exit, how);
+    if (c->gs)
+        c->gs->exit(c->gs->arg, f, depth, t_exit, how);
     drop_levels(c, depth + 1);
     if (ref == NOT_KEPT) {
         /* made while paused with no room: there is nothing to close */
@@ -293,6 +300,8 @@ static void sk_special(void *arg, const struct ev *e, unsigned depth)
 
     if (c->fs)
         c->fs->special(c->fs->arg, e, depth);
+    if (c->gs)
+        c->gs->special(c->gs->arg, e, depth);
     switch (e->kind) {
     case EV_FAULT:
         fault_text(m, e, NULL, buf, sizeof buf);
@@ -337,6 +346,8 @@ static void sk_finish(void *arg, const struct tree_frame *stack, unsigned n)
 
     if (c->fs)
         c->fs->finish(c->fs->arg, stack, n);
+    if (c->gs)
+        c->gs->finish(c->gs->arg, stack, n);
     drop_levels(c, 0);
 }
 
@@ -379,6 +390,7 @@ static struct vctx *ctx_get(struct vlines *m, uint32_t id)
     c->id = id;
     c->sink = (struct tree_sink){c, sk_enter, sk_exit, sk_special, sk_finish, sk_values};
     c->fs = m->fs ? fnstat_sink(m->fs, id) : NULL;
+    c->gs = m->g ? graph_sink(m->g, id) : NULL;
     /* Live, the depth the trace starts at is unknown: exits of calls made before it match
      * nothing and are not shown. */
     if (!(c->tree = tree_new(&c->sink, 0, func_of, m))) {
@@ -448,6 +460,7 @@ int vlines_configure(struct vlines *m, const struct sym_table *sym, uint64_t bia
         for (unsigned i = 0; i < m->nctx && m->fs; i++)
             m->ctx[i]->fs = fnstat_sink(m->fs, m->ctx[i]->id);
         drop_snap(m);
+        vlines_graph(m, 0); /* its names point into the symbol table too */
         anew = 1;
     }
     m->conf = (struct vlines_conf){.configured = 1, .sym = sym, .bias = bias, .ts_hz = ts_hz,
@@ -819,7 +832,45 @@ void vlines_free(struct vlines *m)
         free(line_at(m, id)->text);
     free(m->lines);
     fnstat_free(m->fs);
+    graph_free(m->g);
     free(m->snap);
     free(m->chain);
     free(m);
+}
+
+int vlines_graph(struct vlines *m, uint64_t func)
+{
+    for (unsigned i = 0; i < m->nctx; i++)
+        m->ctx[i]->gs = NULL;
+    graph_free(m->g);
+    m->g = NULL;
+    if (!func)
+        return 0;
+    if (!(m->g = graph_new(m->conf.sym, 0, func, 0, VLINES_GRAPH_NODES)))
+        return -1;
+    for (unsigned i = 0; i < m->nctx; i++)
+        m->ctx[i]->gs = graph_sink(m->g, m->ctx[i]->id);
+    return 0;
+}
+
+char *vlines_graph_text(struct vlines *m)
+{
+    char *text = NULL;
+    size_t len = 0, n = 0;
+    FILE *f;
+    const struct graph_stat *st;
+
+    if (!m->g || !(f = open_memstream(&text, &len)))
+        return NULL;
+    st = graph_stats(m->g, &n);
+    if (n && st)
+        graph_print(m->g, 0, f, m->conf.has_time ? m->conf.ts_hz : 0,
+                    GRAPH_CALLERS | GRAPH_CALLEES);
+    else
+        fprintf(f, "# not called since it was chosen\n");
+    if (graph_left_out(m->g))
+        fprintf(f, "# %" PRIu64 " calls past the graph's %u nodes are only in their callers' "
+                   "time\n", graph_left_out(m->g), VLINES_GRAPH_NODES);
+    fclose(f);
+    return text;
 }

@@ -137,4 +137,14 @@ size_t vlines_nrows(const struct vlines *m);
 /* Frees the model. NULL is fine. */
 void vlines_free(struct vlines *m);
 
+/* The live view's graph pane: the call graph of the function at link-time address func
+ * (cygtrace graph's, from the events that come from now on; 0: none), which the events feed
+ * from now on beside the table. Returns 0, or -1 when out of memory. */
+#define VLINES_GRAPH_NODES 4096u
+int vlines_graph(struct vlines *m, uint64_t func);
+
+/* The graph's text as cygtrace graph prints it (malloc'd: free it), or NULL when there is no
+ * graph. */
+char *vlines_graph_text(struct vlines *m);
+
 #endif

@@ -4,6 +4,7 @@
  * spaces per depth, " @ticks" after it when it shows a duration. */
 #include <check.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cyg_format.h"
@@ -68,6 +69,31 @@ static uint64_t line_of(struct vlines *m, const char *s)
     ck_abort_msg("no line %s", s);
     return VLINES_NONE;
 }
+
+/* The graph pane's model: the graph of a function from its choice on, its calls counted. */
+START_TEST(test_vlines_graph)
+{
+    struct vlines *m = model(100);
+    char *text;
+
+    ck_assert_ptr_null(vlines_graph_text(m));
+    ck_assert_int_eq(vlines_graph(m, FN('A')), 0);
+    text = vlines_graph_text(m);
+    ck_assert_ptr_nonnull(strstr(text, "not called since it was chosen"));
+    free(text);
+    for (int i = 0; i < 2; i++) {
+        in(m, EV_ENTER, 1, 'A', 10 + 10 * i);
+        leaf(m, 'B', 11 + 10 * i, 13 + 10 * i);
+        in(m, EV_EXIT, 1, 'A', 15 + 10 * i);
+    }
+    text = vlines_graph_text(m);
+    ck_assert_msg(strstr(text, ": (2) 0xa00") && strstr(text, ": (2) 0xb00"), "%s", text);
+    free(text);
+    ck_assert_int_eq(vlines_graph(m, 0), 0);
+    ck_assert_ptr_null(vlines_graph_text(m));
+    vlines_free(m);
+}
+END_TEST
 
 /* A wrapped call shows its arguments once they come, its return value at its end; a caller's
  * return value is on its closing line. The check bits are of the recorded (biased) address. */
@@ -439,6 +465,7 @@ Suite *vlines_suite(void)
 
     tcase_add_test(tc, test_vlines_leaf_and_caller);
     tcase_add_test(tc, test_vlines_values);
+    tcase_add_test(tc, test_vlines_graph);
     tcase_add_test(tc, test_vlines_unconfigured);
     tcase_add_test(tc, test_vlines_fold_hides_subtree);
     tcase_add_test(tc, test_vlines_filter_by_function);

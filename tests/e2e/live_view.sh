@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # live_view.sh - the ncurses live view, driven for real in tmux: "cygtrace live --follow" on the
 # ring of the ticker example while it runs. The tree and the table show its functions, the keys
-# react (pause, Tab, help, search, fold, filter, sort), a resize redraws cleanly (a tiny window
+# react (pause, Tab, the graph pane, help, search, fold, filter, sort), a resize redraws cleanly (a tiny window
 # too), q quits with status 0 and gives the terminal back as it was. Without a terminal, live
 # refuses with one line that points at --plain.
 #
@@ -232,6 +232,18 @@ else
     fail tab-focus-table "the table header has no '>' focus mark"
     show
 fi
+# C, the table focused: the graph of the function under the cursor takes the table's place,
+# and fills as calls come (its calls in brackets); C again gives the table back.
+keys C
+if wait_screen 'GRAPH of [A-Za-z_]' 5 && wait_screen ' : \([0-9]+\) [A-Za-z_]' 10; then
+    pass graph-pane
+else
+    fail graph-pane "no graph pane after C, or no call in it"
+    show
+fi
+keys C
+check graph-pane-closes "the table does not come back after a second C" \
+    wait_screen '^>  +CALLS +TOTAL' 5
 keys Tab
 wait_screen '^> +DURATION  FUNCTION' 5
 check tab-focus-tree "the tree header has no '>' focus mark after a second Tab" \
