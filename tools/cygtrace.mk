@@ -76,8 +76,7 @@ CYGTRACE_LIB := $(CYGTRACE_BUILD)/libcygtrace.a
 # (--gc-sections).
 cygtrace_src := $(CYGTRACE_DIR)/target/core/cygtrace.c $(CYGTRACE_DIR)/common/crc32.c \
     $(CYGTRACE_DIR)/target/core/cygtrace_drain.c $(CYGTRACE_DIR)/common/cobs.c \
-    $(if $(filter cortex-m,$(CYGTRACE_PORT)),$(CYGTRACE_DIR)/target/cortex-m/cygtrace_cm.c, \
-         $(CYGTRACE_DIR)/target/$(CYGTRACE_PORT)/cygtrace_$(CYGTRACE_PORT).c)
+    $(wildcard $(CYGTRACE_DIR)/target/$(CYGTRACE_PORT)/*.c)
 cygtrace_obj := $(addprefix $(CYGTRACE_BUILD)/,$(notdir $(cygtrace_src:.c=.o)))
 cygtrace_hdr := $(wildcard $(CYGTRACE_DIR)/common/*.h $(CYGTRACE_DIR)/target/core/*.h \
                            $(CYGTRACE_DIR)/target/$(CYGTRACE_PORT)/*.h)
