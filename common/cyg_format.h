@@ -226,10 +226,13 @@ _Static_assert(sizeof(struct cyg_ctl) == CYG_HDR_BYTES, "control block size");
 #define CYG_VK_BOOL 6u
 #define CYG_VK_CHAR 7u
 
-/* Six bits of a function's address (bit 0, the Thumb bit, left out), for CYG_VAL_CHECK. */
+/* Six bits of a function's address (bit 0, the Thumb bit, left out), for CYG_VAL_CHECK. A macro
+ * for any unsigned type: a 32-bit target computes it in its word, without 64-bit shifts. */
+#define CYG_VAL_CHECK_OF(fn) (((fn) >> 1 ^ (fn) >> 7 ^ (fn) >> 13 ^ (fn) >> 19) & CYG_VAL_CHECK_MASK)
+
 static inline unsigned cyg_val_check(uint64_t fn)
 {
-    return (unsigned)((fn >> 1) ^ (fn >> 7) ^ (fn >> 13) ^ (fn >> 19)) & CYG_VAL_CHECK_MASK;
+    return (unsigned)CYG_VAL_CHECK_OF(fn);
 }
 
 /* Fault kinds (CYG_SP_FAULT data): Cortex-M exception numbers, or 0x100 + a POSIX signal. */

@@ -239,9 +239,7 @@ static void chrome_name(struct export *x, uint64_t addr)
  * {"return":"5"} at its end (the viewers merge the two), the values written as C. */
 static void chrome_args(struct export *x, uint64_t addr, const struct wval_set *vals, int ret)
 {
-    const struct sym_info *s = x->o.sym ? sym_lookup(x->o.sym, addr - x->o.bias) : NULL;
-    const struct wsig_fn *sig =
-        s ? wsig_find(sym_wsig(x->o.sym), wsig_wrapped_name(s->name)) : NULL;
+    const struct wsig_fn *sig = sym_wrapped_sig(x->o.sym, addr - x->o.bias);
     char text[512], key[32]; /* json_str takes 511 characters */
     int first = 1;
 

@@ -359,9 +359,7 @@ static const struct wval_set *shown_vals(const struct render *r, const struct tr
 /* The signature of the wrapped function whose wrapper starts at addr (run-time), or NULL. */
 static const struct wsig_fn *wrapped_sig(struct render *r, uint64_t addr)
 {
-    const struct sym_info *s = r->sym ? sym_lookup(r->sym, addr - r->bias) : NULL;
-
-    return s ? wsig_find(sym_wsig(r->sym), wsig_wrapped_name(s->name)) : NULL;
+    return sym_wrapped_sig(r->sym, addr - r->bias);
 }
 
 /* The run-time address of the function the wrapper at addr wraps, when the image has it (a

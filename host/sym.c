@@ -751,3 +751,10 @@ const struct wsig *sym_wsig(const struct sym_table *t)
 {
     return t ? t->wsig : NULL;
 }
+
+const struct wsig_fn *sym_wrapped_sig(const struct sym_table *t, uint64_t addr)
+{
+    const struct sym_info *s = t ? sym_lookup(t, addr) : NULL;
+
+    return s ? wsig_find(t->wsig, wsig_wrapped_name(s->name)) : NULL;
+}

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 struct wsig;
+struct wsig_fn;
 
 struct sym_table;
 
@@ -60,5 +61,9 @@ size_t sym_build_id(const struct sym_table *t, const uint8_t **id);
 /* The signatures of the wrapped functions the image holds wrappers of (cygtrace wrap), or NULL
  * when it has none. t may be NULL. */
 const struct wsig *sym_wsig(const struct sym_table *t);
+
+/* The signature of the function whose wrapper (cygtrace wrap) holds link-time address addr, or
+ * NULL (not a wrapper, or not described). t may be NULL. */
+const struct wsig_fn *sym_wrapped_sig(const struct sym_table *t, uint64_t addr);
 
 #endif

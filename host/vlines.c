@@ -266,9 +266,7 @@ static void sk_exit(void *arg, const struct tree_frame *f, unsigned depth, uint6
 static void sk_values(void *arg, const struct tree_frame *f, unsigned depth)
 {
     struct vctx *c = arg;
-    const struct sym_table *sym = c->m->conf.sym;
-    const struct sym_info *s = sym ? sym_lookup(sym, f->addr) : NULL;
-    const struct wsig_fn *sig = s ? wsig_find(sym_wsig(sym), wsig_wrapped_name(s->name)) : NULL;
+    const struct wsig_fn *sig = sym_wrapped_sig(c->m->conf.sym, f->addr);
     const struct wval *ret = wval_ret(f->vals);
     struct vline *l = line_ref(c->m, depth < c->n ? c->stk[depth].line : 0);
     char args[1024], rt[600];

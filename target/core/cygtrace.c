@@ -619,9 +619,8 @@ NOINSTR void cygtrace_context(uint32_t id, uintptr_t handle)
  * entry the ring lost is not taken for one of the call below it. */
 HOT uintptr_t cyg_value_data(void *fn, unsigned info)
 {
-    /* cyg_val_check() in the word's width: its 64-bit shifts cost a 32-bit core a call */
-    uintptr_t f = (uintptr_t)fn, check = ((f >> 1) ^ (f >> 7) ^ (f >> 13) ^ (f >> 19)) &
-                                         CYG_VAL_CHECK_MASK;
+    /* in the word's width: cyg_val_check()'s 64-bit shifts cost a 32-bit core a call */
+    uintptr_t f = (uintptr_t)fn, check = CYG_VAL_CHECK_OF(f);
 
     return (uintptr_t)(info & (CYG_VAL_IDX_MASK | CYG_VAL_KIND_MASK << CYG_VAL_KIND_SHIFT)) |
            check << CYG_VAL_CHECK_SHIFT;
