@@ -67,7 +67,7 @@ include examples/firmware/firmware.mk
 # ---------------------------------------------------------------------------------------------
 # common/ and the target runtime
 
-COMMON_SRC := common/crc32.c common/cobs.c
+COMMON_SRC := common/crc32.c common/cobs.c common/cyg_spec.c
 RT_SRC := target/core/cygtrace.c target/core/cygtrace_drain.c $(wildcard target/linux/*.c) $(COMMON_SRC)
 RT_INC := -Icommon -Itarget/core -Itarget/linux
 RT_CFLAGS := -std=gnu11 $(WARN) -O2 -g -fPIC -fno-instrument-functions -fvisibility=hidden \
@@ -297,7 +297,8 @@ bench: deps
 #                                        cygtrace.h), and record preloads it by that name
 #   lib/pkgconfig/cygtrace.pc            shared: -I.../include/cygtrace -lcygtrace
 #   lib/pkgconfig/cygtrace-static.pc     static: -I.../include/cygtrace -l:libcygtrace.a -lpthread
-#   include/cygtrace/                    cygtrace.h, cygtrace_wrap.h, cyg_format.h, cygtrace_cm.h
+#   include/cygtrace/                    cygtrace.h, cygtrace_wrap.h, cyg_format.h, cygtrace_cm.h,
+#                                        cygtrace_config.h (which cygtrace_cm.h includes)
 #   lib/cygtrace/CORE/libcygtrace.a      the Cortex-M runtimes, default settings (CORE_NAMES;
 #                                        when $(ARM_CC) is there)
 #   lib/cmake/cygtrace/                  cygtrace-config.cmake (+ -version): find_package(cygtrace)
@@ -312,7 +313,7 @@ inst = $(foreach f,$(3),$(1)/$(notdir $(f))|$(2)|$(f))
 inst_tree = $(foreach f,$(3),$(1)/$(f)|$(2)|$(f))
 HAVE_ARM_CC := $(if $(shell command -v $(ARM_CC) 2>/dev/null),yes)
 INSTALL_HEADERS := target/core/cygtrace.h target/core/cygtrace_wrap.h common/cyg_format.h \
-                   target/cortex-m/cygtrace_cm.h
+                   target/cortex-m/cygtrace_cm.h target/core/cygtrace_config.h
 INSTALL_LIST = \
     $(call inst,bin,755,$(O)/cygtrace) \
     $(call inst,lib,644,$(O)/linux/libcygtrace.a $(O)/linux/libcygtrace.so) \

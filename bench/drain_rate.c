@@ -24,6 +24,7 @@
 
 #include "cyg_format.h"
 #include "cygtrace.h"
+#include "cygtrace_config.h"
 #include "sdec.h"
 #include "sframe.h"
 
@@ -34,7 +35,7 @@ void __cyg_profile_func_exit(void *fn, void *site);
 #define POLL_NS 50000L
 #define MAX_RECORDS (1u << 16)
 
-static uint8_t ring[CYG_HDR_BYTES + MAX_RECORDS * 16] __attribute__((aligned(64)));
+static uint8_t ring[CYGTRACE_RING_OVERHEAD + MAX_RECORDS * 16] __attribute__((aligned(64)));
 
 /* ---- one round of stream.c: 124 events of 15 functions ------------------------------------- */
 
@@ -211,7 +212,7 @@ static void run_trial(struct trial *t, unsigned records)
     size_t len_then;
 
     if (!d || !f ||
-        cygtrace_init(ring, CYG_HDR_BYTES + (size_t)records * 16, CYG_F_OVERWRITE) !=
+        cygtrace_init(ring, CYGTRACE_RING_OVERHEAD + (size_t)records * 16, CYG_F_OVERWRITE) !=
             (long)records) {
         fprintf(stderr, "drain_rate: cannot set up a ring of %u records\n", records);
         exit(1);

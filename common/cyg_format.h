@@ -16,7 +16,9 @@
 #define CYG_MAGIC "CYGTRACE"           /* 8 bytes, no terminator in the block */
 #define CYG_MAGIC_LO 0x54475943u       /* "CYGT" as a little-endian word */
 #define CYG_MAGIC_HI 0x45434152u       /* "RACE" */
-#define CYG_VERSION 2u                /* 2: chunk_log2 (byte 22), PAD records */
+#define CYG_VERSION 3u                /* 2: chunk_log2 (byte 22), PAD records; 3: the control
+                                          area after the records, TRIGGER records, mark
+                                          classes */
 #define CYG_VERSION_MIN 1u            /* the oldest a host still reads: 1 has no chunks */
 #define CYG_HDR_BYTES 128u             /* records start this far from the control block */
 #define CYG_BUILD_ID_MAX 32u
@@ -194,6 +196,9 @@ _Static_assert(sizeof(struct cyg_ctl) == CYG_HDR_BYTES, "control block size");
                               call (cygtrace wrap); data: CYG_VAL_* below. It belongs to the
                               innermost call open in its thread or context: the wrapper writes
                               its entry, the arguments, (the call), the return value, its exit */
+#define CYG_SP_TRIGGER 10u /* a trigger fired (version 3): a = the function (a start or freeze
+                              at its entry, a stop at its exit) or the mark's value; data =
+                              CYG_TRIGD_* below */
 
 /* VALUE data: 24 bits, the same on every target. A value is one word (an int, a pointer, a
  * float), two on a 32-bit target for a 64-bit integer or a double (part 0 the low word), or a
@@ -234,6 +239,113 @@ static inline unsigned cyg_val_check(uint64_t fn)
 {
     return (unsigned)CYG_VAL_CHECK_OF(fn);
 }
+
+/* Marks (CYG_SP_MARK data), version 3: the mark's class (0..31) in bits 23..19, its id in bits
+ * 18..0, so that the data fits 24 bits on every target. Versions 1 and 2: all of data is the
+ * id. */
+#define CYG_MARK_ID_MASK 0x7FFFFu
+#define CYG_MARK_CLASS_SHIFT 19u
+#define CYG_MARK_CLASSES 32u
+
+/* The control area (version 3): CYG_CTRL_BYTES right after the last record (at hdr_bytes +
+ * capacity * rec_bytes from the control block; a version 3 ring is that much longer). It is how the recording is steered while it runs:
+ * triggers that start, stop or freeze it at a function or a mark, record-time filters and the
+ * classes of marks recorded. Whoever changes the request (the host through a debugger, the
+ * program through cygtrace_trigger_* and the like, the Linux runtime from its environment)
+ * writes the fields, then adds 1 to gen; the runtime applies a request whose gen differs from
+ * applied (its hooks take their slow path while anything is armed, and for one event after a
+ * change: a host also clears the hooks' word cyg_rt.last, the second word of the symbol cyg_rt,
+ * FORMAT.md 10). The runtime writes applied and the fired fields; nobody else does. All fields
+ * little-endian; addresses as the hooks see them (a Thumb function's bit 0 is ignored when
+ * compared). */
+#define CYG_CTRL_BYTES 256u
+#define CYG_CTRL_MAGIC 0x43475943u     /* "CYGC" as a little-endian word */
+#define CYG_CTRL_TRIGS 6u              /* triggers, at most */
+#define CYG_CTRL_EXCLS 12u             /* excluded functions, at most */
+
+/* Byte offsets in the control area. */
+#define CYG_CTRL_OFF_MAGIC 0u     /* u32 CYG_CTRL_MAGIC (the runtime, at init)               */
+#define CYG_CTRL_OFF_GEN 4u       /* u32 the request's generation: + 1 after each change     */
+#define CYG_CTRL_OFF_APPLIED 8u   /* u32 the generation the runtime applied                  */
+#define CYG_CTRL_OFF_EVENTS 12u   /* u32 classes of marks recorded: bit c for class c        */
+#define CYG_CTRL_OFF_DEPTH 16u    /* u32 record calls to this depth only, per thread or
+                                     context (1: the outermost calls; 0: every depth)         */
+#define CYG_CTRL_OFF_NTRIG 20u    /* u8  triggers in use, from the first                      */
+#define CYG_CTRL_OFF_NEXCL 21u    /* u8  excluded functions in use, from the first            */
+#define CYG_CTRL_OFF_HIDE 22u     /* u16 bit i: excluded function i hides its callees too     */
+#define CYG_CTRL_OFF_FIRED 24u    /* u8  1 + the trigger that fired last, 0: none (runtime)  */
+#define CYG_CTRL_OFF_NFIRED 25u   /* u8  triggers fired so far, to 255 (runtime)             */
+#define CYG_CTRL_OFF_GATE 26u     /* u8  1 while start/stop triggers let events in (runtime) */
+#define CYG_CTRL_OFF_FIRED_HEAD 32u /* u64 head when it fired (runtime)                     */
+#define CYG_CTRL_OFF_FIRED_TS 40u /* u64 the timestamp when it fired (runtime)               */
+#define CYG_CTRL_OFF_TRIG 64u     /* CYG_CTRL_TRIGS triggers of CYG_CTRL_TRIG_BYTES          */
+#define CYG_CTRL_OFF_EXCL 160u    /* CYG_CTRL_EXCLS u64 function addresses                   */
+#define CYG_CTRL_TRIG_BYTES 16u
+
+/* A trigger: u64 what (a function's address, or a mark id), u32 after (a freeze: events
+ * recorded after the trigger's own before the ring freezes), u8 kind (CYG_TRIG_*), u8 flags
+ * (CYG_TRIGF_*, the runtime's), u16 reserved. */
+#define CYG_TRIG_OFF_WHAT 0u
+#define CYG_TRIG_OFF_AFTER 8u
+#define CYG_TRIG_OFF_KIND 12u
+#define CYG_TRIG_OFF_FLAGS 13u
+
+#define CYG_TRIG_START 1u        /* recording begins at the function's entry (and again at
+                                    each entry after a stop) */
+#define CYG_TRIG_STOP 2u         /* recording stops after the function's exit */
+#define CYG_TRIG_FREEZE 3u       /* the ring freezes `after` events after the function's entry */
+#define CYG_TRIG_FREEZE_MARK 4u  /* the same at a mark with this id (any class) */
+#define CYG_TRIG_KINDS 5u
+#define CYG_TRIGF_FIRED 1u       /* it fired at least once */
+
+/* TRIGGER data: the trigger's index in bits 3..0, its kind in bits 7..4. */
+#define CYG_TRIGD_IDX_MASK 0xFu
+#define CYG_TRIGD_KIND_SHIFT 4u
+
+struct cyg_ctrl_trig {
+    cyg_word64_t what;       /* .v: the low word, all a 32-bit target uses */
+    uint32_t after;
+    uint8_t kind;
+    uint8_t flags;
+    uint16_t reserved;
+};
+
+struct cyg_ctrl {
+    uint32_t magic;
+    volatile uint32_t gen;
+    volatile uint32_t applied;
+    uint32_t events;
+    uint32_t depth;
+    uint8_t ntrig;
+    uint8_t nexcl;
+    uint16_t hide;
+    uint8_t fired;
+    uint8_t nfired;
+    volatile uint8_t gate;
+    uint8_t reserved0[5];
+    uint64_t fired_head;
+    uint64_t fired_ts;
+    uint8_t reserved1[16];
+    struct cyg_ctrl_trig trig[CYG_CTRL_TRIGS];
+    cyg_word64_t excl[CYG_CTRL_EXCLS];
+};
+
+#define CYG_ASSERT_CTRL(f, off) _Static_assert(offsetof(struct cyg_ctrl, f) == (off), #f)
+CYG_ASSERT_CTRL(gen, CYG_CTRL_OFF_GEN);
+CYG_ASSERT_CTRL(events, CYG_CTRL_OFF_EVENTS);
+CYG_ASSERT_CTRL(depth, CYG_CTRL_OFF_DEPTH);
+CYG_ASSERT_CTRL(ntrig, CYG_CTRL_OFF_NTRIG);
+CYG_ASSERT_CTRL(hide, CYG_CTRL_OFF_HIDE);
+CYG_ASSERT_CTRL(fired, CYG_CTRL_OFF_FIRED);
+CYG_ASSERT_CTRL(gate, CYG_CTRL_OFF_GATE);
+CYG_ASSERT_CTRL(fired_head, CYG_CTRL_OFF_FIRED_HEAD);
+CYG_ASSERT_CTRL(fired_ts, CYG_CTRL_OFF_FIRED_TS);
+CYG_ASSERT_CTRL(trig, CYG_CTRL_OFF_TRIG);
+CYG_ASSERT_CTRL(excl, CYG_CTRL_OFF_EXCL);
+_Static_assert(sizeof(struct cyg_ctrl_trig) == CYG_CTRL_TRIG_BYTES, "trigger size");
+_Static_assert(sizeof(struct cyg_ctrl) == CYG_CTRL_BYTES, "control area size");
+_Static_assert(CYG_CTRL_OFF_TRIG + CYG_CTRL_TRIGS * CYG_CTRL_TRIG_BYTES == CYG_CTRL_OFF_EXCL,
+               "control area layout");
 
 /* Fault kinds (CYG_SP_FAULT data): Cortex-M exception numbers, or 0x100 + a POSIX signal. */
 #define CYG_FAULT_HARD 3u

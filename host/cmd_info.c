@@ -86,6 +86,19 @@ static void print_map(const struct modmap *m)
     }
 }
 
+/* A version 3 ring's control area: the triggers and filters in force, which one fired. */
+static void print_control(const struct load *l)
+{
+    const struct dec_ring *r = &l->ring;
+
+    if (r->ctrl_state == DEC_CTRL_SHORT)
+        printf("control:    missing (the dump ends at byte %" PRIu64 ")\n", r->ctrl_end);
+    else if (r->ctrl_state == DEC_CTRL_BAD)
+        printf("control:    unreadable (%s)\n", r->ctrl_why);
+    else if (r->ctrl_state == DEC_CTRL_OK && !render_ctrl_notes(stdout, "control:    ", r, l->sym))
+        printf("control:    none armed\n");
+}
+
 static void print_ring(const struct load *l, const char *dump)
 {
     const struct dec_ring *r = &l->ring;
@@ -120,6 +133,7 @@ static void print_ring(const struct load *l, const char *dump)
            r->chunk_log2 ? "slots reserved (records and the unused ends of chunks)" : "records");
     printf("lapped:     %s\n", (r->flags & CYG_F_OVERWRITE) && r->head > r->cap ? "yes" : "no");
     print_common(l);
+    print_control(l);
 }
 
 static int print_records(struct load *l)

@@ -136,6 +136,7 @@ static int configure(struct live *l, const struct dec_ring *ring)
     l->ro.ts_hz = ring->ts_hz;
     l->ro.has_time = !!(ring->flags & CYG_F_TIMESTAMPS);
     l->ro.addr_width = ring->word_bytes * 2;
+    l->ro.ctrl = ring->ctrl_state == DEC_CTRL_OK ? &l->ring.ctrl : NULL;
     l->res.sym = l->sym;
     l->res.bias = ring->load_bias;
     if (cmd_filter_resolve(&l->show, &ld, l->elf, l->source, &l->fo, &l->ft, l->err,
@@ -357,6 +358,9 @@ static int pump_follow(struct live *l)
         return -1;
     }
     l->ring.state = follow_ring(l->follow)->state;
+    /* what fired since: the renderers name triggers by it, the notes say it at the end */
+    if (l->ring.ctrl_state == DEC_CTRL_OK && follow_ring(l->follow)->ctrl_state == DEC_CTRL_OK)
+        l->ring.ctrl = follow_ring(l->follow)->ctrl;
     /* The program is gone once its process is; what it wrote between the poll above and its
      * exit is read before the end. */
     if (n == 0 && r->pid && kill((pid_t)r->pid, 0) < 0 && errno == ESRCH) {
@@ -420,6 +424,12 @@ static void plain_finish(struct live *l)
         fprintf(f, "%s%" PRIu64 " events were lost: %s\n", p, l->lost_target,
                 (l->ring.flags & CYG_F_OVERWRITE) ? "the program lapped the reader"
                                                   : "the ring was full (stop mode)");
+    }
+    {
+        char cp[64];
+
+        snprintf(cp, sizeof cp, "%scontrol: ", p);
+        render_ctrl_notes(f, cp, &l->ring, l->sym);
     }
     fprintf(f, "%s%" PRIu64 " events", p, l->events);
     if (l->fr)

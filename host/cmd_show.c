@@ -238,6 +238,23 @@ out:
     return rc;
 }
 
+/* What froze the ring: the trigger that fired last when it was a freeze (a version 3 ring's
+ * control area says), else a fault or the program. */
+static const char *frozen_by(const struct load *l, char *buf, size_t len)
+{
+    const struct ctrl *c = &l->ring.ctrl;
+    struct render_namer nm = {l->sym, l->ring.load_bias, l->ring.word_bytes == 4, {0}};
+    char t[256];
+
+    if (l->ring.ctrl_state != DEC_CTRL_OK || !c->fired ||
+        (c->trig[c->fired - 1].kind != CYG_TRIG_FREEZE &&
+         c->trig[c->fired - 1].kind != CYG_TRIG_FREEZE_MARK))
+        return "a fault or cygtrace_freeze()";
+    snprintf(buf, len, "by trigger %s",
+             ctrl_trig_text(c, c->fired - 1, render_ctrl_name, &nm, t, sizeof t));
+    return buf;
+}
+
 /* What the trace could not show, said once at the end: as comments in the tree style, on
  * stderr in the others (whose output must stay exactly in their format). */
 static void notes(const struct load *l, const struct load_stats *ls, const struct skipped *sk,
@@ -246,6 +263,7 @@ static void notes(const struct load *l, const struct load_stats *ls, const struc
     FILE *f = ro->style == RENDER_TREE ? stdout : stderr;
     const char *p = ro->style == RENDER_TREE ? "# " : "cygtrace: note: ";
     const struct dec_stats *st = &ls->dec;
+    char buf[320];
 
     if (st->overwritten)
         fprintf(f, "%s%" PRIu64 " older events were overwritten (the buffer wrapped); the "
@@ -275,7 +293,9 @@ static void notes(const struct load *l, const struct load_stats *ls, const struc
                    "trace shows (its entry was overwritten or lost); skipped\n",
                 p, sk->values, sk->values == 1 ? "" : "s");
     if (l->ring.state == CYG_S_FROZEN)
-        fprintf(f, "%sthe trace was frozen (a fault or cygtrace_freeze())\n", p);
+        fprintf(f, "%sthe trace was frozen (%s)\n", p, frozen_by(l, buf, sizeof buf));
+    snprintf(buf, sizeof buf, "%scontrol: ", p);
+    render_ctrl_notes(f, buf, &l->ring, l->sym);
 }
 
 void cmd_stream_notes(FILE *f, const char *p, const struct sframe_stats *fr,
@@ -326,6 +346,7 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
     ro.ts_hz = l->ring.ts_hz;
     ro.has_time = !!(l->ring.flags & CYG_F_TIMESTAMPS);
     ro.addr_width = l->ring.word_bytes * 2;
+    ro.ctrl = l->ring.ctrl_state == DEC_CTRL_OK ? &l->ring.ctrl : NULL;
     ro.show = o->show;
     if (o->color > 0 || (o->color < 0 && cmd_color_auto()))
         ro.show |= RENDER_COLOR;

@@ -168,7 +168,43 @@ int dec_locate(struct src *s, struct dec_ring *r, const char **why)
         *why = reason;
 out:
     free(buf);
+    if (found == 0 && dec_ctrl_read(s, r) < 0) {
+        *why = "read error";
+        found = -1;
+    }
     return found;
+}
+
+void dec_ctrl_parse(struct dec_ring *r, const uint8_t *p, size_t have, uint64_t end)
+{
+    r->ctrl_state = DEC_CTRL_NONE;
+    if (r->version < 3)
+        return;
+    if (have < CYG_CTRL_BYTES) {
+        r->ctrl_state = DEC_CTRL_SHORT;
+        r->ctrl_end = end;
+        return;
+    }
+    r->ctrl_state = ctrl_parse(&r->ctrl, p, r->word_bytes, &r->ctrl_why) == 0 ? DEC_CTRL_OK
+                                                                               : DEC_CTRL_BAD;
+}
+
+int dec_ctrl_read(struct src *s, struct dec_ring *r)
+{
+    uint8_t area[CYG_CTRL_BYTES];
+    long n = 0;
+
+    if (r->version < 3) {
+        r->ctrl_state = DEC_CTRL_NONE;
+        return 0;
+    }
+    /* A ring whose records already run past the source's end (a header that claims 2^40
+     * records) has no area there to read. */
+    if (r->off + dec_ctrl_off(r) < src_size(s) &&
+        (n = src_read(s, r->off + dec_ctrl_off(r), area, sizeof area)) < 0)
+        return -1;
+    dec_ctrl_parse(r, area, (size_t)n, src_size(s));
+    return 0;
 }
 
 /* A 32-bit target's counter wraps every 2^32 reservations. Then head is small again, but the
@@ -250,6 +286,7 @@ static int load_window(struct dec *d)
 void dec_state_init(struct dec_state *s, const struct dec_ring *r)
 {
     memset(s, 0, sizeof *s);
+    s->version = r->version;
     s->word_bytes = r->word_bytes;
     s->cap_log2 = r->cap_log2;
     s->flags = r->flags;
@@ -268,6 +305,7 @@ unsigned dec_special_kind(unsigned type)
     case CYG_SP_STOP: return EV_STOP;
     case CYG_SP_PAD: return EV_PAD;
     case CYG_SP_VALUE: return EV_VALUE;
+    case CYG_SP_TRIGGER: return EV_TRIGGER;
     default: return EV_UNKNOWN;
     }
 }
@@ -292,6 +330,10 @@ static void decode_special(struct dec_state *s, struct ev *e, uint64_t a, uint64
     e->kind = (uint8_t)dec_special_kind(type);
     if (e->kind == EV_UNKNOWN)
         e->data = type;
+    else if (e->kind == EV_MARK && s->version >= 3) {
+        e->cls = (uint8_t)dec_mark_class(s->version, e->data);
+        e->data = dec_mark_id(s->version, e->data);
+    }
 }
 
 /* A 64-bit record whose lap tag is not its slot's: written laps late (CYG_F_LAPTAG). */

@@ -9,7 +9,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ctrl.h"
+#include "cyg_format.h"
 #include "src.h"
+
+/* What a version 3 ring's control area (after its records, docs/FORMAT.md 2.7) gave. */
+enum dec_ctrl_state {
+    DEC_CTRL_NONE = 0, /* version 1 or 2: the ring has none */
+    DEC_CTRL_OK,       /* ctrl holds it */
+    DEC_CTRL_SHORT,    /* the dump ends before the area does (at byte ctrl_end) */
+    DEC_CTRL_BAD,      /* it is not one: ctrl_why says why */
+};
 
 /* A parsed, validated control block. */
 struct dec_ring {
@@ -33,14 +43,24 @@ struct dec_ring {
     uint64_t lost;         /* events the target dropped */
     uint64_t ts_hz;
     uint32_t pid;
+    unsigned ctrl_state;   /* enum dec_ctrl_state (dec_locate, dec_ctrl_parse) */
+    uint64_t ctrl_end;     /* DEC_CTRL_SHORT: the source's size, where the dump ends */
+    const char *ctrl_why;  /* DEC_CTRL_BAD: a static one-line reason */
+    struct ctrl ctrl;      /* DEC_CTRL_OK: the triggers and filters in force */
 };
+
+/* Where the control area of a version 3 ring starts, from its control block. */
+static inline uint64_t dec_ctrl_off(const struct dec_ring *r)
+{
+    return CYG_HDR_BYTES + r->cap * r->rec_bytes;
+}
 
 enum ev_kind {
     EV_ENTER = 1,
     EV_EXIT,
     EV_THREAD,   /* addr = OS thread id of ctx */
     EV_CONTEXT,  /* ctx switched to data; addr = handle */
-    EV_MARK,     /* data = id, addr = value */
+    EV_MARK,     /* data = id, cls = class (version 3; 0 before), addr = value */
     EV_FAULT,    /* data = kind, addr = PC */
     EV_FAULT_LR, /* data = kind, addr = LR */
     EV_START,
@@ -51,6 +71,8 @@ enum ev_kind {
                     count it and never return it */
     EV_VALUE,    /* a word of a wrapped call's argument or return value: data = CYG_VAL_*,
                     addr = the word; the tree builder gives it to the innermost open call */
+    EV_TRIGGER,  /* a trigger fired (version 3): data = CYG_SP_TRIGGER data (index, kind:
+                    CYG_TRIGD_*), addr = the function, or the mark's value */
 };
 
 enum ev_lost_why {
@@ -67,6 +89,7 @@ struct ev {
     uint32_t ctx;  /* thread index (64-bit targets) or context id (firmware) */
     uint32_t data;
     uint8_t kind;  /* enum ev_kind */
+    uint8_t cls;   /* EV_MARK: the mark's class (version 3), else 0 */
 };
 
 struct dec_stats {
@@ -87,8 +110,28 @@ struct dec_stats {
 int dec_parse(const uint8_t *p, size_t len, struct dec_ring *r, const char **why);
 
 /* Finds the first valid control block in a source (a dump starts with one; a RAM image holds
- * one somewhere, 4-byte aligned). Returns 0 and fills r, or -1 with *why set. */
+ * one somewhere, 4-byte aligned). Returns 0 and fills r, its control area too (dec_ctrl_read),
+ * or -1 with *why set. */
 int dec_locate(struct src *s, struct dec_ring *r, const char **why);
+
+/* Takes the control area of ring r (version 3) from the have bytes at p, those of the source
+ * from dec_ctrl_off(r) on (end: the source's size, for the message when they are too few):
+ * sets r->ctrl_state and what goes with it. Nothing for versions 1 and 2. */
+void dec_ctrl_parse(struct dec_ring *r, const uint8_t *p, size_t have, uint64_t end);
+
+/* Reads and takes the control area of ring r (version 3) from source s; -1 on a read error. */
+int dec_ctrl_read(struct src *s, struct dec_ring *r);
+
+/* The mark class and id of a mark's data in a ring of this version. */
+static inline unsigned dec_mark_class(unsigned version, uint32_t data)
+{
+    return version >= 3 ? (unsigned)(data >> CYG_MARK_CLASS_SHIFT) & (CYG_MARK_CLASSES - 1) : 0;
+}
+
+static inline uint32_t dec_mark_id(unsigned version, uint32_t data)
+{
+    return version >= 3 ? data & CYG_MARK_ID_MASK : data;
+}
 
 /* What decoding one record needs to know of its ring, and what carries over from one record
  * to the next: the timestamp being unwrapped, the running context of a 32-bit target. The
@@ -122,6 +165,7 @@ static inline uint64_t dec_clock_unwrap(struct dec_clock *c, uint64_t raw, uint6
 }
 
 struct dec_state {
+    unsigned version;      /* the ring's: marks carry a class from 3 on */
     unsigned word_bytes;
     unsigned cap_log2;
     unsigned flags;        /* CYG_F_* */

@@ -467,9 +467,13 @@ static void x_special(void *arg, const struct ev *e, unsigned d)
     }
     if (x->o.format != EXPORT_CHROME)
         return;
-    if (e->kind == EV_MARK)
-        snprintf(buf, sizeof buf, "mark %" PRIu32 " = 0x%" PRIx64, e->data, e->addr);
-    else if (e->kind == EV_FAULT)
+    if (e->kind == EV_MARK) {
+        render_mark_text(e, buf, sizeof buf);
+    } else if (e->kind == EV_TRIGGER) {
+        struct render_namer nm = {x->o.sym, x->o.bias, 0, {0}};
+
+        render_trigger_text(&nm, NULL, e, buf, sizeof buf);
+    } else if (e->kind == EV_FAULT)
         render_fault_text(x->o.sym, x->o.bias, 16, e, NULL, buf, sizeof buf);
     else if (e->kind == EV_LOST)
         snprintf(buf, sizeof buf, "%" PRIu64 " events lost", e->addr);

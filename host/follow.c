@@ -180,6 +180,8 @@ struct hdr_io {
     uint8_t hdr[CYG_HDR_BYTES];
     uint64_t head;
     uint64_t lost;
+    uint8_t ctrl[CYG_CTRL_BYTES]; /* a version 3 ring's control area, when mapped */
+    size_t ctrl_len;              /* its bytes copied: CYG_CTRL_BYTES, or 0 */
 };
 
 static void read_hdr(struct follow *f, void *arg)
@@ -189,6 +191,11 @@ static void read_hdr(struct follow *f, void *arg)
     memcpy(io->hdr, f->map, CYG_HDR_BYTES);
     io->head = load_counter(f, CYG_OFF_HEAD);
     io->lost = load_counter(f, CYG_OFF_LOST);
+    io->ctrl_len = 0;
+    if (f->map_len >= dec_ctrl_off(&f->r) + CYG_CTRL_BYTES && f->r.version >= 3) {
+        memcpy(io->ctrl, f->map + dec_ctrl_off(&f->r), CYG_CTRL_BYTES);
+        io->ctrl_len = CYG_CTRL_BYTES;
+    }
 }
 
 /* Copies one record, word b first (see the top of the file), and b again after the others: a
@@ -305,6 +312,10 @@ static int attach(struct follow *f, int from_start, char *why, size_t whylen)
                  (unsigned long long)st.st_size, len);
         goto fail;
     }
+    /* A version 3 ring's control area after the records: mapped too when the file has it
+     * (the triggers and filters in force, which one fired); without it, the records alone. */
+    if (r.version >= 3 && (uint64_t)st.st_size >= len + CYG_CTRL_BYTES)
+        len += CYG_CTRL_BYTES;
     map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
     if (map == MAP_FAILED) {
         snprintf(why, whylen, "cannot map it: %s", strerror(errno));
@@ -327,6 +338,7 @@ static int attach(struct follow *f, int from_start, char *why, size_t whylen)
     f->head = r.word_bytes == 8 ? io.head : (uint32_t)io.head;
     f->r.head = f->head;
     f->r.lost = io.lost;
+    dec_ctrl_parse(&f->r, io.ctrl, io.ctrl_len, (uint64_t)st.st_size);
     dec_state_init(&f->ds, &f->r);
     /* From the start: step() counts what the writer overwrote before we came as lost, and
      * the poll says what the runtime dropped. Else both start from what they are now. */
@@ -429,6 +441,7 @@ static int check(struct follow *f, char *err, size_t errlen)
     f->r = r;
     f->r.head = head;
     f->r.lost = io.lost;
+    dec_ctrl_parse(&f->r, io.ctrl, io.ctrl_len, (uint64_t)st.st_size);
     f->lost_since = 0;
     return 0;
 }

@@ -187,6 +187,26 @@ static void load_map(struct load *l)
         l->map_err[0] = 0;
 }
 
+/* A version 3 ring whose control area the dump cut short or that is not one: said once, with
+ * the other warnings; the records decode all the same. */
+static void ctrl_warning(struct load *l)
+{
+    const struct dec_ring *r = &l->ring;
+    size_t n = strlen(l->warning);
+    char w[320];
+
+    if (r->ctrl_state == DEC_CTRL_SHORT)
+        snprintf(w, sizeof w, "%s: control area missing: dump ends at byte %" PRIu64
+                 "; the triggers and filters in force are unknown", src_name(l->src),
+                 r->ctrl_end);
+    else if (r->ctrl_state == DEC_CTRL_BAD)
+        snprintf(w, sizeof w, "%s: %s; the triggers and filters in force are unknown",
+                 src_name(l->src), r->ctrl_why);
+    else
+        return;
+    snprintf(l->warning + n, sizeof l->warning - n, "%s%s", n ? "; " : "", w);
+}
+
 int load_attach(struct load *l, const char *elf, struct src *src, int force, char *err,
                 size_t errlen)
 {
@@ -223,6 +243,7 @@ int load_attach(struct load *l, const char *elf, struct src *src, int force, cha
     if (l->sym && l->id_match < 0 && !force &&
         check_functions(l, elf, src_name(src), err, errlen) < 0)
         goto fail;
+    ctrl_warning(l);
     return 0;
 fail:
     load_close(l);

@@ -21,7 +21,8 @@ struct load {
     int machine_match;     /* the ELF's machine and word size are the trace's (1 with no ELF) */
     struct modmap *map;    /* DUMP.maps of a Linux ring (loaded objects, processes), or NULL */
     char map_err[640];     /* why DUMP.maps is not used ("PATH: why"), "" when fine or absent */
-    char warning[768];     /* what could not be checked against the ELF, "" when nothing: every
+    char warning[768];     /* what could not be checked against the ELF, and a version 3 ring's
+                              control area cut short or damaged; "" when nothing: every
                               command says it ("cygtrace: warning: ...") */
 };
 

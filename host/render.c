@@ -217,6 +217,7 @@ static void put_name(struct render *r, uint64_t addr)
 #define COL_SLOW "\033[33m"    /* a call of 1 ms or more */
 #define COL_SLOWER "\033[1;31m" /* 1 s or more */
 #define COL_FAULT "\033[1;31m"
+#define COL_TRIGGER "\033[1;33m"
 #define COL_NOTE "\033[2m"
 #define COL_OFF "\033[0m"
 
@@ -941,9 +942,74 @@ static void fault_line(struct render *r, const struct ev *fault, const struct ev
     out_chr(r, '\n');
 }
 
+const char *render_ctrl_name(void *arg, uint64_t addr)
+{
+    struct render_namer *nm = arg;
+
+    addr &= ~nm->thumb;
+    if (!nm->sym || !sym_lookup(nm->sym, addr - nm->bias))
+        return NULL;
+    render_addr(nm->sym, nm->bias, addr, nm->buf, sizeof nm->buf);
+    return nm->buf;
+}
+
+void render_trigger_text(const struct render_namer *nm, const struct ctrl *c,
+                         const struct ev *e, char *buf, size_t len)
+{
+    static const char *const kinds[CYG_TRIG_KINDS] = {"?", "start", "stop", "freeze",
+                                                      "freeze at a mark"};
+    struct render_namer n = *nm; /* its buffer is written */
+    unsigned i = e->data & CYG_TRIGD_IDX_MASK, kind = e->data >> CYG_TRIGD_KIND_SHIFT & 0xfu;
+    const char *name;
+    char t[256];
+
+    if (kind >= CYG_TRIG_KINDS)
+        kind = 0;
+    /* The area names the trigger when it still holds it as the record says (a later request
+     * may have changed it since). */
+    if (c && i < c->ntrig && c->trig[i].kind == kind && kind &&
+        (kind == CYG_TRIG_FREEZE_MARK || ((c->trig[i].what ^ e->addr) & ~n.thumb) == 0)) {
+        ctrl_trig_text(c, i, render_ctrl_name, &n, t, sizeof t);
+        if (kind == CYG_TRIG_FREEZE_MARK)
+            snprintf(buf, len, "trigger %s fired (mark value 0x%" PRIx64 ")", t, e->addr);
+        else
+            snprintf(buf, len, "trigger %s fired", t);
+        return;
+    }
+    if (kind == CYG_TRIG_FREEZE_MARK) {
+        snprintf(buf, len, "trigger %u (%s) fired: mark value 0x%" PRIx64, i, kinds[kind],
+                 e->addr);
+        return;
+    }
+    name = render_ctrl_name(&n, e->addr);
+    if (name)
+        snprintf(buf, len, "trigger %u (%s) fired at %s", i, kinds[kind], name);
+    else
+        snprintf(buf, len, "trigger %u (%s) fired at 0x%" PRIx64, i, kinds[kind], e->addr);
+}
+
+unsigned render_ctrl_notes(FILE *f, const char *prefix, const struct dec_ring *r,
+                           const struct sym_table *sym)
+{
+    struct render_namer nm = {sym, r->load_bias, r->word_bytes == 4, {0}};
+
+    if (r->ctrl_state != DEC_CTRL_OK)
+        return 0;
+    return ctrl_describe(&r->ctrl, render_ctrl_name, &nm, prefix, f);
+}
+
+void render_mark_text(const struct ev *e, char *buf, size_t len)
+{
+    if (e->cls)
+        snprintf(buf, len, "mark %u class %u = 0x%" PRIx64, e->data, e->cls, e->addr);
+    else
+        snprintf(buf, len, "mark %u = 0x%" PRIx64, e->data, e->addr);
+}
+
 static void on_special(void *arg, const struct ev *e, unsigned depth)
 {
     struct render *r = arg;
+    char text[512];
 
     if (e->kind == EV_FAULT) {
         flush_all(r);
@@ -971,8 +1037,22 @@ static void on_special(void *arg, const struct ev *e, unsigned depth)
         flush_all(r);
         time_col(r, 0, 0);
         indent(r, depth);
-        out_fmt(r, "# mark %u = 0x%" PRIx64 "\n", e->data, e->addr);
+        render_mark_text(e, text, sizeof text);
+        out_fmt(r, "# %s\n", text);
         break;
+    case EV_TRIGGER: {
+        struct render_namer nm = {r->sym, r->bias, r->o.addr_width == 8, {0}};
+
+        flush_all(r);
+        time_col(r, 0, 0);
+        indent(r, depth);
+        render_trigger_text(&nm, r->o.ctrl, e, text, sizeof text);
+        col(r, COL_TRIGGER);
+        out_fmt(r, "# %s", text);
+        col(r, COL_OFF);
+        out_chr(r, '\n');
+        break;
+    }
     case EV_STOP:
         flush_all(r);
         r->stopped = 1;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ctrl.h"
 #include "dwarf.h"
 #include "sym.h"
 #include "tree.h"
@@ -25,6 +26,8 @@ struct render_opts {
     unsigned addr_width; /* hex digits for addresses: 8 or 16 */
     unsigned show;       /* RENDER_SRCLINE, ...: tree and etrace styles only */
     struct dwarf_src *dwarf; /* for RENDER_SRCLINE and RENDER_SIGNATURES; NULL: not shown */
+    const struct ctrl *ctrl; /* the ring's control area, to name the triggers that fired;
+                                NULL: none (a version 1 or 2 ring, a stream) */
 };
 
 #define RENDER_SRCLINE (1u << 0)    /* "decide() [demo.c:42] <- demo.c:60" */
@@ -61,6 +64,34 @@ void render_addr(const struct sym_table *sym, uint64_t bias, uint64_t addr, char
  * fn+0x14, called from main+0x8", "*** signal 11 (SIGSEGV) at fn+0x4, address 0x0". */
 void render_fault_text(const struct sym_table *sym, uint64_t bias, unsigned addr_width,
                        const struct ev *fault, const struct ev *lr, char *buf, size_t len);
+
+/* What render_ctrl_name names functions with. */
+struct render_namer {
+    const struct sym_table *sym; /* may be NULL */
+    uint64_t bias;
+    uint64_t thumb;              /* 1 on a 32-bit target: bit 0 of an address is ARM's Thumb
+                                    bit, which the control area may keep */
+    char buf[256];
+};
+
+/* A ctrl_name_fn over a struct render_namer: "name" or "name+0x4" for a run-time address,
+ * NULL when the ELF does not know it (ctrl.c then shows it in hex). */
+const char *render_ctrl_name(void *arg, uint64_t addr);
+
+/* Writes what a trigger record (EV_TRIGGER) says, from c (the ring's control area, may be
+ * NULL) when it names the trigger: "trigger freeze@boom+10 fired" (and the mark's value for a
+ * freeze at a mark), else "trigger 2 (freeze) fired at boom". */
+void render_trigger_text(const struct render_namer *nm, const struct ctrl *c,
+                         const struct ev *e, char *buf, size_t len);
+
+/* Prints what the control area of ring r says was in force (the triggers, the filters, which
+ * trigger fired: ctrl_describe), each line starting with prefix; nothing when r has none or
+ * nothing was armed. Returns the lines printed. */
+unsigned render_ctrl_notes(FILE *f, const char *prefix, const struct dec_ring *r,
+                           const struct sym_table *sym);
+
+/* Writes a mark's line without its "# ": "mark 7 = 0x2a", "mark 7 class 3 = 0x2a". */
+void render_mark_text(const struct ev *e, char *buf, size_t len);
 
 /* Writes a duration in ticks as "12.345 us" (ms, s) when hz is known, else "N ticks"; len
  * must be 32 or more. */

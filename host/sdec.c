@@ -160,10 +160,15 @@ static int parse_desc(const uint8_t *p, size_t len, struct sdec_desc *o)
     if (r.p < r.end) { /* later drains add their session; what does not read as one, none */
         uint64_t s;
 
+        uint64_t v;
+
         if (rd_varint(&r, &s) == 0 && s <= UINT32_MAX && s != 0) {
             o->has_session = 1;
             o->session = (uint32_t)s;
         }
+        /* then the ring's version (drains of version 3 rings): their marks carry a class */
+        if (o->has_session && rd_varint(&r, &v) == 0 && v <= 0xffff)
+            o->ring_version = (unsigned)v;
     }
     o->pid = (uint32_t)pid;
     /* bytes after lost: fields of a later version, ignored */
@@ -303,6 +308,10 @@ static int parse_special(struct sdec *d, struct frame *f, struct sdec_state *s, 
     e->kind = (uint8_t)dec_special_kind(type);
     if (e->kind == EV_UNKNOWN)
         e->data = type;
+    else if (e->kind == EV_MARK) {
+        e->cls = (uint8_t)dec_mark_class(d->desc.ring_version, e->data);
+        e->data = dec_mark_id(d->desc.ring_version, e->data);
+    }
     return 0;
 }
 

@@ -32,6 +32,8 @@ struct sdec_desc {
     uint64_t lost;        /* the ring's lost counter */
     int has_session;      /* the drain says its session (later drains do) */
     uint32_t session;     /* new at each start of the stream */
+    unsigned ring_version; /* the ring's format version, when the drain says it (after the
+                              session; 0: it does not, a ring of version 1 or 2) */
 };
 
 struct sdec_stats {

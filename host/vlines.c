@@ -318,8 +318,18 @@ static void sk_special(void *arg, const struct ev *e, unsigned depth)
         break;
     }
     case EV_MARK:
-        add_text(m, c->id, depth, parent, 0, "# mark %u = 0x%" PRIx64, e->data, e->addr);
+        render_mark_text(e, buf, sizeof buf);
+        add_text(m, c->id, depth, parent, 0, "# %s", buf);
         break;
+    case EV_TRIGGER: {
+        /* An alert: where the recording was started, stopped or frozen is always shown. The
+         * live view has no control area to name it by: the record's index, kind and place. */
+        struct render_namer nm = {m->conf.sym, m->conf.bias, m->conf.addr_width == 8, {0}};
+
+        render_trigger_text(&nm, NULL, e, buf, sizeof buf);
+        add_text(m, c->id, 0, 0, 1, "*** %s", buf);
+        break;
+    }
     case EV_STOP:
         c->stopped = 1;
         add_text(m, c->id, depth, parent, 0, "# recording stopped");

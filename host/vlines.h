@@ -4,7 +4,8 @@
  * One call tree per context (tree.h), each call a line added at its entry so that the tree
  * grows live; its duration is filled in when it returns. A call with callees reads
  * "name() {", its duration on this opening line, down to a closing "}" line that names it
- * again; one without is "name();". Marks, faults and losses are lines of their own. Behind the
+ * again; one without is "name();". Marks, faults, losses and triggers that fired are lines of
+ * their own. Behind the
  * trees, the per-function table (fnstat.h).
  *
  * Lines have ids that only grow; the store keeps the newest ones up to a bound, the oldest go
@@ -34,7 +35,8 @@
 #define VLINES_NORET (1u << 2)   /* it never returned (longjmp, unwound) */
 #define VLINES_LOSTEND (1u << 3) /* its end is not known: lost, or the trace started over */
 #define VLINES_FOLD (1u << 4)    /* folded: the lines under it are hidden */
-#define VLINES_ALERT (1u << 5)   /* a fault or a loss: always shown (the screen: in bold) */
+#define VLINES_ALERT (1u << 5)   /* a fault, a loss or a trigger that fired: always shown (the
+                                    screen: in bold) */
 #define VLINES_BEFORE (1u << 6)  /* a closing line of a call entered before the trace (a loss) */
 #define VLINES_INLOSS (1u << 7)  /* ... with VLINES_BEFORE: entered while events were lost */
 

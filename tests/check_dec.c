@@ -356,10 +356,10 @@ START_TEST(test_dec_stale_special_lap_tag)
     for (unsigned i = 0; i < d.n; i++)
         ck_assert_uint_ne(d.ev[i].kind, EV_THREAD);
 
-    rg_special(&g, CYG_SP_MARK, 0xfffffffeu, 7, 1); /* in its place: data keeps 32 bits */
+    rg_special(&g, CYG_SP_CONTEXT, 0xfffffffeu, 7, 1); /* in its place: data keeps 32 bits */
     rg_seal(&g, 0, CYG_S_FROZEN);
     decode(&g, &d);
-    ck_assert_uint_eq(d.ev[d.n - 1].kind, EV_MARK);
+    ck_assert_uint_eq(d.ev[d.n - 1].kind, EV_CONTEXT);
     ck_assert_uint_eq(d.ev[d.n - 1].data, 0xfffffffeu);
     rg_free(&g);
     rg_free(&old);
@@ -780,6 +780,189 @@ START_TEST(test_dec_index_one_context)
 }
 END_TEST
 
+/* A version 3 ring: the control area after the records (on both word sizes, in a RAM image
+ * too), TRIGGER records, and marks that carry their class. */
+START_TEST(test_dec_v3_control_area)
+{
+    static const unsigned words[] = {4, 8};
+
+    for (unsigned k = 0; k < 2; k++) {
+        unsigned w = words[k], t = w == 8 ? 1 : 0;
+        struct ringgen g;
+        struct decoded d;
+        uint8_t *ram;
+
+        rg_init(&g, w, 4, CYG_F_OVERWRITE);
+        rg_trigger(&g, 0, CYG_TRIG_START, 0x1000, 0, CYG_TRIGF_FIRED);
+        rg_trigger(&g, 1, CYG_TRIG_FREEZE_MARK, 7, 100, 0);
+        rg_trigger(&g, 2, CYG_TRIG_FREEZE, 0x1100, 10, CYG_TRIGF_FIRED);
+        rg_ctrl(&g)[CYG_CTRL_OFF_FIRED] = 3;
+        rg_ctrl(&g)[CYG_CTRL_OFF_NFIRED] = 2;
+        rg_event(&g, 0, 0x1000, 1, t, 0);
+        rg_fired(&g, 0, CYG_TRIG_START, 0x1000, t);
+        rg_special(&g, CYG_SP_MARK, 3u << CYG_MARK_CLASS_SHIFT | 7, 0x2a, t);
+        rg_special(&g, CYG_SP_MARK, 5, 0x2b, t);
+        rg_event(&g, 0, 0x1100, 2, t, 0);
+        rg_fired(&g, 2, CYG_TRIG_FREEZE, 0x1100, t);
+        rg_special(&g, CYG_SP_MARK, 31u << CYG_MARK_CLASS_SHIFT | CYG_MARK_ID_MASK, 0x2c, t);
+        rg_seal(&g, 0, CYG_S_FROZEN);
+        decode(&g, &d);
+        ck_assert_uint_eq(d.r.version, 3);
+        ck_assert_uint_eq(d.r.ctrl_state, DEC_CTRL_OK);
+        ck_assert_uint_eq(d.r.ctrl.ntrig, 3);
+        ck_assert_uint_eq(d.r.ctrl.trig[1].kind, CYG_TRIG_FREEZE_MARK);
+        ck_assert_uint_eq(d.r.ctrl.trig[2].after, 10);
+        ck_assert_uint_eq(d.r.ctrl.fired, 3);
+        ck_assert_uint_eq(d.n, 7);
+        ck_assert_uint_eq(d.ev[1].kind, EV_TRIGGER);
+        ck_assert_uint_eq(d.ev[1].data, 0 | CYG_TRIG_START << CYG_TRIGD_KIND_SHIFT);
+        ck_assert_uint_eq(d.ev[1].addr, 0x1000);
+        ck_assert_uint_eq(d.ev[1].time, 1);
+        ck_assert_uint_eq(d.ev[1].ctx, t);
+        ck_assert_uint_eq(d.ev[2].kind, EV_MARK);
+        ck_assert_uint_eq(d.ev[2].data, 7);
+        ck_assert_uint_eq(d.ev[2].cls, 3);
+        ck_assert_uint_eq(d.ev[3].data, 5);
+        ck_assert_uint_eq(d.ev[3].cls, 0);
+        ck_assert_uint_eq(d.ev[5].kind, EV_TRIGGER);
+        ck_assert_uint_eq(d.ev[5].data, 2 | CYG_TRIG_FREEZE << CYG_TRIGD_KIND_SHIFT);
+        ck_assert_uint_eq(d.ev[6].data, CYG_MARK_ID_MASK);
+        ck_assert_uint_eq(d.ev[6].cls, 31);
+
+        /* inside a RAM image, the area is found from where the block is */
+        ram = calloc(1, g.size + 4096);
+        memcpy(ram + 1024, g.buf, g.size);
+        ck_assert_int_eq(decode_buf(ram, g.size + 4096, &d), 0);
+        ck_assert_uint_eq(d.r.off, 1024);
+        ck_assert_uint_eq(d.r.ctrl_state, DEC_CTRL_OK);
+        ck_assert_uint_eq(d.r.ctrl.ntrig, 3);
+        free(ram);
+        rg_free(&g);
+    }
+}
+END_TEST
+
+/* A dump cut short before or inside the control area still decodes its records, and says
+ * where it ends; it never makes an area up. */
+START_TEST(test_dec_v3_control_area_cut_short)
+{
+    struct ringgen g;
+    struct decoded d;
+    size_t cuts[4];
+
+    rg_init(&g, 8, 4, CYG_F_OVERWRITE);
+    rg_trigger(&g, 0, CYG_TRIG_FREEZE, 0x1000, 0, 0);
+    for (unsigned i = 0; i < 6; i++)
+        rg_event(&g, (int)(i & 1), 0x1000, i, 1, 0);
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    cuts[0] = g.size - 1;                    /* the area's last byte */
+    cuts[1] = g.size - CYG_CTRL_BYTES + 1;   /* one byte of it */
+    cuts[2] = g.size - CYG_CTRL_BYTES;       /* none of it */
+    cuts[3] = CYG_HDR_BYTES + 5 * 16;        /* and the last record too */
+    for (unsigned i = 0; i < 4; i++) {
+        ck_assert_int_eq(decode_buf(g.buf, cuts[i], &d), 0);
+        ck_assert_msg(d.r.ctrl_state == DEC_CTRL_SHORT, "cut %u", i);
+        ck_assert_uint_eq(d.r.ctrl_end, cuts[i]);
+        ck_assert_uint_eq(d.r.ctrl.ntrig, 0);
+        ck_assert_uint_eq(d.n, i < 3 ? 6 : 5);
+        ck_assert_uint_eq(d.st.truncated, i < 3 ? 0 : 1);
+    }
+    /* longer than the ring and its area: the rest is not the ring's, and harms nothing */
+    {
+        uint8_t *big = calloc(1, g.size + 100);
+
+        memcpy(big, g.buf, g.size);
+        memset(big + g.size, 0xee, 100);
+        ck_assert_int_eq(decode_buf(big, g.size + 100, &d), 0);
+        ck_assert_uint_eq(d.r.ctrl_state, DEC_CTRL_OK);
+        ck_assert_uint_eq(d.n, 6);
+        free(big);
+    }
+    rg_free(&g);
+}
+END_TEST
+
+/* An area that is not one: said why, and the records decode all the same. */
+START_TEST(test_dec_v3_control_area_damaged)
+{
+    static const struct {
+        unsigned off;
+        uint8_t v;
+        const char *why;
+    } cases[] = {
+        {CYG_CTRL_OFF_MAGIC + 3, 0x00, "no magic"},
+        {CYG_CTRL_OFF_NTRIG, CYG_CTRL_TRIGS + 1, "more triggers"},
+        {CYG_CTRL_OFF_NEXCL, 200, "more triggers or exclusions"},
+        {CYG_CTRL_OFF_TRIG + CYG_TRIG_OFF_KIND, 9, "unknown kind"},
+    };
+
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct ringgen g;
+        struct decoded d;
+
+        rg_init(&g, 4, 3, 0);
+        rg_trigger(&g, 0, CYG_TRIG_STOP, 0x1000, 0, 0);
+        rg_event(&g, 0, 0x1000, 1, 0, 0);
+        rg_event(&g, 1, 0x1000, 2, 0, 0);
+        rg_seal(&g, 0, CYG_S_RUNNING);
+        rg_ctrl(&g)[cases[i].off] = cases[i].v;
+        decode(&g, &d);
+        ck_assert_msg(d.r.ctrl_state == DEC_CTRL_BAD, "case %u", i);
+        ck_assert_msg(strstr(d.r.ctrl_why, cases[i].why), "case %u: %s", i, d.r.ctrl_why);
+        ck_assert_uint_eq(d.n, 2);
+        rg_free(&g);
+    }
+}
+END_TEST
+
+/* Versions 1 and 2 have no control area, and all of a mark's data is its id; a TRIGGER type
+ * in them is still a trigger (the special types are the same in every version). */
+START_TEST(test_dec_v2_marks_and_no_area)
+{
+    for (unsigned v = 1; v <= 2; v++) {
+        struct ringgen g;
+        struct decoded d;
+
+        rg_init(&g, 8, 4, CYG_F_OVERWRITE);
+        g.version = v;
+        rg_special(&g, CYG_SP_MARK, 3u << CYG_MARK_CLASS_SHIFT | 7, 0x2a, 1);
+        rg_fired(&g, 1, CYG_TRIG_STOP, 0x1000, 1);
+        rg_seal(&g, 0, CYG_S_RUNNING);
+        ck_assert_uint_eq(g.size, CYG_HDR_BYTES + 16 * 16);
+        decode(&g, &d);
+        ck_assert_uint_eq(d.r.version, v);
+        ck_assert_uint_eq(d.r.ctrl_state, DEC_CTRL_NONE);
+        ck_assert_uint_eq(d.ev[0].data, 3u << CYG_MARK_CLASS_SHIFT | 7);
+        ck_assert_uint_eq(d.ev[0].cls, 0);
+        ck_assert_uint_eq(d.ev[1].kind, EV_TRIGGER);
+        rg_free(&g);
+    }
+}
+END_TEST
+
+/* The control area as a live ring file gives it: dec_ctrl_parse on bytes. */
+START_TEST(test_dec_ctrl_parse_bytes)
+{
+    struct ringgen g;
+    struct dec_ring r;
+    const char *why;
+
+    rg_init(&g, 8, 4, 0);
+    rg_trigger(&g, 0, CYG_TRIG_START, 0x1000, 0, 0);
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    ck_assert_int_eq(dec_parse(g.buf, CYG_HDR_BYTES, &r, &why), 0);
+    ck_assert_uint_eq(r.ctrl_state, DEC_CTRL_NONE); /* not read by dec_parse */
+    ck_assert_uint_eq(dec_ctrl_off(&r), CYG_HDR_BYTES + 16 * 16);
+    dec_ctrl_parse(&r, g.buf + dec_ctrl_off(&r), CYG_CTRL_BYTES, g.size);
+    ck_assert_uint_eq(r.ctrl_state, DEC_CTRL_OK);
+    ck_assert_uint_eq(r.ctrl.ntrig, 1);
+    dec_ctrl_parse(&r, g.buf + dec_ctrl_off(&r), 0, 400);
+    ck_assert_uint_eq(r.ctrl_state, DEC_CTRL_SHORT);
+    ck_assert_uint_eq(r.ctrl_end, 400);
+    rg_free(&g);
+}
+END_TEST
+
 Suite *dec_suite(void)
 {
     Suite *s = suite_create("dec");
@@ -808,6 +991,11 @@ Suite *dec_suite(void)
     tcase_add_test(tc, test_dec_count_depth_after_longjmp);
     tcase_add_test(tc, test_dec_only_index);
     tcase_add_test(tc, test_dec_index_one_context);
+    tcase_add_test(tc, test_dec_v3_control_area);
+    tcase_add_test(tc, test_dec_v3_control_area_cut_short);
+    tcase_add_test(tc, test_dec_v3_control_area_damaged);
+    tcase_add_test(tc, test_dec_v2_marks_and_no_area);
+    tcase_add_test(tc, test_dec_ctrl_parse_bytes);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -22,14 +22,14 @@
 void __cyg_profile_func_enter(void *fn, void *site);
 void __cyg_profile_func_exit(void *fn, void *site);
 
-#define RING_MAX (CYG_HDR_BYTES + (1u << 18) * 32u)
+#define RING_MAX (CYGTRACE_RING_OVERHEAD + (1u << 18) * 32u)
 #define DESC_BYTES 2048u /* CYGTRACE_DRAIN_DESC_BYTES as the runtime is built */
 
 static uint8_t ring[RING_MAX] __attribute__((aligned(64)));
 
 static size_t ring_bytes(unsigned recs, unsigned rec_bytes)
 {
-    return CYG_HDR_BYTES + (size_t)recs * rec_bytes;
+    return CYGTRACE_RING_OVERHEAD + (size_t)recs * rec_bytes; /* the control area too */
 }
 
 static struct cyg_ctl *ctl_of(void)

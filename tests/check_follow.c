@@ -961,7 +961,7 @@ START_TEST(test_follow_concurrent_writers)
 {
     static struct order o;
     const char *path = testdir_path("ring");
-    size_t size = CYG_HDR_BYTES + 4096 * 16;
+    size_t size = CYG_HDR_BYTES + 4096 * 16 + CYG_CTRL_BYTES; /* and the control area */
     pthread_t t[WRITERS];
     struct follow *f;
     uint8_t *map;
@@ -1025,6 +1025,58 @@ START_TEST(test_follow_concurrent_writers)
 }
 END_TEST
 
+/* A version 3 ring file: its control area is followed too (what fired, as the runtime writes
+ * it), TRIGGER records come as events; a file without the area is followed all the same. */
+START_TEST(test_follow_control_area)
+{
+    const char *path = testdir_path("ring");
+    struct ringgen g;
+    struct seen s;
+    struct follow *f;
+    char err[256] = "";
+    uint8_t *map;
+
+    memset(&s, 0, sizeof s);
+    rg_init(&g, 8, 6, CYG_F_OVERWRITE);
+    rg_trigger(&g, 0, CYG_TRIG_FREEZE, 0x1000, 3, 0);
+    rg_event(&g, 0, 0x1000, 1, 1, 0);
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    write_file(path, g.buf, g.size);
+    f = follow_open(path, 1, err, sizeof err);
+    ck_assert_msg(f != NULL, "%s", err);
+    ck_assert_uint_eq(follow_ring(f)->ctrl_state, DEC_CTRL_OK);
+    ck_assert_uint_eq(follow_ring(f)->ctrl.ntrig, 1);
+    ck_assert_uint_eq(follow_ring(f)->ctrl.fired, 0);
+    ck_assert_int_eq(poll_all(f, &s), 1);
+
+    /* it fires: the record, then the runtime's fields */
+    map = map_rw(path, g.size);
+    rg_fired(&g, 0, CYG_TRIG_FREEZE, 0x1000, 1);
+    memcpy(map + CYG_HDR_BYTES + 16, g.buf + CYG_HDR_BYTES + 16, 16);
+    map[g.size - CYG_CTRL_BYTES + CYG_CTRL_OFF_FIRED] = 1;
+    map[g.size - CYG_CTRL_BYTES + CYG_CTRL_OFF_NFIRED] = 1;
+    __atomic_store_n((uint64_t *)(void *)(map + CYG_OFF_HEAD), g.head, __ATOMIC_RELEASE);
+    ck_assert_int_eq(poll_all(f, &s), 1);
+    ck_assert_uint_eq(s.ev[1].kind, EV_TRIGGER);
+    ck_assert_uint_eq(s.ev[1].addr, 0x1000);
+    ck_assert_uint_eq(s.ev[1].data, 0 | CYG_TRIG_FREEZE << CYG_TRIGD_KIND_SHIFT);
+    ck_assert_uint_eq(follow_ring(f)->ctrl.fired, 1);
+    munmap(map, g.size);
+    follow_close(f);
+
+    /* without the area (a file of the records alone): no area, the records all the same */
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    write_file(path, g.buf, g.size - CYG_CTRL_BYTES);
+    f = follow_open(path, 1, err, sizeof err);
+    ck_assert_msg(f != NULL, "%s", err);
+    ck_assert_uint_eq(follow_ring(f)->ctrl_state, DEC_CTRL_SHORT);
+    s.n = 0;
+    ck_assert_int_eq(poll_all(f, &s), 2);
+    follow_close(f);
+    rg_free(&g);
+}
+END_TEST
+
 Suite *follow_suite(void)
 {
     Suite *s = suite_create("follow");
@@ -1033,6 +1085,7 @@ Suite *follow_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_unchecked_fixture(tc, dir_setup, dir_teardown);
     tcase_add_test(tc, test_follow_open_errors);
+    tcase_add_test(tc, test_follow_control_area);
     tcase_add_test(tc, test_follow_live_runtime);
     tcase_add_test(tc, test_follow_lapped_exact);
     tcase_add_test(tc, test_follow_unwritten_slot);

@@ -32,6 +32,8 @@ int main(void)
     srunner_add_suite(sr, wrapgen_suite());
     srunner_add_suite(sr, wval_suite());
     srunner_add_suite(sr, graph_suite());
+    srunner_add_suite(sr, ctrl_suite());
+    srunner_add_suite(sr, control_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -9,10 +9,11 @@
 #include "render.h"
 #include "suites.h"
 
-/* Runs "+A -A +B ..." (with "+B/A": called from 0xA5, "f" a fault at 0xB2 from 0xA7, and
- * "vN=D" value D, a digit, of argument N, a digit or r for the return value, of the innermost
- * open call) through a renderer; each event is 1000 ticks of a 1 GHz clock after the previous
- * one. */
+/* Runs "+A -A +B ..." (with "+B/A": called from 0xA5, "f" a fault at 0xB2 from 0xA7, "m" mark
+ * 7 = 0x2a, "k" the same of class 3, "t" trigger 2 (a freeze) fired at 0xB, "T" trigger 1 (a
+ * freeze at a mark) fired at a mark of value 0x2a, and "vN=D" value D, a digit, of argument N,
+ * a digit or r for the return value, of the innermost open call) through a renderer; each event
+ * is 1000 ticks of a 1 GHz clock after the previous one. */
 static char *render_script(const char *script, struct render_opts o)
 {
     char *text = NULL;
@@ -40,6 +41,16 @@ static char *render_script(const char *script, struct render_opts o)
             continue;
         }
         e.time = time += 1000;
+        if (*p == 'm' || *p == 'k' || *p == 't' || *p == 'T') {
+            e.kind = *p == 'm' || *p == 'k' ? EV_MARK : EV_TRIGGER;
+            e.addr = *p == 't' ? 0xb : 0x2a;
+            e.data = *p == 't'   ? 2 | CYG_TRIG_FREEZE << CYG_TRIGD_KIND_SHIFT
+                     : *p == 'T' ? 1 | CYG_TRIG_FREEZE_MARK << CYG_TRIGD_KIND_SHIFT
+                                 : 7;
+            e.cls = *p == 'k' ? 3 : 0;
+            tree_feed(t, &e);
+            continue;
+        }
         if (*p == 'f') {
             e.kind = EV_FAULT, e.data = CYG_FAULT_HARD, e.addr = 0xb2;
             tree_feed(t, &e);
@@ -234,6 +245,49 @@ START_TEST(test_render_tree_open_frames_and_abandoned)
 }
 END_TEST
 
+/* Marks (with their class when it is not 0) and triggers, where they happened; a trigger is
+ * named from the ring's control area when that still holds it as the record says. */
+START_TEST(test_render_marks_and_triggers)
+{
+    struct render_opts o = style(RENDER_TREE);
+    struct ctrl c;
+
+    o.has_time = 0;
+    CHECK_RENDER("+A m +B k t -B T -A", o,
+                 "0xa() {\n"
+                 "  # mark 7 = 0x2a\n"
+                 "  0xb() {\n"
+                 "    # mark 7 class 3 = 0x2a\n"
+                 "    # trigger 2 (freeze) fired at 0xb\n"
+                 "  } /* 0xb */\n"
+                 "  # trigger 1 (freeze at a mark) fired: mark value 0x2a\n"
+                 "} /* 0xa */\n");
+    ctrl_init(&c);
+    c.ntrig = 3;
+    c.trig[0] = (struct ctrl_trig){CYG_TRIG_START, 0xa, 0, 0};
+    c.trig[1] = (struct ctrl_trig){CYG_TRIG_FREEZE_MARK, 7, 100, 0};
+    c.trig[2] = (struct ctrl_trig){CYG_TRIG_FREEZE, 0xb, 10, CYG_TRIGF_FIRED};
+    o.ctrl = &c;
+    CHECK_RENDER("+A +B t -B T -A", o,
+                 "0xa() {\n"
+                 "  0xb() {\n"
+                 "    # trigger freeze@0xb+10 fired\n"
+                 "  } /* 0xb */\n"
+                 "  # trigger freeze@mark:7+100 fired (mark value 0x2a)\n"
+                 "} /* 0xa */\n");
+    /* an area that holds other triggers now: the record's own words */
+    c.trig[2].what = 0xc;
+    c.trig[1].kind = CYG_TRIG_STOP;
+    CHECK_RENDER("+A t T -A", o,
+                 "0xa() {\n"
+                 "  # trigger 2 (freeze) fired at 0xb\n"
+                 "  # trigger 1 (freeze at a mark) fired: mark value 0x2a\n"
+                 "} /* 0xa */\n");
+    /* the other styles keep their exact format */
+    CHECK_RENDER("+A m t -A", style(RENDER_ETRACE), "0xa\n");
+}
+END_TEST
+
 START_TEST(test_render_fault_line)
 {
     struct render_opts o = style(RENDER_TREE);
@@ -288,6 +342,7 @@ Suite *render_suite(void)
     tcase_add_test(tc, test_render_tree_durations);
     tcase_add_test(tc, test_render_tree_values);
     tcase_add_test(tc, test_render_marks_handlers);
+    tcase_add_test(tc, test_render_marks_and_triggers);
     tcase_add_test(tc, test_render_tree_without_time);
     tcase_add_test(tc, test_render_tree_depth_limit);
     tcase_add_test(tc, test_render_tree_open_frames_and_abandoned);

@@ -8,6 +8,7 @@
 
 #include "cyg_format.h"
 #include "cygtrace.h"
+#include "cygtrace_config.h"
 #include "dec.h"
 #include "suites.h"
 #include "wval.h"
@@ -15,7 +16,7 @@
 void __cyg_profile_func_enter(void *fn, void *site);
 void __cyg_profile_func_exit(void *fn, void *site);
 
-#define RING_MAX (CYG_HDR_BYTES + (1u << 22) * 16u)
+#define RING_MAX (CYGTRACE_RING_OVERHEAD + (1u << 22) * 16u)
 
 static uint8_t ring[RING_MAX] __attribute__((aligned(64)));
 
@@ -62,7 +63,7 @@ static void decode_ring(size_t bytes, struct seen *s)
 
 static size_t ring_bytes(unsigned recs, unsigned rec_bytes)
 {
-    return CYG_HDR_BYTES + (size_t)recs * rec_bytes;
+    return CYGTRACE_RING_OVERHEAD + (size_t)recs * rec_bytes; /* the control area too */
 }
 
 START_TEST(test_runtime_roundtrip)

@@ -661,7 +661,7 @@ static void enc_init(struct enc *e, struct wb *out, unsigned word, unsigned ts_b
 static const unsigned sp_of_kind[] = {
     [EV_THREAD] = CYG_SP_THREAD, [EV_CONTEXT] = CYG_SP_CONTEXT, [EV_MARK] = CYG_SP_MARK,
     [EV_FAULT] = CYG_SP_FAULT,   [EV_FAULT_LR] = CYG_SP_FAULT_LR, [EV_START] = CYG_SP_START,
-    [EV_STOP] = CYG_SP_STOP,
+    [EV_STOP] = CYG_SP_STOP,     [EV_TRIGGER] = CYG_SP_TRIGGER,
 };
 
 /* Adds the tokens of event v to the frame. */
@@ -748,14 +748,14 @@ static void make_events(struct ev *ev, unsigned n, unsigned word, unsigned ts_bi
             if (word == 4)
                 ctx = v->data;
         } else if (r < 90) {
-            v->kind = r < 85 ? EV_MARK : EV_FAULT;
+            v->kind = r < 85 ? EV_MARK : r < 88 ? EV_FAULT : EV_TRIGGER;
             v->data = rnd_below(1u << 20);
             v->addr = rnd();
             if (word == 4)
                 v->addr &= 0xffffffffu;
         } else if (r < 95) {
             v->kind = EV_UNKNOWN;
-            v->data = 10 + rnd_below(54); /* after CYG_SP_VALUE, the last type known */
+            v->data = 11 + rnd_below(53); /* after CYG_SP_TRIGGER, the last type known */
         } else {
             v->kind = EV_LOST;
             v->data = EV_LOST_TARGET;
@@ -1251,6 +1251,64 @@ START_TEST(test_stream_session_restarts)
 }
 END_TEST
 
+/* A drain of a version 3 ring says so after its session: its marks carry a class, which the
+ * host splits from the id; a drain that does not (older ones, version 1 and 2 rings) sends ids
+ * whole. TRIGGER records come through as specials. */
+START_TEST(test_stream_ring_version_mark_class)
+{
+    for (unsigned with = 0; with < 3; with++) {
+        struct got g;
+        struct pl d = {.n = 0}, e = {.n = 0};
+
+        got_init(&g, 16);
+        put8(&d, CYG_FR_DESC);
+        put8(&d, 1);
+        put8(&d, 4);
+        put8(&d, CYG_F_TIMESTAMPS);
+        put8(&d, 40);
+        put8(&d, 0);
+        put8(&d, CYG32_TS_BITS);
+        put8(&d, CYG_S_RUNNING);
+        put8(&d, 0);
+        put8(&d, 10);
+        put8(&d, 0);
+        putv(&d, 1000000);
+        putv(&d, 0);
+        putv(&d, 0);
+        putv(&d, 50);
+        putv(&d, 0);
+        if (with) {
+            putv(&d, 77);              /* session */
+            putv(&d, with == 1 ? 3 : 2); /* the ring's version */
+        }
+        ck_assert_int_eq(sdec_frame(g.dec, d.b, d.n), 0);
+        ck_assert_uint_eq(sdec_desc(g.dec)->ring_version, with == 1 ? 3 : with == 2 ? 2 : 0);
+        put8(&e, CYG_FR_EVENTS);
+        put8(&e, 0);
+        putv(&e, 50);
+        putv(&e, 0);
+        put8(&e, CYG_TK_SPECIAL);
+        put8(&e, CYG_SP_MARK);
+        putv(&e, 3u << CYG_MARK_CLASS_SHIFT | 7);
+        putv(&e, 0x2a);
+        put8(&e, CYG_TK_SPECIAL);
+        put8(&e, CYG_SP_TRIGGER);
+        putv(&e, 2 | CYG_TRIG_FREEZE << CYG_TRIGD_KIND_SHIFT);
+        putv(&e, 0x8000101);
+        ck_assert_int_eq(sdec_frame(g.dec, e.b, e.n), 0);
+        ck_assert_uint_eq(g.n, 2);
+        ck_assert_uint_eq(g.ev[0].kind, EV_MARK);
+        ck_assert_uint_eq(g.ev[0].data, with == 1 ? 7 : 3u << CYG_MARK_CLASS_SHIFT | 7);
+        ck_assert_uint_eq(g.ev[0].cls, with == 1 ? 3 : 0);
+        ck_assert_uint_eq(g.ev[1].kind, EV_TRIGGER);
+        ck_assert_uint_eq(g.ev[1].seq, 51);
+        ck_assert_uint_eq(g.ev[1].data, 2 | CYG_TRIG_FREEZE << CYG_TRIGD_KIND_SHIFT);
+        ck_assert_uint_eq(g.ev[1].addr, 0x8000101);
+        got_free(&g);
+    }
+}
+END_TEST
+
 /* Noise on the link: frames are lost, never invented. Every event shown is one that was
  * sent, in order, and the losses in between account for every record exactly. */
 START_TEST(test_stream_noise_never_invents)
@@ -1541,6 +1599,7 @@ Suite *stream_suite(void)
     tcase_add_loop_test(tc, test_stream_session_restarts, 0,
                         (int)(sizeof session_cases / sizeof session_cases[0]));
     tcase_add_test(tc, test_stream_noise_never_invents);
+    tcase_add_test(tc, test_stream_ring_version_mark_class);
     tcase_add_test(tc, test_stream_deframer_edges);
     tcase_add_test(tc, test_stream_random_payloads);
     tcase_add_test(tc, test_stream_sread_file);

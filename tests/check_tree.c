@@ -55,7 +55,7 @@ static uint64_t fake_func_of(void *arg, uint64_t addr)
 }
 
 /* Runs a script of events ("+A" enter, "-A" exit, "+B/A" enter B called from inside A at
- * 0xA5, "+B/A7" at 0xA7, "m" a mark, "L" events lost) through a tree that starts `start` deep;
+ * 0xA5, "+B/A7" at 0xA7, "m" a mark, "t" a trigger that fired, "L" events lost) through a tree that starts `start` deep;
  * returns the log. */
 static const char *run(const char *script, unsigned start, int with_sites)
 {
@@ -74,6 +74,8 @@ static const char *run(const char *script, unsigned start, int with_sites)
             continue;
         if (*p == 'm') {
             e.kind = EV_MARK;
+        } else if (*p == 't') {
+            e.kind = EV_TRIGGER;
         } else if (*p == 'L') {
             e.kind = EV_LOST;
             e.addr = 3;
@@ -215,6 +217,14 @@ END_TEST
 START_TEST(test_tree_specials_at_depth)
 {
     ck_assert_str_eq(run("+A m -A m", 0, 0), "+A@0 *5@1 -A@0 *5@0 | open 0:");
+}
+END_TEST
+
+/* A trigger is a special like a mark: where it fired, at the depth of the calls open. */
+START_TEST(test_tree_trigger_at_depth)
+{
+    ck_assert_uint_eq(EV_TRIGGER, 14);
+    ck_assert_str_eq(run("+A +B t -B t -A", 0, 0), "+A@0 +B@1 *14@2 -B@1 *14@1 -A@0 | open 0:");
 }
 END_TEST
 
@@ -360,6 +370,7 @@ Suite *tree_suite(void)
     tcase_add_test(tc, test_tree_callsite_unknown_caller_kept);
     tcase_add_test(tc, test_tree_before_trace_exit_abandons_above);
     tcase_add_test(tc, test_tree_specials_at_depth);
+    tcase_add_test(tc, test_tree_trigger_at_depth);
     tcase_add_test(tc, test_tree_scan_contexts_and_depth);
     tcase_add_test(tc, test_tree_deep_stack);
     tcase_add_test(tc, test_tree_after_loss);

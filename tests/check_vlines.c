@@ -418,6 +418,31 @@ START_TEST(test_vlines_fault)
 }
 END_TEST
 
+/* A trigger that fired is an alert, shown whatever the filter; a mark of a class says it. */
+START_TEST(test_vlines_trigger_and_mark_class)
+{
+    struct vlines *m = model(100);
+    uint64_t id;
+
+    in(m, EV_ENTER, 1, 'A', 0);
+    in(m, EV_ENTER, 1, 'B', 1);
+    vlines_event(m, &(struct ev){.kind = EV_MARK, .ctx = 1, .data = 7, .cls = 3, .addr = 0x2a});
+    vlines_event(m, &(struct ev){.kind = EV_TRIGGER, .ctx = 1,
+                                 .data = 2 | CYG_TRIG_FREEZE << CYG_TRIGD_KIND_SHIFT,
+                                 .addr = FN('B')});
+    id = line_of(m, "***");
+    ck_assert_str_eq(shown(m), "0xa00() {\n"
+                               "  0xb00()\n"
+                               "    # mark 7 class 3 = 0x2a\n"
+                               "*** trigger 2 (freeze) fired at 0xb00\n");
+    ck_assert(vlines_flags(m, id) & VLINES_ALERT);
+    ck_assert_uint_eq(vlines_depth(m, id), 0);
+    vlines_set_filter(m, "0xf00");
+    ck_assert_str_eq(shown(m), "*** trigger 2 (freeze) fired at 0xb00\n");
+    vlines_free(m);
+}
+END_TEST
+
 /* Two contexts, interleaved: each its own tree (depths, durations), lines in arrival order. */
 START_TEST(test_vlines_two_contexts)
 {
@@ -474,6 +499,7 @@ Suite *vlines_suite(void)
     tcase_add_test(tc, test_vlines_pause);
     tcase_add_test(tc, test_vlines_loss);
     tcase_add_test(tc, test_vlines_fault);
+    tcase_add_test(tc, test_vlines_trigger_and_mark_class);
     tcase_add_test(tc, test_vlines_two_contexts);
     tcase_add_test(tc, test_vlines_configure_again);
     suite_add_tcase(s, tc);

@@ -20,8 +20,39 @@ void rg_init(struct ringgen *g, unsigned word, unsigned cap_log2, unsigned flags
     g->cap_log2 = cap_log2;
     g->flags = flags | CYG_F_TIMESTAMPS | (word == 8 ? CYG_F_THREADS : 0);
     g->rec = word * ((flags & CYG_F_CALLSITES) ? 4 : 2);
-    g->size = CYG_HDR_BYTES + ((size_t)g->rec << cap_log2);
+    g->version = CYG_VERSION;
+    g->size = CYG_HDR_BYTES + ((size_t)g->rec << cap_log2) + CYG_CTRL_BYTES;
     g->buf = calloc(1, g->size);
+    if (g->buf) {
+        uint8_t *c = rg_ctrl(g);
+
+        put(c + CYG_CTRL_OFF_MAGIC, CYG_CTRL_MAGIC, 4);
+        put(c + CYG_CTRL_OFF_EVENTS, 0xffffffffu, 4);
+        c[CYG_CTRL_OFF_GATE] = 1;
+    }
+}
+
+uint8_t *rg_ctrl(struct ringgen *g)
+{
+    return g->buf + CYG_HDR_BYTES + ((size_t)g->rec << g->cap_log2);
+}
+
+void rg_trigger(struct ringgen *g, unsigned i, unsigned kind, uint64_t what, uint32_t after,
+                unsigned flags)
+{
+    uint8_t *c = rg_ctrl(g), *t = c + CYG_CTRL_OFF_TRIG + i * CYG_CTRL_TRIG_BYTES;
+
+    put(t + CYG_TRIG_OFF_WHAT, what, 8);
+    put(t + CYG_TRIG_OFF_AFTER, after, 4);
+    t[CYG_TRIG_OFF_KIND] = (uint8_t)kind;
+    t[CYG_TRIG_OFF_FLAGS] = (uint8_t)flags;
+    if (c[CYG_CTRL_OFF_NTRIG] <= i)
+        c[CYG_CTRL_OFF_NTRIG] = (uint8_t)(i + 1);
+}
+
+void rg_fired(struct ringgen *g, unsigned i, unsigned kind, uint64_t fn, unsigned thread)
+{
+    rg_special(g, CYG_SP_TRIGGER, i | kind << CYG_TRIGD_KIND_SHIFT, fn, thread);
 }
 
 void rg_encode(unsigned word, unsigned cap_log2, uint64_t seq, int exit, uint64_t fn,
@@ -93,7 +124,9 @@ void rg_seal(struct ringgen *g, uint64_t lost, unsigned state)
     uint8_t *p = g->buf;
 
     memcpy(p, CYG_MAGIC, 8);
-    put(p + CYG_OFF_VERSION, CYG_VERSION, 2);
+    put(p + CYG_OFF_VERSION, g->version, 2);
+    if (g->version < 3)
+        g->size = CYG_HDR_BYTES + ((size_t)g->rec << g->cap_log2);
     p[CYG_OFF_WORD] = (uint8_t)g->word;
     p[CYG_OFF_REC] = (uint8_t)g->rec;
     p[CYG_OFF_CAP_LOG2] = (uint8_t)g->cap_log2;

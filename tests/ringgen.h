@@ -13,10 +13,13 @@ struct ringgen {
     unsigned word, rec, cap_log2, flags;
     unsigned ts_bits; /* 0: the record's full field */
     unsigned chunk_log2; /* written into the block; the generator appends in seq order */
+    unsigned version;    /* CYG_VERSION unless set before rg_seal; below 3: no control area
+                            (size is cut to the records then) */
     uint64_t head;
 };
 
-/* Allocates a zeroed ring: word 4 or 8 bytes, 2^cap_log2 records, CYG_F_* flags. */
+/* Allocates a zeroed ring: word 4 or 8 bytes, 2^cap_log2 records, CYG_F_* flags; size counts
+ * the control area after the records (version 3), with the runtime's defaults in it. */
 void rg_init(struct ringgen *g, unsigned word, unsigned cap_log2, unsigned flags);
 
 /* Appends an entry (exit = 0) or exit record; thread is the 64-bit thread index. With
@@ -30,6 +33,18 @@ void rg_special(struct ringgen *g, unsigned type, uint64_t data, uint64_t payloa
 
 /* Reserves a slot without writing it (a writer that died). */
 void rg_skip(struct ringgen *g);
+
+/* The control area after the records (version 3: CYG_CTRL_BYTES, as the runtime's init leaves
+ * it: magic, every class enabled, the gate open); tests write its fields at CYG_CTRL_OFF_*. */
+uint8_t *rg_ctrl(struct ringgen *g);
+
+/* Writes trigger i of the control area (CYG_TRIG_* kind, a function or a mark id, the freeze's
+ * window, CYG_TRIGF_* flags) and counts it in. */
+void rg_trigger(struct ringgen *g, unsigned i, unsigned kind, uint64_t what, uint32_t after,
+                unsigned flags);
+
+/* Appends a TRIGGER record: trigger i of kind fired at fn (or a mark of this value). */
+void rg_fired(struct ringgen *g, unsigned i, unsigned kind, uint64_t fn, unsigned thread);
 
 /* Writes the control block (head, lost, state, check) so the ring can be decoded. */
 void rg_seal(struct ringgen *g, uint64_t lost, unsigned state);

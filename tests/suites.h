@@ -27,5 +27,7 @@ Suite *load_suite(void);
 Suite *wrapgen_suite(void);
 Suite *wval_suite(void);
 Suite *graph_suite(void);
+Suite *ctrl_suite(void);
+Suite *control_suite(void);
 
 #endif

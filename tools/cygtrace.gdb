@@ -36,9 +36,13 @@ define cygtrace-dump
   else
     cygtrace-check
     if $cyg_ok
-      # 128 bytes of control block, then 2^cap_log2 records of rec_bytes each. The shift is
+      # 128 bytes of control block, then 2^cap_log2 records of rec_bytes each (and, from
+      # version 3, the 256-byte control area after them). The shift is
       # done in 64 bits: a 64-bit ring may hold more than 2^31 records.
       set $cyg_len = 128 + (((unsigned long long) 1) << cyg_rt.ctl->cap_log2) * cyg_rt.ctl->rec_bytes
+      if cyg_rt.ctl->version >= 3
+        set $cyg_len = $cyg_len + 256
+      end
       dump binary memory $arg0 $cyg_ctl $cyg_ctl + $cyg_len
       printf "cygtrace: wrote %llu bytes from %p to %s\n", $cyg_len, $cyg_ctl, "$arg0"
     else

@@ -7,7 +7,7 @@
 # QEMU the DWT cycle counter reads 0.
 
 FWEX_DIR := examples/firmware
-FWEX_PROGRAMS := demo crash reset stress stress_ow fault_hook stream stream_crash stream_live \
+FWEX_PROGRAMS := demo crash reset stress stress_ow stress_armed fault_hook stream stream_crash stream_live \
                  wrapped wrapped_live
 FWEX_BOARDS := mps2-an385 mps2-an386 mps2-an505 microbit
 
@@ -28,10 +28,10 @@ fwex_def_microbit := -DBOARD_NRF51
 # stress: a ring of 32768 records (1024 in the micro:bit's 16 KB of RAM), so that thousands of
 # interrupts land in the hooks before it is full: its own copy of cygtrace_cm.o, and stress.c
 # built with the same CYGTRACE_CM_BUFFER_BYTES, as cygtrace_cm.h wants.
-fwex_stress_ring_mps2-an385 := 262272
-fwex_stress_ring_mps2-an386 := 262272
-fwex_stress_ring_mps2-an505 := 262272
-fwex_stress_ring_microbit := 8320
+fwex_stress_ring_mps2-an385 := 262528
+fwex_stress_ring_mps2-an386 := 262528
+fwex_stress_ring_mps2-an505 := 262528
+fwex_stress_ring_microbit := 8576
 
 # The drain and COBS are linked into every program; --gc-sections drops them where unused.
 FWEX_RT_SRC := target/core/cygtrace.c target/core/cygtrace_drain.c target/cortex-m/cygtrace_cm.c \
@@ -94,6 +94,7 @@ $(O)/firmware/$(1)/obj/$(FWEX_DIR)/stream_crash.o: $(FWEX_DIR)/stream.c
 $(O)/firmware/$(1)/obj/$(FWEX_DIR)/stream_live.o: $(FWEX_DIR)/stream.c
 # stress_ow is stress.c built with STRESS_OVERWRITE, in the default ring (512 records).
 $(O)/firmware/$(1)/obj/$(FWEX_DIR)/stress_ow.o: $(FWEX_DIR)/stress.c
+$(O)/firmware/$(1)/obj/$(FWEX_DIR)/stress_armed.o: $(FWEX_DIR)/stress.c
 
 # wrapped_live is wrapped.c built with WRAPPED_LIVE.
 $(O)/firmware/$(1)/obj/$(FWEX_DIR)/wrapped_live.o: $(FWEX_DIR)/wrapped.c

@@ -11,6 +11,9 @@
  *   stress_ow.elf  -DSTRESS_OVERWRITE: the default ring of 512 records overwrites, and the run
  *                  is long enough to lap it a few hundred times; the interrupts land inside the
  *                  hooks all along, and the ring must hold the newest 512 events, whole.
+ *   stress_armed.elf  stress_ow with STRESS_ARMED: a start trigger on work_step and a depth
+ *                  limit armed, so that every event goes through the control area's slow path
+ *                  (one TRIGGER record more, where the first work_step starts the recording).
  *
  * At the end the firmware prints what it knows:
  *
@@ -50,6 +53,15 @@
  * instructions (AN505: 250..800). */
 #define STRESS_TICKS_MIN 5u
 #define STRESS_TICKS_SPREAD 12u
+#endif
+
+#ifdef STRESS_ARMED
+/* The slow path takes some four times the fast path's instructions an event: the interrupt's
+ * chain too, which at these periods would leave the main loop no time at all. */
+#undef STRESS_TICKS_MIN
+#define STRESS_TICKS_MIN 20u
+#undef STRESS_TICKS_SPREAD
+#define STRESS_TICKS_SPREAD 40u
 #endif
 
 /* Interrupt only; main reads them once the timer is stopped and interrupts are masked. */
@@ -129,6 +141,10 @@ NOINSTR int main(void)
     cygtrace_set_mode(CYGTRACE_MODE_OVERWRITE);
 #else
     cygtrace_set_mode(CYGTRACE_MODE_STOP);
+#endif
+#ifdef STRESS_ARMED
+    cygtrace_trigger_start((void *)work_step);
+    cygtrace_set_depth(64);
 #endif
     if (stress_seed != 0)
         rng = stress_seed;

@@ -13,12 +13,17 @@
 #define HOT __attribute__((no_instrument_function, always_inline)) static inline
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-/* The format version this port writes: 2 with chunks; without, a version 1 ring (what 2 adds
- * is all about chunks), which hosts older than version 2 read too. */
-#ifdef CYG_PORT_CHUNK_LOG2
+/* The format version this runtime writes: 3 with the control area; without it, 2 with chunks,
+ * else 1 (what 2 adds is all about chunks), which older hosts read too. */
+#if CYGTRACE_CONTROL
 #define CYG_RING_VERSION CYG_VERSION
+#define CYG_RING_TAIL CYG_CTRL_BYTES /* the control area, after the records */
+#elif defined(CYG_PORT_CHUNK_LOG2)
+#define CYG_RING_VERSION 2u
+#define CYG_RING_TAIL 0u
 #else
 #define CYG_RING_VERSION 1u
+#define CYG_RING_TAIL 0u
 #endif
 
 #ifndef CYG_PORT_CAS_STATE
@@ -36,6 +41,37 @@ struct cyg_rt cyg_rt = {
     .ctl = &cyg_idle_ctl,
     .last = 0,
 };
+
+#if CYGTRACE_CONTROL
+/* The control area of the ring the hooks write; NULL before init (read only while the ring
+ * runs, or by the API, which checks). */
+static struct cyg_ctrl *cyg_ctrl;
+static uint8_t cyg_ctrl_on;       /* the applied request arms something: events go the slow way */
+static uint8_t cyg_win_on;        /* a freeze trigger fired: the window is counting */
+static uint32_t cyg_win_after;    /* its length in events */
+static volatile uintptr_t cyg_win_seen; /* events recorded in it (the port's atomic increment) */
+static uint32_t cyg_epoch;        /* requests applied: a thread state of an earlier one is stale */
+#define CYG_CTRL_ON() (cyg_ctrl_on || cyg_ctrl->gen != cyg_ctrl->applied)
+static uint8_t cyg_start_armed;   /* the applied request has a start trigger */
+#else
+#define CYG_CTRL_ON() 0
+#endif
+/* The ring runs, and its events go through the control area (read in this order: the area is
+ * there once the ring runs). */
+#define CYG_CTRL_RUNNING() (cyg_rt.ctl->state == CYG_S_RUNNING && CYG_CTRL_ON())
+
+/* The enabled classes of marks, as last applied (cygtrace.h's cygtrace_event() reads it). */
+CYGTRACE_API volatile uint32_t cygtrace_event_mask = ~(uint32_t)0;
+
+#ifndef CYG_PORT_TSTATE
+/* One state for the whole target: interrupts nest and return, so its depth stays right. */
+static uint32_t cyg_tstate_one[CYG_TSTATE_WORDS];
+
+HOT uint32_t *cyg_port_tstate(void)
+{
+    return cyg_tstate_one;
+}
+#endif
 
 /* Stores a record at r: a and c first; b, which carries the lap bit, last and after the barrier,
  * so a reader that sees the lap bit sees the whole record. */
@@ -72,7 +108,8 @@ NOINSTR static void cyg_arm(const struct cyg_ctl *ctl)
 {
     uintptr_t last = 0;
 
-    if (ctl->state == CYG_S_RUNNING)
+    /* Armed triggers and filters, or a request not yet applied: the slow path, every event. */
+    if (ctl->state == CYG_S_RUNNING && !CYG_CTRL_ON())
         last = (ctl->flags & CYG_F_OVERWRITE) ? ~(uintptr_t)0 : cyg_rt.mask;
     cyg_rt.last = last;
 }
@@ -92,23 +129,48 @@ NOINSTR __attribute__((noinline)) static void cyg_full(struct cyg_ctl *ctl)
 void cyg_enter_again(void *fn, void *site) CYG_HIDDEN;
 void cyg_exit_again(void *fn, void *site) CYG_HIDDEN;
 
+#if CYGTRACE_CONTROL
+static void cyg_ctrl_event(uintptr_t fn, uintptr_t site, unsigned exit);
+#endif
+
+/* fn as cyg_not_running() takes it. */
+#define CYG_SLOW_FN(fn, exit) (CYG_WORD_BITS == 32 ? ((fn) & ~(uintptr_t)1) | (exit) : (fn))
+
 /* A hook that found the ring not running: counts the event when the ring is full, or lets the
- * port set the ring up (Linux, on the first event) and records the event after all. */
+ * port set the ring up (Linux, on the first event) and records the event after all; or, with
+ * triggers or filters armed, takes the event through them. On 32-bit targets fn comes with
+ * exit in bit 0, as a record's word a holds them (CYG_SLOW_FN): the fast path then keeps no
+ * register for fn apart, which would cost it an instruction. */
 NOINSTR __attribute__((noinline)) static void cyg_not_running(uintptr_t fn, uintptr_t site,
                                                              unsigned exit)
 {
-    if (cyg_rt.ctl->state == CYG_S_FULL)
+    if (CYG_WORD_BITS == 32) {
+        exit = fn & 1u;
+        fn &= ~(uintptr_t)1;
+    }
+    if (cyg_rt.ctl->state == CYG_S_FULL) {
         cyg_core_lost();
-    else if (!cyg_port_wake() || cyg_rt.last == 0)
         return;
-    else if (exit)
+    }
+    /* Not a ring running with triggers or filters armed: the port's lazy set-up (Linux, on
+     * the first event), after which the ring may run either way. */
+    if (!CYG_CTRL_RUNNING() &&
+        (!cyg_port_wake() || (cyg_rt.last == 0 && !CYG_CTRL_RUNNING())))
+        return;
+#if CYGTRACE_CONTROL
+    if (cyg_rt.last == 0)
+        cyg_ctrl_event(fn, site, exit);
+    else
+#endif
+    if (exit)
         cyg_exit_again((void *)fn, (void *)site);
     else
         cyg_enter_again((void *)fn, (void *)site);
 }
 
-#ifdef CYG_PORT_CHUNK_LOG2
 #define CYG_NO_SLOT (~(uintptr_t)0)
+
+#ifdef CYG_PORT_CHUNK_LOG2
 
 /* A thread's cursor is the next slot of its chunk, its end one past the chunk's last slot: the
  * slot an increment of the cursor returns is the thread's while it is below the end. Past it,
@@ -278,7 +340,7 @@ HOT void cyg_event(uintptr_t fn, uintptr_t site, unsigned exit)
     uintptr_t tid, seq;
 
     if (UNLIKELY(cyg_rt.last == 0)) {
-        cyg_not_running(fn, site, exit);
+        cyg_not_running(CYG_SLOW_FN(fn, exit), site, exit);
         return;
     }
     tid = cyg_port_thread();
@@ -299,8 +361,13 @@ HOT void cyg_event(uintptr_t fn, uintptr_t site, unsigned exit)
     volatile uintptr_t *head;
     unsigned cap_log2, shift;
 
+    /* The record's word a on 32-bit targets: computed before the test, so that both paths
+     * share it and the fast path keeps no register for fn apart (bench/cortex-m counts it). */
+    uintptr_t slow_fn = CYG_SLOW_FN(fn, exit);
+
     if (UNLIKELY(cyg_rt.last == 0)) {
-        cyg_not_running(fn, site, exit);
+        /* No site where records carry none: one register less the fast path keeps for it. */
+        cyg_not_running(slow_fn, CYGTRACE_CALLSITES ? site : 0, exit);
         return;
     }
     tid = cyg_port_thread();
@@ -357,35 +424,414 @@ NOINSTR static void cyg_special_at(uintptr_t seq, unsigned type, uintptr_t data,
     cyg_store(cyg_rt.recs + ((seq & cyg_rt.mask) << cyg_rt.shift), payload, b, 0, cyg_rt.shift);
 }
 
-NOINSTR void cyg_core_special(unsigned type, uintptr_t data, uintptr_t payload, uintptr_t tid)
+/* A slot for a record outside the fast path (a special; an event the control area let
+ * through), or CYG_NO_SLOT when the ring is full (stop mode). Checked against the capacity,
+ * not cyg_rt.last: the hooks may be out (START, before the state says running; armed
+ * triggers). */
+NOINSTR static uintptr_t cyg_slot(uintptr_t tid)
 {
-    struct cyg_ctl *ctl = cyg_rt.ctl;
-    uintptr_t seq;
-
-    if (ctl == &cyg_idle_ctl)
-        return;
 #ifdef CYG_PORT_CHUNK_LOG2
     /* Through the thread's chunk, so that the record keeps its place among the thread's
-     * calls. The claim checks the capacity (stop mode), not cyg_rt.last: a special may come
-     * while the hooks are out (START, before the state says running). */
-    if ((seq = cyg_take(tid)) == CYG_NO_SLOT)
-        return;
+     * calls. */
+    return cyg_take(tid);
 #else
-    seq = cyg_port_reserve(cyg_rt.head);
-    /* Against the capacity, not cyg_rt.last: a special may come while the hooks are out
-     * (START, before the state says running). */
+    struct cyg_ctl *ctl = cyg_rt.ctl;
+    uintptr_t seq = cyg_port_reserve(cyg_rt.head);
+
+    (void)tid;
     if (!(ctl->flags & CYG_F_OVERWRITE) && seq > cyg_rt.mask) {
         cyg_full(ctl);
-        return;
+        return CYG_NO_SLOT;
     }
+    return seq;
 #endif
+}
+
+NOINSTR void cyg_core_special(unsigned type, uintptr_t data, uintptr_t payload, uintptr_t tid)
+{
+    uintptr_t seq;
+
+    if (cyg_rt.ctl == &cyg_idle_ctl || (seq = cyg_slot(tid)) == CYG_NO_SLOT)
+        return;
     cyg_special_at(seq, type, data, payload, tid);
+}
+
+#if CYGTRACE_CONTROL
+/* The control area (FORMAT.md 2.7). While it arms anything, cyg_rt.last stays 0 and every
+ * event comes here: the request is applied when it changed, the event is matched against the
+ * triggers and the filters, and recorded through cyg_slot when they let it through. */
+
+/* Whether the hooks' fn is the function at a (a Thumb function's bit 0 aside). */
+HOT int cyg_same_fn(uintptr_t a, uintptr_t fn)
+{
+    return ((a ^ fn) & ~(uintptr_t)1) == 0;
+}
+
+HOT unsigned cyg_ntrig(const struct cyg_ctrl *c)
+{
+    return c->ntrig < CYG_CTRL_TRIGS ? c->ntrig : CYG_CTRL_TRIGS;
+}
+
+HOT unsigned cyg_nexcl(const struct cyg_ctrl *c)
+{
+    return c->nexcl < CYG_CTRL_EXCLS ? c->nexcl : CYG_CTRL_EXCLS;
+}
+
+/* Applies the request the control area holds (whoever wrote it last: the host, the program):
+ * a start trigger closes the gate until it fires, a window still counting is dropped, the
+ * classes of marks take effect, and the hooks take the slow path while anything is armed. */
+NOINSTR __attribute__((noinline)) static void cyg_ctrl_apply(struct cyg_ctrl *c)
+{
+    uint32_t gen = c->gen;
+    unsigned i, start = 0;
+
+    for (i = 0; i < cyg_ntrig(c); i++)
+        start |= c->trig[i].kind == CYG_TRIG_START;
+    /* Closed by the first request with a start trigger, open without one; a later request
+     * that keeps one leaves the gate as the triggers set it. */
+    if (!start || !cyg_start_armed)
+        c->gate = (uint8_t)!start;
+    cyg_start_armed = (uint8_t)start;
+    if (c->fired > cyg_ntrig(c)) /* the trigger that fired is gone with the old request */
+        c->fired = 0;
+    cyg_win_on = 0;
+    cygtrace_event_mask = c->events;
+    cyg_ctrl_on = (uint8_t)(c->ntrig != 0 || c->nexcl != 0 || c->depth != 0);
+    cyg_epoch++;
+    c->applied = gen;
+    cyg_arm(cyg_rt.ctl);
+}
+
+/* The calling thread's (or context's) depth and hidden-call state, as of this request: words
+ * 0, the depth of calls open since the request was applied; 1, the depth of the hidden call
+ * it is inside (0: none); 2, the request they count for. */
+NOINSTR static uint32_t *cyg_ctrl_tstate(void)
+{
+    uint32_t *t = cyg_port_tstate();
+
+    if (t[2] != cyg_epoch) {
+        t[0] = t[1] = 0;
+        t[2] = cyg_epoch;
+    }
+    return t;
+}
+
+/* Whether fn's event at depth d passes the filters: not an excluded function (an excluded
+ * entry that hides its callees starts hiding them, when enter is set), not inside a hidden
+ * call, not deeper than the limit, and the gate open. */
+NOINSTR static int cyg_ctrl_keep(const struct cyg_ctrl *c, uint32_t *t, uintptr_t fn, uint32_t d,
+                                 int enter)
+{
+    if (t[1] != 0)
+        return 0;
+    for (unsigned i = 0; i < cyg_nexcl(c); i++)
+        if (cyg_same_fn(c->excl[i].v, fn)) {
+            if (enter && (c->hide >> i & 1u))
+                t[1] = d;
+            return 0;
+        }
+    return (c->depth == 0 || d <= c->depth) && c->gate;
+}
+
+/* Trigger i fired at what (a function, a mark's value): a TRIGGER record, and the control
+ * area says which, when and how many. */
+NOINSTR static void cyg_ctrl_fired(struct cyg_ctrl *c, unsigned i, uintptr_t what)
+{
+    c->fired_head = cyg_rt.ctl->head.v;
+    c->fired_ts = CYGTRACE_TIMESTAMPS ? cyg_port_now() : 0;
+    c->fired = (uint8_t)(i + 1);
+    if (c->nfired != 0xFF)
+        c->nfired++;
+    c->trig[i].flags |= CYG_TRIGF_FIRED;
+    cyg_core_special(CYG_SP_TRIGGER, i | (unsigned)c->trig[i].kind << CYG_TRIGD_KIND_SHIFT, what,
+                     cyg_port_thread());
+}
+
+/* A freeze trigger fired: the ring freezes once after more events are recorded (0: now). */
+NOINSTR static void cyg_ctrl_window(uint32_t after)
+{
+    cyg_win_seen = 0;
+    cyg_win_after = after;
+    cyg_win_on = 1;
+    if (after == 0)
+        cygtrace_freeze();
+}
+
+/* One more event recorded: the window closes after its last. */
+NOINSTR static void cyg_ctrl_count(void)
+{
+    if (cyg_win_on && cyg_port_reserve(&cyg_win_seen) + 1u >= cyg_win_after)
+        cygtrace_freeze();
+}
+
+/* Records an event the filters let through. */
+NOINSTR static void cyg_ctrl_put(uintptr_t fn, uintptr_t site, unsigned exit)
+{
+    uintptr_t tid = cyg_port_thread(), seq = cyg_slot(tid);
+
+    if (seq != CYG_NO_SLOT)
+        cyg_put(seq, fn, site, exit, tid, cyg_rt.recs, cyg_rt.mask, cyg_rt.cap_log2, CYG_SHIFT());
+}
+
+NOINSTR static void cyg_ctrl_event(uintptr_t fn, uintptr_t site, unsigned exit)
+{
+    struct cyg_ctrl *c = cyg_ctrl;
+    uint32_t *t, d;
+    unsigned i, freeze = 0;
+    int keep;
+
+    if (c->gen != c->applied) {
+        cyg_ctrl_apply(c);
+        if (cyg_rt.last != 0) { /* nothing armed: the fast path, from this event on */
+            if (exit)
+                cyg_exit_again((void *)fn, (void *)site);
+            else
+                cyg_enter_again((void *)fn, (void *)site);
+            return;
+        }
+    }
+    t = cyg_ctrl_tstate();
+    d = exit ? t[0] : ++t[0];
+    if (!exit)
+        for (i = 0; i < cyg_ntrig(c); i++) {
+            struct cyg_ctrl_trig *tr = &c->trig[i];
+
+            if (!cyg_same_fn(tr->what.v, fn))
+                continue;
+            if (tr->kind == CYG_TRIG_START && !c->gate) {
+                c->gate = 1;
+                cyg_ctrl_fired(c, i, fn);
+            } else if (tr->kind == CYG_TRIG_FREEZE && !cyg_win_on && !freeze) {
+                freeze = i + 1;
+                cyg_ctrl_fired(c, i, fn);
+            }
+        }
+    keep = cyg_ctrl_keep(c, t, fn, d, !exit);
+    if (exit && t[1] == d) /* the hidden call returns: its exit is the last it hides */
+        t[1] = 0;
+    if (keep)
+        cyg_ctrl_put(fn, site, exit);
+    if (freeze) /* the trigger's own entry, recorded or not, is not in the window */
+        cyg_ctrl_window(c->trig[freeze - 1].after);
+    else if (keep)
+        cyg_ctrl_count();
+    if (!exit)
+        return;
+    if (t[0] != 0)
+        t[0]--;
+    for (i = 0; i < cyg_ntrig(c); i++)
+        if (c->trig[i].kind == CYG_TRIG_STOP && c->gate && cyg_same_fn(c->trig[i].what.v, fn)) {
+            c->gate = 0;
+            cyg_ctrl_fired(c, i, fn);
+        }
+}
+
+/* A mark of data (class and id) with value, while the ring runs: its class enabled, a freeze
+ * on its id fired, the gate open. Returns 1 when it is to be recorded. */
+NOINSTR static int cyg_ctrl_mark(uintptr_t data, uintptr_t value)
+{
+    struct cyg_ctrl *c = cyg_ctrl;
+    unsigned i, freeze = 0;
+
+    if (c->gen != c->applied)
+        cyg_ctrl_apply(c);
+    if (!(cygtrace_event_mask >> (data >> CYG_MARK_CLASS_SHIFT & 31u) & 1u))
+        return 0;
+    if (!cyg_ctrl_on)
+        return 1;
+    for (i = 0; i < cyg_ntrig(c) && !freeze; i++)
+        if (c->trig[i].kind == CYG_TRIG_FREEZE_MARK && !cyg_win_on &&
+            c->trig[i].what.v == (data & CYG_MARK_ID_MASK)) {
+            freeze = i + 1;
+            cyg_ctrl_fired(c, i, value);
+        }
+    if (c->gate)
+        cyg_core_special(CYG_SP_MARK, data, value, cyg_port_thread());
+    if (freeze)
+        cyg_ctrl_window(c->trig[freeze - 1].after);
+    else if (c->gate)
+        cyg_ctrl_count();
+    return 0;
+}
+
+/* Whether a wrapped call's values are recorded while the control area arms something: as its
+ * entry was (the calls it made have returned, so the thread is back at its depth). */
+NOINSTR static int cyg_ctrl_values(void *fn)
+{
+    uint32_t *t;
+
+    if (cyg_rt.ctl->state != CYG_S_RUNNING || !cyg_ctrl_on)
+        return 0;
+    t = cyg_ctrl_tstate();
+    return cyg_ctrl_keep(cyg_ctrl, t, (uintptr_t)fn, t[0], 0);
+}
+
+/* A new request: the next event applies it (the hooks take the slow path until then). */
+NOINSTR static void cyg_ctrl_changed(struct cyg_ctrl *c)
+{
+    c->gen++;
+    cyg_rt.last = 0;
+}
+
+NOINSTR static int cyg_ctrl_trigger(unsigned kind, uintptr_t what, uint32_t after)
+{
+    struct cyg_ctrl *c = cyg_ctrl;
+    struct cyg_ctrl_trig *t;
+    unsigned i = c->ntrig;
+
+    if (c == NULL || i >= CYG_CTRL_TRIGS)
+        return -1;
+    t = &c->trig[i];
+    t->what.pad = 0;
+    t->what.v = what;
+    t->after = after;
+    t->kind = (uint8_t)kind;
+    t->flags = 0;
+    c->ntrig = (uint8_t)(i + 1);
+    cyg_ctrl_changed(c);
+    return (int)i;
+}
+
+NOINSTR int cygtrace_trigger_start(void *fn)
+{
+    return cyg_ctrl_trigger(CYG_TRIG_START, (uintptr_t)fn, 0);
+}
+
+NOINSTR int cygtrace_trigger_stop(void *fn)
+{
+    return cyg_ctrl_trigger(CYG_TRIG_STOP, (uintptr_t)fn, 0);
+}
+
+NOINSTR int cygtrace_trigger_freeze(void *fn, uint32_t after)
+{
+    return cyg_ctrl_trigger(CYG_TRIG_FREEZE, (uintptr_t)fn, after);
+}
+
+NOINSTR int cygtrace_trigger_freeze_mark(uint32_t id, uint32_t after)
+{
+    return cyg_ctrl_trigger(CYG_TRIG_FREEZE_MARK, id & CYG_MARK_ID_MASK, after);
+}
+
+NOINSTR int cygtrace_exclude(void *fn, int callees)
+{
+    struct cyg_ctrl *c = cyg_ctrl;
+    unsigned i = c->nexcl;
+
+    if (c == NULL || i >= CYG_CTRL_EXCLS)
+        return -1;
+    c->excl[i].pad = 0;
+    c->excl[i].v = (uintptr_t)fn;
+    c->hide = (uint16_t)((c->hide & ~(1u << i)) | (callees ? 1u << i : 0));
+    c->nexcl = (uint8_t)(i + 1);
+    cyg_ctrl_changed(c);
+    return (int)i;
+}
+
+NOINSTR void cygtrace_set_depth(unsigned depth)
+{
+    if (cyg_ctrl == NULL)
+        return;
+    cyg_ctrl->depth = depth;
+    cyg_ctrl_changed(cyg_ctrl);
+}
+
+NOINSTR void cygtrace_set_events(uint32_t mask)
+{
+    if (cyg_ctrl == NULL)
+        return;
+    cyg_ctrl->events = mask;
+    cyg_ctrl_changed(cyg_ctrl);
+}
+
+NOINSTR void cygtrace_trigger_clear(void)
+{
+    struct cyg_ctrl *c = cyg_ctrl;
+
+    if (c == NULL)
+        return;
+    c->ntrig = 0;
+    c->nexcl = 0;
+    c->hide = 0;
+    c->depth = 0;
+    c->events = ~(uint32_t)0;
+    cyg_ctrl_changed(c);
+}
+
+/* Lays out the control area of a ring just made: nothing armed, every class enabled. */
+NOINSTR static void cyg_ctrl_init(struct cyg_ctrl *c)
+{
+    c->magic = CYG_CTRL_MAGIC;
+    c->events = ~(uint32_t)0;
+    c->gate = 1;
+}
+#else
+NOINSTR int cygtrace_trigger_start(void *fn)
+{
+    (void)fn;
+    return -1;
+}
+
+NOINSTR int cygtrace_trigger_stop(void *fn)
+{
+    (void)fn;
+    return -1;
+}
+
+NOINSTR int cygtrace_trigger_freeze(void *fn, uint32_t after)
+{
+    (void)fn;
+    (void)after;
+    return -1;
+}
+
+NOINSTR int cygtrace_trigger_freeze_mark(uint32_t id, uint32_t after)
+{
+    (void)id;
+    (void)after;
+    return -1;
+}
+
+NOINSTR int cygtrace_exclude(void *fn, int callees)
+{
+    (void)fn;
+    (void)callees;
+    return -1;
+}
+
+NOINSTR void cygtrace_set_depth(unsigned depth)
+{
+    (void)depth;
+}
+
+NOINSTR void cygtrace_set_events(uint32_t mask)
+{
+    cygtrace_event_mask = mask; /* marks still have classes */
+}
+
+NOINSTR void cygtrace_trigger_clear(void)
+{
+    cygtrace_event_mask = ~(uint32_t)0;
+}
+#endif
+
+/* The debugger's moment (`cygtrace arm` at a reset-halt): a ring was just laid out at ctl, its
+ * control area empty, nothing applied and nothing recorded yet. A breakpoint here lets a host
+ * write a request that the first event applies. Not inlined, and kept, whatever the
+ * optimisation. */
+NOINSTR __attribute__((noinline, used)) void cyg_ctrl_ready(struct cyg_ctl *ctl)
+{
+    __asm__ volatile("" ::"r"(ctl) : "memory");
 }
 
 NOINSTR void cyg_core_detach(void)
 {
     cyg_rt.last = 0;
     cyg_rt.ctl = &cyg_idle_ctl;
+#if CYGTRACE_CONTROL
+    cyg_ctrl = NULL;
+    cyg_ctrl_on = 0;
+    cyg_win_on = 0;
+#endif
 }
 
 NOINSTR void cyg_core_lost(void)
@@ -417,9 +863,9 @@ NOINSTR __attribute__((noinline)) static unsigned cyg_cap_log2(size_t bytes, uns
     size_t nrec;
     unsigned log2 = 0;
 
-    if (bytes < CYG_HDR_BYTES)
+    if (bytes < CYG_HDR_BYTES + CYG_RING_TAIL)
         return 0;
-    nrec = (bytes - CYG_HDR_BYTES) / (words * sizeof(uintptr_t));
+    nrec = (bytes - CYG_HDR_BYTES - CYG_RING_TAIL) / (words * sizeof(uintptr_t));
     /* Fewer than two records: 0 as well. */
     while (log2 + 1 < CYG_WORD_BITS - 1 && (nrec >> (log2 + 1)) != 0)
         log2++;
@@ -457,6 +903,12 @@ NOINSTR static long cyg_attach(struct cyg_ctl *ctl)
     cyg_rt.mask = ((uintptr_t)1 << ctl->cap_log2) - 1;
     cyg_rt.cap_log2 = ctl->cap_log2;
     cyg_rt.shift = (ctl->flags & CYG_F_CALLSITES) ? 2 : 1;
+#if CYGTRACE_CONTROL
+    cyg_ctrl = (struct cyg_ctrl *)(void *)(cyg_rt.recs + ((cyg_rt.mask + 1) << cyg_rt.shift));
+    cyg_ctrl_on = 0;
+    cyg_win_on = 0;
+    cyg_start_armed = 0;
+#endif
 #ifdef CYG_PORT_CHUNK_LOG2
     cyg_rt.chunk = (uintptr_t)1 << ctl->chunk_log2;
     cyg_rt.step = (cyg_rt.mask + 1) >> 3 > cyg_rt.chunk ? (cyg_rt.mask + 1) >> 3 : cyg_rt.chunk;
@@ -487,6 +939,13 @@ NOINSTR long cygtrace_init(void *mem, size_t bytes, unsigned flags)
     cyg_zero(ctl, (flags & CYGTRACE_INIT_ZEROED)
                       ? CYG_HDR_BYTES
                       : CYG_HDR_BYTES + ((size_t)words * sizeof(uintptr_t) << log2));
+#if CYGTRACE_CONTROL
+    cyg_zero((unsigned char *)ctl + CYG_HDR_BYTES + ((size_t)words * sizeof(uintptr_t) << log2),
+             CYG_CTRL_BYTES);
+    cyg_ctrl_init((struct cyg_ctrl *)(void *)((unsigned char *)ctl + CYG_HDR_BYTES +
+                                              ((size_t)words * sizeof(uintptr_t) << log2)));
+    /* applied 0 and gen 0: the request of a fresh ring, nothing armed, is applied already */
+#endif
     ctl->version = CYG_RING_VERSION;
     ctl->word_bytes = (uint8_t)sizeof(uintptr_t);
     ctl->rec_bytes = (uint8_t)(words * sizeof(uintptr_t));
@@ -507,6 +966,7 @@ NOINSTR long cygtrace_init(void *mem, size_t bytes, unsigned flags)
     ctl->ctl_addr = (uint64_t)(uintptr_t)ctl;
     cyg_seal(ctl);
     cap = cyg_attach(ctl);
+    cyg_ctrl_ready(ctl);
     if (CYGTRACE_AUTOSTART)
         cygtrace_start();
     return cap;
@@ -600,10 +1060,27 @@ NOINSTR void cygtrace_set_mode(int mode)
     cyg_seal(ctl);
 }
 
+/* A mark of data (its class and id, or all id before version 3). */
+NOINSTR static void cyg_mark(uintptr_t data, uintptr_t value)
+{
+    if (cyg_rt.ctl->state != CYG_S_RUNNING)
+        return;
+#if CYGTRACE_CONTROL
+    if (CYG_CTRL_ON() ? !cyg_ctrl_mark(data, value)
+                      : !(cygtrace_event_mask >> (data >> CYG_MARK_CLASS_SHIFT & 31u) & 1u))
+        return;
+#endif
+    cyg_core_special(CYG_SP_MARK, data, value, cyg_port_thread());
+}
+
 NOINSTR void cygtrace_mark(uint32_t id, uintptr_t value)
 {
-    if (cyg_rt.ctl->state == CYG_S_RUNNING)
-        cyg_core_special(CYG_SP_MARK, id, value, cyg_port_thread());
+    cyg_mark(id, value);
+}
+
+NOINSTR void cygtrace_mark_class(unsigned cls, uint32_t id, uintptr_t value)
+{
+    cyg_mark((uintptr_t)(cls & 31u) << CYG_MARK_CLASS_SHIFT | (id & CYG_MARK_ID_MASK), value);
 }
 
 NOINSTR void cygtrace_context(uint32_t id, uintptr_t handle)
@@ -635,7 +1112,9 @@ HOT void cyg_value_put(uintptr_t data, uintptr_t word)
         return;
 #else
     seq = cyg_port_reserve(cyg_rt.head);
-    if (UNLIKELY(seq > cyg_rt.last)) {
+    /* Against the capacity in stop mode, as the hooks do (with triggers armed cyg_rt.last is
+     * 0: the values of a call the filters keep come here all the same). */
+    if (UNLIKELY(!(cyg_rt.ctl->flags & CYG_F_OVERWRITE) && seq > cyg_rt.mask)) {
         cyg_full(cyg_rt.ctl);
         return;
     }
@@ -650,10 +1129,16 @@ NOINSTR __attribute__((noinline)) static void cyg_value_put_out(uintptr_t data, 
     cyg_value_put(data, word);
 }
 
-/* Whether a wrapper's value is recorded now: the ring runs, and the runtime did not make the
- * call itself. */
-HOT int cyg_value_on(void)
+/* Whether a wrapper's value is recorded now: the ring runs (or the control area's filters keep
+ * the call), and the runtime did not make the call itself. */
+HOT int cyg_value_on(void *fn)
 {
+#if CYGTRACE_CONTROL
+    if (UNLIKELY(cyg_rt.last == 0))
+        return cyg_ctrl_values(fn) && !cyg_port_busy();
+#else
+    (void)fn;
+#endif
     return cyg_rt.last != 0 && !cyg_port_busy();
 }
 
@@ -672,7 +1157,7 @@ NOINSTR void cygtrace_wrap_exit(void *fn, void *site)
 
 NOINSTR void cygtrace_wrap_value(void *fn, unsigned info, uintptr_t v)
 {
-    if (cyg_value_on())
+    if (cyg_value_on(fn))
         cyg_value_put(cyg_value_data(fn, info) | CYG_VAL_LAST |
                           (uintptr_t)sizeof v << CYG_VAL_LEN_SHIFT,
                       v);
@@ -682,7 +1167,7 @@ NOINSTR void cygtrace_wrap_value64(void *fn, unsigned info, uint64_t v)
 {
     uintptr_t d;
 
-    if (!cyg_value_on())
+    if (!cyg_value_on(fn))
         return;
     d = cyg_value_data(fn, info);
     if (CYG_WORD_BITS == 64) {
@@ -707,7 +1192,7 @@ NOINSTR void cygtrace_wrap_string(void *fn, unsigned info, const char *s)
     const unsigned char *p = (const unsigned char *)s;
     uintptr_t d, part = 0, left = CYG_WRAP_STRING_MAX;
 
-    if (!cyg_value_on())
+    if (!cyg_value_on(fn))
         return;
     d = cyg_value_data(fn, (info & CYG_VAL_IDX_MASK) | CYG_VK_STR << CYG_VAL_KIND_SHIFT);
     if (p == NULL) {

@@ -53,6 +53,57 @@ CYGTRACE_API void cygtrace_set_build_id(const void *id, size_t len);
 /* Returns the control block, or NULL before cygtrace_init(). */
 CYGTRACE_API void *cygtrace_control_block(void);
 
+/* Marks of a class (0..31): recorded only while the class is enabled (all are by default;
+ * cygtrace_set_events(), `cygtrace arm --events`, CYGTRACE_EVENTS). The id keeps 19 bits. */
+CYGTRACE_API void cygtrace_mark_class(unsigned cls, uint32_t id, uintptr_t value);
+
+/* The enabled classes, as the runtime last applied them: cygtrace_event() tests it inline. */
+CYGTRACE_API extern volatile uint32_t cygtrace_event_mask;
+
+/* A mark of class cls: costs a load and a branch when the class is disabled. */
+__attribute__((no_instrument_function, always_inline)) static inline void
+cygtrace_event(unsigned cls, uint32_t id, uintptr_t value)
+{
+    if (cygtrace_event_mask >> (cls & 31u) & 1u)
+        cygtrace_mark_class(cls, id, value);
+}
+
+/* Triggers and record-time filters (the ring's control area, docs/FORMAT.md 2.7): what the
+ * host arms with `cygtrace arm` or the Linux runtime with CYGTRACE_TRIGGER, from the program.
+ * A function is given by its address ((void *)name). Each returns the trigger's or entry's
+ * index, or -1 when the control area has no room left (CYG_CTRL_TRIGS triggers,
+ * CYG_CTRL_EXCLS excluded functions) or the runtime is built without it
+ * (CYGTRACE_CONTROL=0). While anything is armed, every event takes the hooks' slow path. Call
+ * them from one thread (or context) at a time. */
+
+/* Recording starts at fn's entry (and again at each entry after a stop); nothing is recorded
+ * before. */
+CYGTRACE_API int cygtrace_trigger_start(void *fn);
+
+/* Recording stops after fn's exit (until a start trigger fires again). */
+CYGTRACE_API int cygtrace_trigger_stop(void *fn);
+
+/* The ring freezes after fn's entry and `after` more events: the post-trigger window (0:
+ * at once). */
+CYGTRACE_API int cygtrace_trigger_freeze(void *fn, uint32_t after);
+
+/* The same at a mark with this id (of any class). */
+CYGTRACE_API int cygtrace_trigger_freeze_mark(uint32_t id, uint32_t after);
+
+/* fn's own events are not recorded; with callees != 0, neither are those of every call it
+ * makes. */
+CYGTRACE_API int cygtrace_exclude(void *fn, int callees);
+
+/* Records calls down to depth levels per thread or context only (1: the outermost calls);
+ * 0: every depth. */
+CYGTRACE_API void cygtrace_set_depth(unsigned depth);
+
+/* Enables the classes of marks whose bit is set (bit c for class c). */
+CYGTRACE_API void cygtrace_set_events(uint32_t mask);
+
+/* Disarms every trigger and filter, and enables every class. */
+CYGTRACE_API void cygtrace_trigger_clear(void);
+
 /* The live stream (common/cyg_stream.h): the drain turns the records of the ring into framed
  * bytes for a link of yours (a UART, a socket, a file). One ring, one drain; the ring buffers
  * what the link cannot take yet, and a writer that laps the drain costs records, counted in

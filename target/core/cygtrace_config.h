@@ -53,12 +53,28 @@
 #define CYGTRACE_DRAIN_DESC_BYTES 2048
 #endif
 
+/* The control area (docs/FORMAT.md 2.7): triggers that start, stop and freeze the recording at
+ * a function or a mark, record-time filters (exclude, hide, depth) and classes of marks, armed
+ * by the host through a debugger (`cygtrace arm`), by the Linux runtime from its environment or
+ * by the program (cygtrace_trigger_*): 1 yes (a version 3 ring, 256 bytes longer), 0 no (a
+ * version 1 or 2 ring; the API returns -1). The hooks' fast path is the same either way: armed
+ * triggers and filters send every event to the slow path. Default: 1. */
+#ifndef CYGTRACE_CONTROL
+#define CYGTRACE_CONTROL 1
+#endif
+
+/* Bytes of a ring that are not records: the 128-byte control block, and the control area. */
+#define CYGTRACE_RING_OVERHEAD (128 + (CYGTRACE_CONTROL ? 256 : 0))
+
 /* Linux: trace set-user-ID and set-group-ID programs, with the default settings (their
  * environment, which whoever runs them controls, is not read): 1 yes, 0 no. Default: 0. */
 #ifndef CYGTRACE_PRIVILEGED
 #define CYGTRACE_PRIVILEGED 0
 #endif
 
+#if CYGTRACE_CONTROL != 0 && CYGTRACE_CONTROL != 1
+#error "CYGTRACE_CONTROL must be 0 or 1"
+#endif
 #if CYGTRACE_CALLSITES < 0 || CYGTRACE_CALLSITES > 2
 #error "CYGTRACE_CALLSITES must be 0, 1 or 2"
 #endif

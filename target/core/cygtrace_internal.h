@@ -35,6 +35,10 @@
  *                                    sets the chunk end
  *   uintptr_t cyg_port_claim(volatile uintptr_t *head, uintptr_t n)
  *                                    cyg_port_reserve, adding n
+ * and CYG_PORT_TSTATE, when the control area's depth and hide filters should count per thread
+ * or context rather than once for the whole target, with
+ *   uint32_t *cyg_port_tstate(void) CYG_TSTATE_WORDS words of the calling thread's (or
+ *                                    context's), zero at first, that only the runtime writes
  * and CYG_PORT_TS_BITS, the width of its clock when narrower than the record's field
  * (the host unwraps timestamps at that width), and CYG_PORT_CAS_STATE with
  *   int cyg_port_cas_state(volatile uint8_t *state, uint8_t from, uint8_t to)
@@ -86,6 +90,9 @@ struct cyg_rt {
 
 extern struct cyg_rt cyg_rt CYG_HIDDEN;
 
+/* Words of per-thread state the control area's filters keep (cyg_port_tstate). */
+#define CYG_TSTATE_WORDS 3
+
 /* Writes one special record (CYG_SP_*) for thread bits tid (as cyg_port_thread() returns). */
 void cyg_core_special(unsigned type, uintptr_t data, uintptr_t payload, uintptr_t tid) CYG_HIDDEN;
 
@@ -97,6 +104,10 @@ void cyg_core_set_image(uint64_t load_bias, uint32_t pid, uint64_t ts_hz) CYG_HI
  * it and sets its state FROZEN, so that nothing records over it. Returns its capacity, or -1
  * when mem holds no such ring. */
 long cyg_core_adopt(void *mem, size_t bytes) CYG_HIDDEN;
+
+/* Called by cygtrace_init() once a ring is laid out, before it records: a debugger's breakpoint
+ * (`cygtrace arm` at a reset-halt) writes a request into the control area there. */
+void cyg_ctrl_ready(struct cyg_ctl *ctl) CYG_HIDDEN;
 
 /* Stops this process from writing to the ring without touching it (a forked child). */
 void cyg_core_detach(void) CYG_HIDDEN;

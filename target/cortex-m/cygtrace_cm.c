@@ -12,11 +12,12 @@
 
 /* Any other size would leave bytes unused: the capacity is a power of two. */
 #define CYG_CM_REC_BYTES (CYGTRACE_CALLSITES ? 16u : 8u)
-#define CYG_CM_RING_BYTES ((uint32_t)CYGTRACE_CM_BUFFER_BYTES - CYG_HDR_BYTES)
-_Static_assert(CYGTRACE_CM_BUFFER_BYTES > CYG_HDR_BYTES &&
+#define CYG_CM_RING_BYTES ((uint32_t)CYGTRACE_CM_BUFFER_BYTES - CYGTRACE_RING_OVERHEAD)
+_Static_assert(CYGTRACE_CM_BUFFER_BYTES > CYGTRACE_RING_OVERHEAD &&
                    CYG_CM_RING_BYTES >= 2 * CYG_CM_REC_BYTES &&
                    (CYG_CM_RING_BYTES & (CYG_CM_RING_BYTES - 1)) == 0,
-               "CYGTRACE_CM_BUFFER_BYTES must be 128 + a power of two of records, 2 at least");
+               "CYGTRACE_CM_BUFFER_BYTES must be CYGTRACE_RING_OVERHEAD (128, and 256 more with "
+               "CYGTRACE_CONTROL) + a power of two of records, 2 at least");
 
 /* NOLOAD in the linker script: neither the startup code nor a loader writes it, so a warm reset
  * finds the ring as the last run left it. */
@@ -38,6 +39,8 @@ extern const uint32_t __cygtrace_build_id[] __attribute__((weak));
 #define CYG_CM_SYST_RVR CYG_CM_REG(0xE000E014u)
 
 static uint32_t cyg_cm_clock_hz;
+
+uint32_t cyg_cm_tstate[2][3]; /* cyg_port_tstate(): thread mode, handler mode */
 
 /* Starts the clock the hooks read, unless it is the user's or already running. */
 NOINSTR static void cyg_cm_clock_start(void)

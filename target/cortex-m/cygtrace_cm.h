@@ -28,15 +28,17 @@
 #include <stdint.h>
 
 #include "cygtrace.h"
+#include "cygtrace_config.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Bytes of the static ring buffer: the 128-byte control block and a power of two of 8-byte
- * records (16 with call sites). Default: 4096 + 128, 512 records. */
+/* Bytes of the static ring buffer: CYGTRACE_RING_OVERHEAD (the 128-byte control block, and the
+ * 256-byte control area unless CYGTRACE_CONTROL=0) and a power of two of 8-byte records (16
+ * with call sites). Default: 4096 + CYGTRACE_RING_OVERHEAD, 512 records. */
 #ifndef CYGTRACE_CM_BUFFER_BYTES
-#define CYGTRACE_CM_BUFFER_BYTES (4096 + 128)
+#define CYGTRACE_CM_BUFFER_BYTES (4096 + CYGTRACE_RING_OVERHEAD)
 #endif
 
 /* Keep the trace of a warm reset (1, see above), or always start a fresh ring at boot (0: the

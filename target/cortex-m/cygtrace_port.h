@@ -170,6 +170,20 @@ CYG_CM_INLINE int cyg_port_wake(void)
     return 0; /* the firmware sets the ring up at boot: cygtrace_cm_init() */
 }
 
+/* The control area's depth and hide filters count apart in thread mode and in handler mode:
+ * interrupts nest and return, so one state serves them all; the code they interrupt keeps its
+ * own. (An RTOS's tasks share the thread mode's.) */
+#define CYG_PORT_TSTATE 1
+extern uint32_t cyg_cm_tstate[2][3] __attribute__((visibility("hidden")));
+
+CYG_CM_INLINE uint32_t *cyg_port_tstate(void)
+{
+    uint32_t ipsr;
+
+    __asm__ volatile("mrs %0, ipsr" : "=r"(ipsr));
+    return cyg_cm_tstate[ipsr != 0];
+}
+
 CYG_CM_INLINE int cyg_port_busy(void)
 {
     return 0; /* the runtime calls no function a firmware could wrap */

@@ -179,7 +179,7 @@ NOINSTR static int reserve(int fd, const char *path, size_t *bytes, size_t min)
     for (;;) {
         if (ftruncate(fd, 0) != 0)
             return errno;
-        err = posix_fallocate(fd, 0, (off_t)(size + CYG_HDR_BYTES));
+        err = posix_fallocate(fd, 0, (off_t)(size + CYGTRACE_RING_OVERHEAD));
         if (err == 0)
             break;
         if ((err != ENOSPC && err != EDQUOT && err != EFBIG) || size / 2 < min) {
@@ -197,7 +197,7 @@ NOINSTR static int reserve(int fd, const char *path, size_t *bytes, size_t min)
         cyg_cat(what, sizeof what, "K (the newest events only)");
         cyg_say(path, what, 0);
     }
-    *bytes = size + CYG_HDR_BYTES;
+    *bytes = size + CYGTRACE_RING_OVERHEAD;
     return 0;
 }
 

@@ -38,6 +38,7 @@ struct cyg_linux_tls {
     uintptr_t cursor; /* 64-bit: the next slot of its chunk (FORMAT.md section 5.1) */
     uintptr_t end;    /* one past its chunk's last slot; 0: no chunk yet */
     int busy;         /* the runtime runs C library code for this thread (cyg_port_busy) */
+    uint32_t tstate[3]; /* the control area's depth and hide filters (cyg_port_tstate) */
 };
 
 extern __thread struct cyg_linux_tls cyg_linux_tls
@@ -173,6 +174,13 @@ __attribute__((no_instrument_function, always_inline)) static inline int cyg_por
  * libcygtrace.a has the runtime's own calls of them reach the wrappers too: those must not
  * record (a thread's first event would record inside its own set-up). The runtime counts
  * itself busy while it runs code of the library's for a thread (cygtrace_linux.c). */
+#define CYG_PORT_TSTATE 1
+__attribute__((no_instrument_function, always_inline)) static inline uint32_t *
+cyg_port_tstate(void)
+{
+    return cyg_linux_tls.tstate;
+}
+
 __attribute__((no_instrument_function, always_inline)) static inline int cyg_port_busy(void)
 {
     return cyg_linux_tls.busy;

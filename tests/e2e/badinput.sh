@@ -143,6 +143,114 @@ run ram-info "$CT" info "$T/ram.bin"
 check ram-image-offset "info does not say 'control block at offset 0x1000'" \
     grep -q 'control block at offset 0x1000' "$T/ram-info.out"
 
+# --- the control area of a version 3 ring (after the records) -------------------------------
+# poke_le FILE OFFSET VALUE BYTES: a little-endian field.
+poke_le() {
+    local v=$3
+    for ((i = 0; i < $4; i++)); do
+        poke "$1" $(($2 + i)) $((v & 0xff))
+        v=$((v >> 8))
+    done
+}
+# The block's CRC-32 again: gzip's trailer holds the CRC-32 of its input, little-endian.
+reseal() {
+    head -c 80 "$1" | gzip -c | tail -c 8 | head -c 4 |
+        dd of="$1" bs=1 seek=80 conv=notrunc status=none
+}
+# A version 3 dump of the crumble's: its own when the runtime writes version 3, else version 2's
+# made one (version 3, and the control area the runtime's init leaves: magic CYGC, every class
+# of marks, the gate open, nothing armed).
+ring_bytes=$(awk '/^capacity:/ { gsub(/\(/, "", $4); print $4 }' "$T/good-info.out")
+ctrl_off=$((128 + ring_bytes))
+cp "$T/good.trace" "$T/v3.trace"
+if [ "$(peek "$T/v3.trace" 8)" -ne 3 ]; then
+    poke "$T/v3.trace" 8 3
+    reseal "$T/v3.trace"
+    { printf 'CYGC'; head -c 8 /dev/zero; printf '\377\377\377\377'; head -c 10 /dev/zero
+      printf '\001'; head -c 229 /dev/zero; } >>"$T/v3.trace"
+fi
+check v3-size "the version 3 dump is $(stat -c %s "$T/v3.trace") bytes, not $((ctrl_off + 256))" \
+    [ "$(stat -c %s "$T/v3.trace")" -eq $((ctrl_off + 256)) ]
+run v3-tree "$CT" tree "$CRUMBLE" "$T/v3.trace"
+run good-tree "$CT" tree "$CRUMBLE" "$T/good.trace"
+check v3-tree "status $RC, stderr '$(head -n 1 "$T/v3-tree.err")', or not the crumble tree" \
+    eval '[ "$RC" -eq 0 ] && [ ! -s "$T/v3-tree.err" ] && same "$T/good-tree.out" "$T/v3-tree.out"'
+run v3-info "$CT" info "$CRUMBLE" "$T/v3.trace"
+check v3-info-none-armed "info does not say 'control:    none armed'" \
+    grep -qx 'control:    none armed' "$T/v3-info.out"
+
+# Armed: a freeze at Crumble_make_apple_crumble (its run-time address) that fired, the ring
+# frozen by it, a function excluded with its callees, the classes of marks 0 to 3: the tree's
+# notes and info say so, by name.
+bias=$(awk '/^load bias:/ { print $3 }' "$T/good-info.out")
+fn=$(nm "$CRUMBLE" | awk '$3 == "Crumble_make_apple_crumble" { print "0x" $1 }')
+cp "$T/v3.trace" "$T/armed.trace"
+poke_le "$T/armed.trace" $((ctrl_off + 12)) 15 4          # events: classes 0..3
+poke "$T/armed.trace" $((ctrl_off + 20)) 1                 # one trigger
+poke "$T/armed.trace" $((ctrl_off + 21)) 1                 # one excluded function
+poke "$T/armed.trace" $((ctrl_off + 22)) 1                 # ... with its callees
+poke "$T/armed.trace" $((ctrl_off + 24)) 1                 # trigger 0 fired last
+poke "$T/armed.trace" $((ctrl_off + 25)) 1                 # once
+poke_le "$T/armed.trace" $((ctrl_off + 32)) 7 8            # at event 7
+poke_le "$T/armed.trace" $((ctrl_off + 64)) $((fn + ${bias:-0})) 8
+poke_le "$T/armed.trace" $((ctrl_off + 72)) 10 4           # after 10 events
+poke "$T/armed.trace" $((ctrl_off + 76)) 3                 # a freeze
+poke "$T/armed.trace" $((ctrl_off + 77)) 1                 # fired
+poke_le "$T/armed.trace" $((ctrl_off + 160)) $((0xbad0)) 8
+poke "$T/armed.trace" 84 2                                 # frozen (outside the CRC)
+run armed-tree "$CT" tree "$CRUMBLE" "$T/armed.trace"
+cat >"$T/armed.expected" <<'EOF_NOTES'
+# the trace was frozen (by trigger freeze@Crumble_make_apple_crumble+10)
+# control: trigger freeze@Crumble_make_apple_crumble+10 (fired)
+# control: hide 0xbad0 (and its callees)
+# control: events 0x0000000f (classes of marks recorded)
+# control: fired freeze@Crumble_make_apple_crumble+10 at event 7 (1 trigger fired)
+EOF_NOTES
+check armed-tree-notes "status $RC, or the notes are not what was armed: $(grep '^# [tc]' "$T/armed-tree.out" | tr '\n' '|')" \
+    eval '[ "$RC" -eq 0 ] && same "$T/armed.expected" <(grep -e "^# control: " -e "^# the trace was frozen" "$T/armed-tree.out")'
+run armed-etrace "$CT" tree --style=etrace "$CRUMBLE" "$T/armed.trace"
+check armed-etrace-notes "status $RC, or the control notes are not on stderr" eval \
+    '[ "$RC" -eq 0 ] && grep -q "^cygtrace: note: control: trigger freeze@Crumble_make_apple_crumble+10 (fired)" "$T/armed-etrace.err" && ! grep -q control "$T/armed-etrace.out"'
+run armed-info "$CT" info "$CRUMBLE" "$T/armed.trace"
+check armed-info "info does not list the trigger, the exclusion and what fired" eval \
+    'grep -qx "control:    trigger freeze@Crumble_make_apple_crumble+10 (fired)" "$T/armed-info.out" &&
+     grep -qx "control:    hide 0xbad0 (and its callees)" "$T/armed-info.out" &&
+     grep -q "^control:    fired freeze@Crumble_make_apple_crumble+10 at event 7" "$T/armed-info.out"'
+
+# A control area that is not one (its magic damaged): one warning naming the dump, and the
+# records decode all the same.
+cp "$T/v3.trace" "$T/badctrl.trace"
+poke "$T/badctrl.trace" $((ctrl_off + 1)) 0
+run badctrl-tree "$CT" tree "$CRUMBLE" "$T/badctrl.trace"
+check badctrl-tree "status $RC, or not one warning naming the dump, or not the crumble tree: $(tr '\n' '|' <"$T/badctrl-tree.err")" \
+    eval '[ "$RC" -eq 0 ] && [ "$(wc -l <"$T/badctrl-tree.err")" -eq 1 ] &&
+          grep -q "^cygtrace: warning: .*badctrl\.trace: control area has no magic" "$T/badctrl-tree.err" &&
+          same "$T/good-tree.out" "$T/badctrl-tree.out"'
+run badctrl-info "$CT" info "$CRUMBLE" "$T/badctrl.trace"
+check badctrl-info "status $RC, or info does not say the area is unreadable" eval \
+    '[ "$RC" -eq 0 ] && grep -qx "control:    unreadable (control area has no magic)" "$T/badctrl-info.out"'
+# Too many triggers for its room.
+cp "$T/v3.trace" "$T/badcount.trace"
+poke "$T/badcount.trace" $((ctrl_off + 20)) 200
+run badcount-tree "$CT" tree "$CRUMBLE" "$T/badcount.trace"
+check badcount-tree "status $RC, or no warning about the counts" eval \
+    '[ "$RC" -eq 0 ] && grep -q "badcount\.trace: control area counts more triggers" "$T/badcount-tree.err"'
+
+# Cut inside the control area, and just before it: the records are all there; one warning
+# says where the dump ends; no area is made up.
+for cut in 100 0; do
+    head -c $((ctrl_off + cut)) "$T/armed.trace" >"$T/cut$cut.trace"
+    run cut$cut-tree "$CT" tree "$CRUMBLE" "$T/cut$cut.trace"
+    check cut$cut-tree "status $RC, or not one warning 'control area missing: dump ends at byte $((ctrl_off + cut))': $(tr '\n' '|' <"$T/cut$cut-tree.err")" \
+        eval '[ "$RC" -eq 0 ] && [ "$(wc -l <"$T/cut$cut-tree.err")" -eq 1 ] &&
+              grep -q "cut$cut\.trace: control area missing: dump ends at byte $((ctrl_off + cut))" "$T/cut$cut-tree.err"'
+    check cut$cut-tree-body "the records are not decoded as in the whole dump, or a control note" eval \
+        '! grep -q "^# control:" "$T/cut$cut-tree.out" && same <(tree_body "$T/good-tree.out" | grep -v "^#") <(tree_body "$T/cut$cut-tree.out" | grep -v "^#")'
+    run cut$cut-info "$CT" info "$CRUMBLE" "$T/cut$cut.trace"
+    check cut$cut-info "info does not say the area is missing" \
+        grep -qx "control:    missing (the dump ends at byte $((ctrl_off + cut)))" "$T/cut$cut-info.out"
+done
+
 # A ring of format version 1 (one slot an event; the runtime of 766e8d6, tests/fixtures/ringv1.c,
 # kept with its program): decoded as it was then.
 FX=$ROOT/tests/fixtures
@@ -150,9 +258,10 @@ run v1-tree "$CT" tree "$FX/ringv1" "$FX/ringv1.ring"
 check v1-tree "status $RC, or the tree differs from the one of its day: $(head -n 1 "$T/v1-tree.err")" \
     eval '[ "$RC" -eq 0 ] && same "$FX/ringv1.tree" "$T/v1-tree.out"'
 run v1-info "$CT" info "$FX/ringv1" "$FX/ringv1.ring"
-check v1-info "info does not say 'version 1' with 58 records held" \
+check v1-info "info does not say 'version 1' with 58 records held, and no control area" \
     eval 'grep -q "^format:     version 1, x86-64" "$T/v1-info.out" &&
-          grep -q "^held:       58 records" "$T/v1-info.out" && ! grep -q chunks "$T/v1-info.out"'
+          grep -q "^held:       58 records" "$T/v1-info.out" && ! grep -q chunks "$T/v1-info.out" &&
+          ! grep -q "^control:" "$T/v1-info.out"'
 # A version this cygtrace does not know yet: refused as newer.
 cp "$FX/ringv1.ring" "$T/v9.ring"
 poke "$T/v9.ring" 8 9

@@ -12,6 +12,9 @@
 #   - the main loop's events are exactly the newest of its deterministic sequence, and the
 #     interrupt's come as whole tick_handler -> tick_work chains between them;
 #   - cygtrace tree, the host's view, agrees: as many calls of each function, nothing repaired.
+# stress_armed.elf runs the same with the control area armed (a start trigger on work_step, a
+# depth limit no call reaches): every event through the hooks' slow path, and one TRIGGER
+# record more.
 # FW_TRIALS (default 1) runs per board, FW_SEED the first trial's seed (default: random; the
 # first trial of each board with the firmware's built-in seed when FW_TRIALS is 1).
 set -u
@@ -22,7 +25,7 @@ fw_setup 1
 
 # trial BOARD SEED: one run; SEED 0 leaves the firmware's own.
 trial() {
-    local board=$1 seed=$2 tag=$1-ow-$2 qargs=()
+    local board=$1 seed=$2 tag=$1-$PROG-$2 qargs=()
     if [ "$seed" != 0 ]; then
         qargs=(-device "$(fw_seed_arg "$ELF" stress_seed "$seed")")
     fi
@@ -48,7 +51,8 @@ trial() {
     # work_step(i) makes 2 + 1 + i % 6 calls: 33 per 6 steps.
     check "$tag-main-calls" "$main main-loop calls for $steps steps, expected $((steps / 6 * 33))" \
         [ "$main" -eq $((steps / 6 * 33)) ]
-    local made=$((1 + 2 * (main + isr)))
+    local made=$((1 + 2 * (main + isr))) # START, then an entry and an exit a call
+    [ "$PROG" = stress_armed ] && made=$((made + 1)) # the start trigger's record
     run "$tag-info" "$CT" info "$ELF" "$T/$tag.dump"
     local i=$T/$tag-info.out written held over unwritten lost cap
     written=$(info_field "$i" written) held=$(info_field "$i" held)
@@ -104,15 +108,17 @@ $rmain main, $risr interrupt chains"
 
 SELFTEST=${BOARDS%% *} # the checker proves once that it can fail
 for board in $BOARDS; do
-    fw_copy "$board" stress_ow || continue
-    seed=$SEED
-    for ((k = 0; k < TRIALS; k++)); do
-        if [ "$TRIALS" -eq 1 ] && [ -z "${FW_SEED:-}" ]; then
-            trial "$board" 0
-        else
-            trial "$board" "$seed"
-        fi
-        seed=$(fw_next_seed "$seed")
+    for PROG in stress_ow stress_armed; do
+        fw_copy "$board" $PROG || continue
+        seed=$SEED
+        for ((k = 0; k < TRIALS; k++)); do
+            if [ "$TRIALS" -eq 1 ] && [ -z "${FW_SEED:-}" ]; then
+                trial "$board" 0
+            else
+                trial "$board" "$seed"
+            fi
+            seed=$(fw_next_seed "$seed")
+        done
     done
 done
 

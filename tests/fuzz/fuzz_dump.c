@@ -10,7 +10,10 @@
  *   mode bit 0 clear: the rest is the dump as it is (seeded with real dumps, so the fuzzer
  *                     mutates records behind a header that checks);
  *   mode bit 0 set:   the next 10 bytes choose the control block's fields and the harness
- *                     writes a valid block (magic, CRC) in front of the rest, the records;
+ *                     writes a valid block (magic, CRC) in front of the rest, the records
+ *                     (and, version 3, the control area after them: its magic is stamped
+ *                     where the records end when the input reaches there, so that the fuzzer
+ *                     mutates the fields behind it);
  *                     mode bit 1 puts 36 bytes of RAM before it (dec_locate's scan);
  *   mode bits 2-3:    the export format: chrome, folded, callgrind (3: callgrind too);
  *   mode bit 4:       a time range, from (opt & 15) << 4k to 4 << 4k ticks later, k = opt >> 4
@@ -48,14 +51,16 @@ static uint8_t *synth(const uint8_t *f, const uint8_t *rec, size_t n, int pad, s
     const size_t at = pad ? 36 : 0;
     unsigned word = f[0] & 1 ? 8 : 4, flags = (f[0] >> 1) & 0xf;
     unsigned ts_max = word == 4 ? CYG32_TS_BITS : CYG64_TS_BITS;
+    unsigned version = CYG_VERSION_MIN + (f[4] >> 2 & 3) % (CYG_VERSION - CYG_VERSION_MIN + 1);
     uint8_t *b = calloc(1, at + CYG_HDR_BYTES + n);
     uint8_t *h;
+    uint64_t ctrl;
 
     if (!b)
         return NULL;
     h = b + at;
     memcpy(h, CYG_MAGIC, 8);
-    put_le(h + CYG_OFF_VERSION, CYG_VERSION, 2);
+    put_le(h + CYG_OFF_VERSION, version, 2);
     h[CYG_OFF_WORD] = (uint8_t)word;
     h[CYG_OFF_REC] = (uint8_t)(word * (flags & CYG_F_CALLSITES ? 4 : 2));
     /* the decoder's whole range: a ring of 2^40 records over a few bytes of dump is input too */
@@ -74,6 +79,9 @@ static uint8_t *synth(const uint8_t *f, const uint8_t *rec, size_t n, int pad, s
     put_le(h + CYG_OFF_LOST, f[9], 8);
     put_le(h + CYG_OFF_TS_HZ, f[9] & 1 ? 1000000 : 0, 8);
     memcpy(h + CYG_HDR_BYTES, rec, n);
+    ctrl = ((uint64_t)h[CYG_OFF_REC] << h[CYG_OFF_CAP_LOG2]);
+    if (version >= 3 && ctrl + 4 <= n && (f[4] & 0x40))
+        put_le(h + CYG_HDR_BYTES + ctrl + CYG_CTRL_OFF_MAGIC, CYG_CTRL_MAGIC, 4);
     *len = at + CYG_HDR_BYTES + n;
     return b;
 }
@@ -87,6 +95,7 @@ static void render_ctx(struct load *l, uint8_t opt, const struct dec_ctx *c)
 
     fuzzsink_opts(&s, opt, l->ring.ts_hz, !!(l->ring.flags & CYG_F_TIMESTAMPS),
                   l->ring.word_bytes);
+    s.ro.ctrl = l->ring.ctrl_state == DEC_CTRL_OK ? &l->ring.ctrl : NULL; /* names triggers */
     if (p && fuzzsink_tree(&s, 0, (unsigned)-c->min_depth) == 0)
         while (load_pass_next(p, &e) > 0)
             if (e.ctx == c->id)
@@ -294,6 +303,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (sc.ctx[i].events)
             render_ctx(&l, opt, &sc.ctx[i]);
     tree_scan_free(&sc);
+    render_ctrl_notes(null_out(), "# control: ", &l.ring, NULL); /* the notes of every tree */
     report_and_export(&l, mode, opt);
     load_close(&l);
     return 0;

@@ -25,7 +25,7 @@ void __cyg_profile_func_exit(void *fn, void *site);
 
 static const char *outdir;
 static unsigned nfiles;
-static uint64_t ring[(CYG_HDR_BYTES + RECS * 32u) / 8];
+static uint64_t ring[(CYG_HDR_BYTES + RECS * 32u + CYG_CTRL_BYTES) / 8];
 static uint8_t wire[WIRE_MAX];
 static size_t wire_len;
 
@@ -106,7 +106,7 @@ static void runtime_seeds(void)
     for (unsigned m = 0; m < 4; m++) {
         for (unsigned calls = 3; calls <= 40; calls += 37) {
             unsigned rec = m & 2 ? 32 : 16;
-            size_t bytes = CYG_HDR_BYTES + RECS * rec;
+            size_t bytes = CYG_HDR_BYTES + RECS * rec + CYG_CTRL_BYTES; /* the control area too */
             uint8_t pre[3] = {0, (uint8_t)(m * 17 + calls), (uint8_t)calls};
             char name[64];
 
@@ -147,8 +147,22 @@ static void ringgen_seeds(void)
         char name[64];
 
         rg_init(&g, word, 5, flags);
+        /* version 3 (but one of version 2): the control area, triggers armed and fired, marks
+         * of a class */
+        if (v == 5)
+            g.version = 2;
+        rg_trigger(&g, 0, CYG_TRIG_FREEZE, 0x8000160, 4, CYG_TRIGF_FIRED);
+        rg_trigger(&g, 1, CYG_TRIG_FREEZE_MARK, 7, 0, 0);
+        rg_ctrl(&g)[CYG_CTRL_OFF_FIRED] = 1;
+        rg_ctrl(&g)[CYG_CTRL_OFF_NFIRED] = 1;
+        rg_ctrl(&g)[CYG_CTRL_OFF_NEXCL] = 1;
+        rg_ctrl(&g)[CYG_CTRL_OFF_EVENTS] = 0x0f;
         for (unsigned i = 0; i < 20; i++) {
             rg_event(&g, 0, 0x8000100 + 0x20 * (i % 4), 10 * i, i % 2, 0x8000010);
+            if (i % 9 == 3)
+                rg_fired(&g, 0, CYG_TRIG_FREEZE, 0x8000160, i % 2);
+            if (i % 6 == 2)
+                rg_special(&g, CYG_SP_MARK, (i % 4) << CYG_MARK_CLASS_SHIFT | 7, i, i % 2);
             if (i % 7 == 3)
                 rg_special(&g, CYG_SP_CONTEXT, 1 + i % 2, 0x20001000, 0);
             if (i % 5 == 4)
@@ -170,6 +184,8 @@ static void ringgen_seeds(void)
             save("dump", name, xpre, 2, g.buf, g.size);
         }
         synth[7] = (uint8_t)g.head; /* head, low byte */
+        synth[6] = (uint8_t)(1 | (v == 5 ? 1 : 2) << 2 | 0x40); /* running, the version, magic */
+        synth[3] = 4; /* 2^5 records, as the ring's: the control area where the records end */
         snprintf(name, sizeof name, "ringgen-%u-synth", v);
         save("dump", name, synth, sizeof synth, g.buf + CYG_HDR_BYTES, g.size - CYG_HDR_BYTES);
         /* the same ring inside a RAM image: dec_locate scans for it */

@@ -1,0 +1,443 @@
+/* check_control.c - the control area (triggers, record-time filters, classes of marks) as the
+ * real Linux runtime applies it, read back by the real decoder. Each test writes a request
+ * through the API (as a program does) or straight into the area's bytes (as `cygtrace arm`
+ * does through a debugger), runs made-up calls through the hooks, and compares what the ring
+ * holds, event by event, with what the request lets through. */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ctrl.h"
+#include "cyg_format.h"
+#include "cygtrace.h"
+#include "cygtrace_config.h"
+#include "cygtrace_internal.h"
+#include "dec.h"
+#include "suites.h"
+
+void __cyg_profile_func_enter(void *fn, void *site);
+void __cyg_profile_func_exit(void *fn, void *site);
+
+#define RECS 256u
+#define REC 16u
+#define BYTES (CYGTRACE_RING_OVERHEAD + RECS * REC)
+
+static uint8_t ring[BYTES] __attribute__((aligned(64)));
+
+/* The functions of the made-up program. */
+enum { MAIN = 0x401000, A = 0x401100, B = 0x401200, C = 0x401300, D = 0x401400 };
+
+static void in(uintptr_t fn)
+{
+    __cyg_profile_func_enter((void *)fn, NULL);
+}
+
+static void out(uintptr_t fn)
+{
+    __cyg_profile_func_exit((void *)fn, NULL);
+}
+
+static struct cyg_ctrl *area(void)
+{
+    return (struct cyg_ctrl *)(void *)(ring + CYG_HDR_BYTES + RECS * REC);
+}
+
+static void setup(void)
+{
+    ck_assert_int_eq(cygtrace_init(ring, BYTES, CYG_F_OVERWRITE), RECS);
+}
+
+/* A short name for a made-up function. */
+static char fn_letter(uint64_t a)
+{
+    switch (a) {
+    case MAIN: return 'm';
+    case A: return 'a';
+    case B: return 'b';
+    case C: return 'c';
+    case D: return 'd';
+    }
+    return '?';
+}
+
+/* The ring's events as text: ">a" an entry, "<a" an exit, "T0" trigger 0 fired, "M5" mark 5
+ * ("M5/3" of class 3), "S" start, "P" stop; thread records left out. Also the decoded block. */
+static const char *events(struct dec_ring *r)
+{
+    static char text[4096];
+    struct src *src = src_open_mem("ring", ring, BYTES, 0);
+    const char *why = NULL;
+    struct dec *d;
+    struct ev e;
+    size_t n = 0;
+
+    text[0] = 0;
+    ck_assert_int_eq(dec_locate(src, r, &why), 0);
+    d = dec_open(src, r);
+    while (dec_next(d, &e) > 0 && n < sizeof text - 16) {
+        switch (e.kind) {
+        case EV_ENTER:
+            n += (size_t)snprintf(text + n, sizeof text - n, ">%c ", fn_letter(e.addr));
+            break;
+        case EV_EXIT:
+            n += (size_t)snprintf(text + n, sizeof text - n, "<%c ", fn_letter(e.addr));
+            break;
+        case EV_TRIGGER:
+            n += (size_t)snprintf(text + n, sizeof text - n, "T%u ",
+                                  (unsigned)(e.data & CYG_TRIGD_IDX_MASK));
+            break;
+        case EV_MARK:
+            if (e.cls)
+                n += (size_t)snprintf(text + n, sizeof text - n, "M%u/%u ", (unsigned)e.data,
+                                      (unsigned)e.cls);
+            else
+                n += (size_t)snprintf(text + n, sizeof text - n, "M%u ", (unsigned)e.data);
+            break;
+        case EV_START:
+            n += (size_t)snprintf(text + n, sizeof text - n, "S ");
+            break;
+        case EV_STOP:
+            n += (size_t)snprintf(text + n, sizeof text - n, "P ");
+            break;
+        case EV_VALUE:
+            n += (size_t)snprintf(text + n, sizeof text - n, "V ");
+            break;
+        default:
+            break;
+        }
+    }
+    dec_close(d);
+    src_close(src);
+    if (n)
+        text[n - 1] = 0;
+    return text;
+}
+
+/* main calls a, which calls b and c; b calls d. Then main calls c. */
+static void program(void)
+{
+    in(MAIN);
+    in(A);
+    in(B);
+    in(D);
+    out(D);
+    out(B);
+    in(C);
+    out(C);
+    out(A);
+    in(C);
+    out(C);
+    out(MAIN);
+}
+
+START_TEST(test_control_nothing_armed)
+{
+    struct dec_ring r;
+
+    setup();
+    program();
+    ck_assert_str_eq(events(&r), "S >m >a >b >d <d <b >c <c <a >c <c <m");
+    ck_assert_uint_ne(cyg_rt.last, 0); /* the fast path */
+    ck_assert_uint_eq(area()->magic, CYG_CTRL_MAGIC);
+}
+END_TEST
+
+START_TEST(test_control_freeze_window)
+{
+    struct dec_ring r;
+
+    setup();
+    ck_assert_int_eq(cygtrace_trigger_freeze((void *)B, 3), 0);
+    program();
+    /* the trigger, b's entry, and three events after it */
+    ck_assert_str_eq(events(&r), "S >m >a T0 >b >d <d <b");
+    ck_assert_uint_eq(r.state, CYG_S_FROZEN);
+    ck_assert_uint_eq(area()->fired, 1);
+    ck_assert_uint_eq(area()->nfired, 1);
+    ck_assert_uint_eq(area()->trig[0].flags, CYG_TRIGF_FIRED);
+    ck_assert_uint_eq(area()->applied, area()->gen);
+}
+END_TEST
+
+START_TEST(test_control_freeze_at_once)
+{
+    struct dec_ring r;
+
+    setup();
+    ck_assert_int_eq(cygtrace_trigger_freeze((void *)A, 0), 0);
+    program();
+    ck_assert_str_eq(events(&r), "S >m T0 >a");
+    ck_assert_uint_eq(r.state, CYG_S_FROZEN);
+}
+END_TEST
+
+/* A Thumb function's address (bit 0 set) matches the hooks' address either way. */
+START_TEST(test_control_thumb_bit)
+{
+    struct dec_ring r;
+
+    setup();
+    ck_assert_int_eq(cygtrace_trigger_freeze((void *)(C | 1), 0), 0);
+    program();
+    ck_assert_str_eq(events(&r), "S >m >a >b >d <d <b T0 >c");
+}
+END_TEST
+
+START_TEST(test_control_start_stop)
+{
+    struct dec_ring r;
+
+    setup();
+    ck_assert_int_eq(cygtrace_trigger_start((void *)B), 0);
+    ck_assert_int_eq(cygtrace_trigger_stop((void *)B), 1);
+    program();
+    program();
+    /* b's calls only, each time; the exits of the calls b was inside are not there */
+    ck_assert_str_eq(events(&r), "S T0 >b >d <d <b T1 T0 >b >d <d <b T1");
+    ck_assert_uint_eq(r.state, CYG_S_RUNNING);
+    ck_assert_uint_eq(area()->gate, 0);
+    ck_assert_uint_eq(area()->nfired, 4);
+}
+END_TEST
+
+/* A request made while a start trigger holds the gate open leaves it open. */
+START_TEST(test_control_gate_kept)
+{
+    struct dec_ring r;
+
+    setup();
+    cygtrace_trigger_start((void *)A);
+    in(MAIN);
+    in(A);
+    cygtrace_exclude((void *)D, 0);
+    in(B);
+    in(D);
+    out(D);
+    out(B);
+    out(A);
+    ck_assert_str_eq(events(&r), "S T0 >a >b <b <a");
+}
+END_TEST
+
+START_TEST(test_control_exclude_and_hide)
+{
+    struct dec_ring r;
+
+    setup();
+    ck_assert_int_eq(cygtrace_exclude((void *)B, 0), 0); /* b's own events: its callee stays */
+    program();
+    ck_assert_str_eq(events(&r), "S >m >a >d <d >c <c <a >c <c <m");
+    setup();
+    ck_assert_int_eq(cygtrace_exclude((void *)A, 1), 0); /* a and all it calls */
+    program();
+    ck_assert_str_eq(events(&r), "S >m >c <c <m");
+}
+END_TEST
+
+START_TEST(test_control_depth)
+{
+    struct dec_ring r;
+
+    setup();
+    cygtrace_set_depth(2);
+    program();
+    ck_assert_str_eq(events(&r), "S >m >a <a >c <c <m");
+    setup();
+    cygtrace_set_depth(1);
+    program();
+    ck_assert_str_eq(events(&r), "S >m <m");
+}
+END_TEST
+
+/* Calls open when the request is applied are at depth 0: their exits pass any limit. */
+START_TEST(test_control_depth_from_the_request)
+{
+    struct dec_ring r;
+
+    setup();
+    in(MAIN);
+    in(A);
+    cygtrace_set_depth(1);
+    in(B);
+    in(D);
+    out(D);
+    out(B);
+    out(A);
+    out(MAIN);
+    ck_assert_str_eq(events(&r), "S >m >a >b <b <a <m");
+}
+END_TEST
+
+START_TEST(test_control_marks)
+{
+    struct dec_ring r;
+
+    setup();
+    cygtrace_set_events(~(1u << 3));
+    cygtrace_mark(5, 0);
+    cygtrace_event(3, 6, 0); /* disabled */
+    cygtrace_event(4, 7, 0);
+    ck_assert_int_eq(cygtrace_trigger_freeze_mark(9, 1), 0);
+    in(A);
+    cygtrace_mark_class(2, 9, 0x1234); /* fires: the mark, and one event after it */
+    out(A);
+    in(B);
+    ck_assert_str_eq(events(&r), "S M5 M7/4 >a T0 M9/2 <a");
+    ck_assert_uint_eq(r.state, CYG_S_FROZEN);
+    ck_assert_uint_eq(cygtrace_event_mask, ~(1u << 3));
+}
+END_TEST
+
+/* With nothing but classes set, the hooks keep their fast path. */
+START_TEST(test_control_classes_keep_fast_path)
+{
+    struct dec_ring r;
+
+    setup();
+    cygtrace_set_events(1u);
+    in(A);
+    ck_assert_uint_ne(cyg_rt.last, 0);
+    cygtrace_event(1, 1, 0);
+    cygtrace_event(0, 2, 0);
+    out(A);
+    ck_assert_str_eq(events(&r), "S >a M2 <a");
+}
+END_TEST
+
+START_TEST(test_control_clear_restores_fast_path)
+{
+    struct dec_ring r;
+
+    setup();
+    cygtrace_exclude((void *)B, 0);
+    in(A);
+    ck_assert_uint_eq(cyg_rt.last, 0);
+    cygtrace_trigger_clear();
+    in(B);
+    ck_assert_uint_ne(cyg_rt.last, 0);
+    out(B);
+    out(A);
+    ck_assert_str_eq(events(&r), "S >a >b <b <a");
+}
+END_TEST
+
+/* What `cygtrace arm` does through a debugger: the request's bytes, gen + 1, cyg_rt.last = 0,
+ * with host/ctrl.c building the bytes. */
+START_TEST(test_control_written_as_a_host_does)
+{
+    struct dec_ring r;
+    struct ctrl c;
+    struct ctrl_spec s;
+    const char *why = NULL;
+    char err[128];
+
+    setup();
+    in(MAIN);
+    ck_assert_int_eq(ctrl_parse(&c, (const uint8_t *)area(), sizeof(void *), &why), 0);
+    ck_assert_int_eq(ctrl_parse_trigger("freeze@b+2", &s, err, sizeof err), 0);
+    ck_assert_int_eq(ctrl_add(&c, &s, B, err, sizeof err), 0);
+    c.gen++;
+    ctrl_store(&c, (uint8_t *)area());
+    cyg_rt.last = 0;
+    in(A);
+    in(B);
+    in(D);
+    out(D);
+    out(B);
+    ck_assert_str_eq(events(&r), "S >m >a T0 >b >d <d");
+    ck_assert_int_eq(ctrl_parse(&c, (const uint8_t *)area(), sizeof(void *), &why), 0);
+    ck_assert_uint_eq(c.fired, 1);
+    ck_assert_uint_eq(c.applied, c.gen);
+}
+END_TEST
+
+START_TEST(test_control_room)
+{
+    setup();
+    for (int i = 0; i < (int)CYG_CTRL_TRIGS; i++)
+        ck_assert_int_eq(cygtrace_trigger_freeze((void *)(uintptr_t)(A + i), 0), i);
+    ck_assert_int_eq(cygtrace_trigger_start((void *)B), -1);
+    for (int i = 0; i < (int)CYG_CTRL_EXCLS; i++)
+        ck_assert_int_eq(cygtrace_exclude((void *)(uintptr_t)(C + i), 0), i);
+    ck_assert_int_eq(cygtrace_exclude((void *)D, 1), -1);
+}
+END_TEST
+
+/* A request whose counts a debugger wrote past the area's room is read within it. */
+START_TEST(test_control_hostile_counts)
+{
+    struct dec_ring r;
+
+    setup();
+    area()->ntrig = 200;
+    area()->nexcl = 200;
+    area()->gen++;
+    cyg_rt.last = 0;
+    program();
+    ck_assert_str_eq(events(&r), "S >m >a >b >d <d <b >c <c <a >c <c <m");
+}
+END_TEST
+
+/* Stop mode keeps its capacity on the slow path. */
+START_TEST(test_control_stop_mode)
+{
+    struct dec_ring r;
+
+    ck_assert_int_eq(cygtrace_init(ring, BYTES, 0), RECS);
+    cygtrace_exclude((void *)B, 0);
+    for (unsigned i = 0; i < RECS; i++) {
+        in(A);
+        out(A);
+    }
+    events(&r);
+    ck_assert_uint_eq(r.state, CYG_S_FULL);
+    ck_assert_uint_gt(r.lost, 0);
+    ck_assert_uint_lt(r.lost, RECS * 2);
+}
+END_TEST
+
+/* A wrapped call's values follow its entry: recorded when the filters keep the call, not when
+ * they leave it out (they would go to the call below it). */
+START_TEST(test_control_values)
+{
+    struct dec_ring r;
+
+    setup();
+    cygtrace_exclude((void *)B, 0);
+    cygtrace_wrap_enter((void *)A, NULL);
+    cygtrace_wrap_value((void *)A, CYGTRACE_VALUE(0, CYG_VK_INT), 1);
+    cygtrace_wrap_enter((void *)B, NULL);
+    cygtrace_wrap_value((void *)B, CYGTRACE_VALUE(0, CYG_VK_INT), 2);
+    cygtrace_wrap_value((void *)B, CYGTRACE_VALUE(CYG_VAL_RET, CYG_VK_INT), 3);
+    cygtrace_wrap_exit((void *)B, NULL);
+    cygtrace_wrap_value((void *)A, CYGTRACE_VALUE(CYG_VAL_RET, CYG_VK_INT), 4);
+    cygtrace_wrap_exit((void *)A, NULL);
+    ck_assert_str_eq(events(&r), "S >a V V <a");
+}
+END_TEST
+
+Suite *control_suite(void)
+{
+    Suite *s = suite_create("control");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, test_control_nothing_armed);
+    tcase_add_test(tc, test_control_freeze_window);
+    tcase_add_test(tc, test_control_freeze_at_once);
+    tcase_add_test(tc, test_control_thumb_bit);
+    tcase_add_test(tc, test_control_start_stop);
+    tcase_add_test(tc, test_control_gate_kept);
+    tcase_add_test(tc, test_control_exclude_and_hide);
+    tcase_add_test(tc, test_control_depth);
+    tcase_add_test(tc, test_control_depth_from_the_request);
+    tcase_add_test(tc, test_control_marks);
+    tcase_add_test(tc, test_control_classes_keep_fast_path);
+    tcase_add_test(tc, test_control_clear_restores_fast_path);
+    tcase_add_test(tc, test_control_written_as_a_host_does);
+    tcase_add_test(tc, test_control_room);
+    tcase_add_test(tc, test_control_hostile_counts);
+    tcase_add_test(tc, test_control_stop_mode);
+    tcase_add_test(tc, test_control_values);
+    suite_add_tcase(s, tc);
+    return s;
+}
