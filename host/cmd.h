@@ -31,6 +31,9 @@ int cmd_export(int argc, char **argv);
 /* cygtrace pull [options] ELF: read the buffer out of a target through a GDB server. */
 int cmd_pull(int argc, char **argv);
 
+/* cygtrace arm [options] ELF: write triggers and filters into a target through a GDB server. */
+int cmd_arm(int argc, char **argv);
+
 /* How call trees are shown: the options of "tree", shared with "pull" (cmd_show.c). */
 struct show_opts {
     int style;          /* enum render_style */
@@ -172,6 +175,63 @@ void cmd_load_warn(const struct load *l);
 /* Refuses an output file (NULL: the standard output) that is one of the inputs (elf, dump and
  * DUMP.maps; NULL ones are skipped), through links too: 0, or 1 after a message. */
 int cmd_check_output(const char *out, const char *elf, const char *dump);
+
+/* --- a GDB server (pull, arm; cmd_common.c) --------------------------------------------------- */
+
+#define CMD_GDB_MAX_MONITOR 16
+
+/* The options that say which GDB server and how to reach the target behind it. */
+struct cmd_gdb {
+    const char *where; /* --gdb: HOST:PORT or /dev/TTY[:BAUD], checked by rsp_parse_where */
+    const char *monitor[CMD_GDB_MAX_MONITOR]; /* --monitor, in order */
+    unsigned nmonitor;
+    int have_attach;
+    unsigned long attach;
+    int timeout_ms; /* --timeout; 5000 */
+};
+
+enum {
+    CMD_GDB_WHERE = 0x200,
+    CMD_GDB_MONITOR,
+    CMD_GDB_ATTACH,
+    CMD_GDB_TIMEOUT,
+};
+
+/* getopt_long entries of the GDB server options, to put in a command's own table. */
+#define CMD_GDB_LONGOPTS                                                                           \
+    {"gdb", required_argument, 0, CMD_GDB_WHERE},                                                  \
+        {"monitor", required_argument, 0, CMD_GDB_MONITOR},                                        \
+        {"attach", required_argument, 0, CMD_GDB_ATTACH},                                          \
+        {"timeout", required_argument, 0, CMD_GDB_TIMEOUT}
+
+/* Sets the defaults. */
+void cmd_gdb_init(struct cmd_gdb *g);
+
+/* Takes an option getopt_long returned: 1 if it was a GDB server option, 0 if not, -2 after a
+ * message about a bad value. */
+int cmd_gdb_option(int c, const char *arg, struct cmd_gdb *g);
+
+/* After the options: 0, or 2 after a message when --gdb is missing (cmd names the command). */
+int cmd_gdb_check(const struct cmd_gdb *g, const char *cmd);
+
+struct rsp;
+
+/* Catches SIGINT, SIGTERM and SIGHUP (a wait on the server ends at once on one; cmd_gdb_signal
+ * says which), connects, runs the --monitor commands and attaches (--attach). Returns the
+ * connection, or NULL after a message (name, "gdb WHERE", names the server in it); either way
+ * cmd_gdb_close follows. */
+struct rsp *cmd_gdb_connect(const struct cmd_gdb *g, const char *name);
+
+/* Returns the signal that came since cmd_gdb_connect, or 0. */
+int cmd_gdb_signal(void);
+
+/* Says why a talk with the server failed: interrupted by a signal, or what (a prefix such as
+ * "cyg_rt: ", or "") and rsp_error(c). */
+void cmd_gdb_error(struct rsp *c, const char *name, const char *what);
+
+/* Detaches and closes c (NULL is fine) and gives the signals back their dispositions; then,
+ * if a signal came, dies of it as the user meant. Returns that signal if it did not die, or 0. */
+int cmd_gdb_close(struct rsp *c);
 
 /* After getopt_long returned '?': says which option was wrong, in one line. */
 void cmd_bad_option(char **argv, const char *cmd);

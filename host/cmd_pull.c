@@ -5,14 +5,12 @@
  * The ELF says where to look: the runtime's cyg_rt starts with a pointer to the control block.
  * The block is read alone first and checked against the ELF (machine, build-id) before the
  * records are trusted or even read; a ring of megabytes over a slow probe is not read for
- * nothing. Then the block and the records are read in one go, so that what is saved is exactly
- * what a Linux program's trace file holds: the block followed by the records. */
+ * nothing. Then the block and the records (and a version 3 ring's control area after them) are
+ * read in one go, so that what is saved is exactly what a Linux program's trace file holds: the
+ * block followed by the records and the control area. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,24 +20,19 @@
 
 #include "cmd.h"
 #include "cyg_format.h"
+#include "le.h"
 #include "load.h"
 #include "outfile.h"
 #include "rsp.h"
 
-#define PULL_MAX_MONITOR 16
 #define PULL_PROGRESS_MIN (64u << 10) /* smaller reads are over before a progress line helps */
 #define PULL_MAX_BYTES ((uint64_t)1 << 32)
 #define AT_ENTRY_TYPE 9 /* the program's entry point, in the auxiliary vector */
 
 struct pull_opts {
-    const char *gdb;
+    struct cmd_gdb gdb;
     const char *out;
-    const char *monitor[PULL_MAX_MONITOR];
-    unsigned nmonitor;
     int halt;
-    int have_attach;
-    unsigned long attach;
-    int timeout_ms;
     struct show_opts show;
 };
 
@@ -70,35 +63,6 @@ struct progress {
     int shown; /* a progress line is on the screen */
 };
 
-/* Ctrl-C (or a kill) in the middle of a long read: the read stops at the next packet and pull
- * still detaches, so that the target is not left stopped under its debugger. */
-static volatile sig_atomic_t pull_signal;
-
-static void on_signal(int sig)
-{
-    pull_signal = sig;
-}
-
-/* on: our handler for the signals that end a program, except those ignored (nohup); off: the
- * dispositions as they were. */
-static void catch_signals(int on)
-{
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-    static struct sigaction old[3];
-    static int caught[3];
-    struct sigaction sa;
-
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal; /* no SA_RESTART: a wait ends at once */
-    sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < 3; i++) {
-        if (on && sigaction(sigs[i], NULL, &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
-            caught[i] = sigaction(sigs[i], &sa, NULL) == 0;
-        else if (!on && caught[i])
-            caught[i] = sigaction(sigs[i], &old[i], NULL) != 0;
-    }
-}
-
 static double since(const struct timespec *t0)
 {
     struct timespec t;
@@ -112,7 +76,7 @@ static int progress(void *arg, uint64_t done, uint64_t total)
     struct progress *p = arg;
     double t = since(&p->start);
 
-    if (pull_signal)
+    if (cmd_gdb_signal()) /* Ctrl-C: the read stops at the next packet, and pull detaches */
         return 1;
     if (!p->show || (done < total && t - p->last < 0.2))
         return 0;
@@ -130,62 +94,26 @@ static int progress(void *arg, uint64_t done, uint64_t total)
 
 /* --- the target ------------------------------------------------------------------------------- */
 
-static void monitor_output(void *arg, const char *text, size_t len)
-{
-    (void)arg;
-    fwrite(text, 1, len, stderr);
-}
-
-/* The entry point the ELF header gives (e_entry), for the load bias of a PIE. */
-static int elf_entry(const char *path, uint64_t *entry)
-{
-    unsigned char h[64];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd < 0 ? -1 : read(fd, h, sizeof h);
-    unsigned bytes;
-
-    if (fd >= 0)
-        close(fd);
-    if (n < 52 || memcmp(h, "\177ELF", 4) != 0 || h[5] != 1 /* little-endian */)
-        return -1;
-    bytes = h[4] == 2 ? 8 : 4;
-    if (n < 24 + (ssize_t)bytes)
-        return -1;
-    *entry = 0;
-    for (unsigned i = bytes; i-- > 0;)
-        *entry = *entry << 8 | h[24 + i];
-    return 0;
-}
-
 /* Run-time minus link-time address of a PIE: AT_ENTRY from the auxiliary vector minus the
  * ELF's e_entry (gdbserver), or qOffsets (some stubs). */
-static int load_bias(struct rsp *c, const char *elf, unsigned word, uint64_t *bias)
+static int load_bias(struct rsp *c, const struct sym_table *sym, uint64_t *bias)
 {
-    uint64_t entry, at_entry;
+    uint64_t at_entry;
     uint8_t *auxv;
     size_t len;
 
     if (rsp_auxv(c, &auxv, &len) == 0) {
-        int found = rsp_auxv_find(auxv, len, word, AT_ENTRY_TYPE, &at_entry);
+        int found = rsp_auxv_find(auxv, len, sym_word_bytes(sym), AT_ENTRY_TYPE, &at_entry);
 
         free(auxv);
-        if (found == 0 && elf_entry(elf, &entry) == 0) {
-            *bias = at_entry - entry;
+        if (found == 0) {
+            *bias = at_entry - sym_entry(sym);
             return 0;
         }
     }
     if (rsp_offsets(c, bias) == 0)
         return 0;
     return -1;
-}
-
-static uint64_t le(const uint8_t *p, unsigned n)
-{
-    uint64_t v = 0;
-
-    for (unsigned i = n; i-- > 0;)
-        v = v << 8 | p[i];
-    return v;
 }
 
 /* What load.c's check says of a whole dump, said of the control block alone. */
@@ -243,7 +171,6 @@ static int pull(const struct pull_opts *o, const char *elf, struct sym_table *sy
     struct progress prog = {0};
     struct dec_ring r;
     const char *why, *what = "";
-    char err[1024];
     struct rsp *c;
     int rc = 1, e;
 
@@ -252,24 +179,12 @@ static int pull(const struct pull_opts *o, const char *elf, struct sym_table *sy
         cmd_error("%s: ELF has no cyg_rt symbol: is the cygtrace runtime linked in?", elf);
         return 1;
     }
-    catch_signals(1);
-    rsp_set_stop(&pull_signal); /* every wait ends at once on Ctrl-C, not at --timeout */
-    if (!(c = rsp_connect(o->gdb, o->timeout_ms, err, sizeof err))) {
-        cmd_error("gdb %s", err);
-        catch_signals(0);
-        if (pull_signal)
-            raise(pull_signal);
-        return 1;
-    }
-    for (unsigned i = 0; i < o->nmonitor; i++)
-        if (rsp_monitor(c, o->monitor[i], monitor_output, NULL) < 0)
-            goto rsp_fail;
-    if (o->have_attach && rsp_attach(c, o->attach) < 0)
-        goto rsp_fail;
+    if (!(c = cmd_gdb_connect(&o->gdb, name)))
+        goto out;
     if (o->halt && rsp_halt(c) < 0)
         goto rsp_fail;
-    if (sym_is_pie(sym) && load_bias(c, elf, word, &bias) < 0) {
-        if (pull_signal)
+    if (sym_is_pie(sym) && load_bias(c, sym, &bias) < 0) {
+        if (cmd_gdb_signal())
             goto rsp_fail;
         cmd_error("%s: %s is position-independent and the server tells neither its auxiliary "
                   "vector nor qOffsets: cannot find where it is loaded",
@@ -279,7 +194,7 @@ static int pull(const struct pull_opts *o, const char *elf, struct sym_table *sy
     what = "cyg_rt: ";
     if (rsp_read_mem(c, rt + bias, ptr, word, NULL, NULL) < 0)
         goto rsp_fail;
-    ctl = le(ptr, word);
+    ctl = le_get(ptr, word);
     what = "the control block: ";
     if (ctl && rsp_read_mem(c, ctl, blk, sizeof blk, NULL, NULL) < 0)
         goto rsp_fail;
@@ -294,7 +209,9 @@ static int pull(const struct pull_opts *o, const char *elf, struct sym_table *sy
     }
     if (!o->show.force && check_block(&r, sym, elf, name) < 0)
         goto out;
-    total = CYG_HDR_BYTES + r.cap * r.rec_bytes;
+    /* A version 3 ring's control area follows its records: the dump keeps it (the triggers
+     * and filters in force, which one fired). */
+    total = dec_ctrl_off(&r) + (r.version >= 3 ? CYG_CTRL_BYTES : 0);
     if (r.cap_log2 >= 40 || total > PULL_MAX_BYTES || total > SIZE_MAX / 2) {
         cmd_error("%s: the control block at 0x%" PRIx64 " says the ring holds %" PRIu64
                   " bytes: too large to pull",
@@ -308,7 +225,7 @@ static int pull(const struct pull_opts *o, const char *elf, struct sym_table *sy
     clock_gettime(CLOCK_MONOTONIC, &prog.start);
     prog.show = isatty(STDERR_FILENO) && total > PULL_PROGRESS_MIN;
     what = "the records: ";
-    if (pull_signal)
+    if (cmd_gdb_signal())
         goto rsp_fail;
     e = rsp_read_mem(c, ctl, *buf, total, progress, &prog);
     if (prog.shown)
@@ -319,17 +236,10 @@ static int pull(const struct pull_opts *o, const char *elf, struct sym_table *sy
     rc = 0;
     goto out;
 rsp_fail:
-    /* Whatever the wait was (a reply, console output, a read), Ctrl-C ended it. */
-    if (pull_signal)
-        cmd_error("%s: interrupted; detached from the target", name);
-    else
-        cmd_error("%s: %s%s", name, what, rsp_error(c));
+    cmd_gdb_error(c, name, what);
     rc = 1;
 out:
-    rsp_close(c); /* detached before the decoding: the target goes on as soon as it can */
-    catch_signals(0);
-    if (pull_signal) /* now that the target is free, die of the signal as the user meant */
-        raise(pull_signal);
+    cmd_gdb_close(c); /* detached before the decoding: the target goes on as soon as it can */
     if (rc) {
         free(*buf);
         *buf = NULL;
@@ -340,27 +250,22 @@ out:
 static int parse_opts(int argc, char **argv, struct pull_opts *o)
 {
     static const struct option opts[] = {CMD_SHOW_LONGOPTS,
-                                         {"gdb", required_argument, 0, 'g'},
+                                         CMD_GDB_LONGOPTS,
                                          {"output", required_argument, 0, 'o'},
                                          {"halt", no_argument, 0, 'H'},
-                                         {"monitor", required_argument, 0, 'm'},
-                                         {"timeout", required_argument, 0, 't'},
-                                         {"attach", required_argument, 0, 'a'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    struct rsp_where w;
-    char err[256], *end;
-    unsigned long long n;
-    double secs;
     int c, rc;
 
     memset(o, 0, sizeof *o);
     cmd_show_init(&o->show);
-    o->timeout_ms = 5000;
+    cmd_gdb_init(&o->gdb);
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
-        if ((rc = cmd_show_option(c, optarg, &o->show)) == 1)
+        if (!(rc = cmd_show_option(c, optarg, &o->show)))
+            rc = cmd_gdb_option(c, optarg, &o->gdb);
+        if (rc == 1)
             continue;
         if (rc < 0)
             return 2;
@@ -368,52 +273,19 @@ static int parse_opts(int argc, char **argv, struct pull_opts *o)
         case 'h':
             usage(stdout);
             return 0;
-        case 'g':
-            if (rsp_parse_where(optarg, &w, err, sizeof err) < 0) {
-                cmd_error("--gdb=%s: %s", optarg, err);
-                return 2;
-            }
-            o->gdb = optarg;
-            break;
         case 'o':
             o->out = optarg;
             break;
         case 'H':
             o->halt = 1;
             break;
-        case 'm':
-            if (o->nmonitor == PULL_MAX_MONITOR) {
-                cmd_error("--monitor: at most %d commands", PULL_MAX_MONITOR);
-                return 2;
-            }
-            o->monitor[o->nmonitor++] = optarg;
-            break;
-        case 'a':
-            if (cmd_parse_u64(optarg, &n) < 0 || n > ULONG_MAX) {
-                cmd_error("--attach=%s: not a target number", optarg);
-                return 2;
-            }
-            o->have_attach = 1;
-            o->attach = (unsigned long)n;
-            break;
-        case 't':
-            errno = 0;
-            secs = strtod(optarg, &end);
-            if (errno || end == optarg || *end || !(secs > 0 && secs <= 3600)) {
-                cmd_error("--timeout=%s: not a number of seconds (0 < S <= 3600)", optarg);
-                return 2;
-            }
-            o->timeout_ms = secs * 1000 < 1 ? 1 : (int)(secs * 1000);
-            break;
         default:
             cmd_bad_option(argv, "pull");
             return 2;
         }
     }
-    if (!o->gdb) {
-        cmd_error("pull: needs --gdb=HOST:PORT or --gdb=/dev/TTY (see 'cygtrace pull --help')");
-        return 2;
-    }
+    if ((rc = cmd_gdb_check(&o->gdb, "pull")))
+        return rc;
     if (argc - optind != 1) {
         cmd_error("pull: needs one ELF file (see 'cygtrace pull --help')");
         return 2;
@@ -441,7 +313,7 @@ int cmd_pull(int argc, char **argv)
         cmd_error("%s: %s", elf, err);
         return 1;
     }
-    snprintf(name, sizeof name, "gdb %s", o.gdb);
+    snprintf(name, sizeof name, "gdb %s", o.gdb.where);
     rc = pull(&o, elf, sym, name, &buf, &len);
     sym_close(sym);
     if (rc)

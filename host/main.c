@@ -21,6 +21,7 @@ static const struct {
     {"export", cmd_export, "write a trace for Perfetto, flame graphs or KCachegrind"},
     {"info", cmd_info, "show what a trace's control block says"},
     {"pull", cmd_pull, "read the trace out of a target through a GDB server"},
+    {"arm", cmd_arm, "arm triggers and record-time filters in a target through a GDB server"},
     {"live", cmd_live, "watch a running target's calls: serial, TCP, pipe, or a Linux ring"},
     {"record", cmd_record, "run a -finstrument-functions program with the runtime preloaded"},
     {"wrap", cmd_wrap, "write wrappers that trace the calls into a precompiled library"},

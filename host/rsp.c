@@ -50,6 +50,7 @@ struct rsp {
     int no_ack;    /* both sides stopped acknowledging */
     int want_stop; /* the request being answered is '?': a stop reply is its answer */
     int closing;   /* detaching: the stop flag no longer cuts the (short) wait */
+    int no_x;      /* the server does not take binary writes: "M" instead of "X" */
     struct rsp_features feat;
     char *raw; /* the body of the frame being received, as sent */
     size_t raw_cap;
@@ -651,10 +652,11 @@ static int await_reply(struct rsp *c, int resend)
     }
 }
 
-/* Sends the request cmd and waits for its answer (in c->pkt). */
-static int request(struct rsp *c, const char *cmd)
+/* Sends the request of n bytes (binary data escaped here) and waits for its answer (in
+ * c->pkt). */
+static int request_n(struct rsp *c, const void *cmd, size_t n)
 {
-    long k = rsp_frame(cmd, strlen(cmd), c->tx, c->tx_cap);
+    long k = rsp_frame(cmd, n, c->tx, c->tx_cap);
     int rc;
 
     if (k < 0)
@@ -663,6 +665,11 @@ static int request(struct rsp *c, const char *cmd)
     if ((rc = write_all(c, c->tx, c->tx_len)) < 0)
         return rc;
     return await_reply(c, 1);
+}
+
+static int request(struct rsp *c, const char *cmd)
+{
+    return request_n(c, cmd, strlen(cmd));
 }
 
 static int reply_is(const struct rsp *c, const char *s)
@@ -1051,6 +1058,186 @@ int rsp_halt(struct rsp *c)
         if (n >= 1 && strchr("WX", c->raw[0]))
             return fail(c, RSP_EREPLY, "the target exited when interrupted");
     }
+}
+
+/* The answer to a write or a breakpoint: "OK", an error, or empty (not supported). */
+static int ok_reply(struct rsp *c, const char *what)
+{
+    char e[128];
+
+    if (rsp_error_text((const char *)c->pkt, c->pkt_len, e, sizeof e) == 0)
+        return fail(c, RSP_EREPLY, "%s: the server answered %s", what, e);
+    if (c->pkt_len == 0)
+        return RSP_EUNSUPPORTED;
+    if (!reply_is(c, "OK"))
+        return fail(c, RSP_EFRAME, "%s: an unexpected reply '%.40s'", what, (const char *)c->pkt);
+    return 0;
+}
+
+int rsp_write_mem(struct rsp *c, uint64_t addr, const void *buf, size_t len)
+{
+    const uint8_t *b = buf;
+    size_t done = 0;
+    char what[96];
+
+    while (done < len) {
+        /* "Xaddr,len:" then at most twice the bytes (escapes; "M": hex) within the packet. */
+        size_t n = len - done, room = (c->feat.packet_size - 40) / 2, o;
+        uint8_t *pkt;
+        int rc;
+
+        if (n > room)
+            n = room;
+        if (!(pkt = malloc(48 + 2 * n + 1)))
+            return fail(c, RSP_ENOMEM, "out of memory");
+        o = (size_t)sprintf((char *)pkt, "%c%" PRIx64 ",%zx:", c->no_x ? 'M' : 'X', addr + done, n);
+        if (c->no_x) {
+            rsp_hex_encode(b + done, n, (char *)pkt + o, 2 * n + 1);
+            o += 2 * n;
+        } else {
+            memcpy(pkt + o, b + done, n);
+            o += n;
+        }
+        snprintf(what, sizeof what, "writing %zu bytes at 0x%" PRIx64, n, addr + done);
+        rc = request_n(c, pkt, o);
+        free(pkt);
+        if (rc < 0)
+            return prefix(c, rc, "%s", what);
+        rc = ok_reply(c, what);
+        if (rc == RSP_EUNSUPPORTED && !c->no_x) {
+            c->no_x = 1; /* GDB's own probe: an empty answer to "X" means "M" */
+            continue;
+        }
+        if (rc == RSP_EUNSUPPORTED)
+            return fail(c, rc, "the server does not write memory ('M' unsupported)");
+        if (rc == RSP_EREPLY) {
+            char why[sizeof c->err];
+
+            memcpy(why, c->err, sizeof why);
+            return fail(c, rc,
+                        "%s (memory it cannot write: a wrong address, flash, or no "
+                        "target attached)",
+                        why);
+        }
+        if (rc < 0)
+            return rc;
+        done += n;
+    }
+    return 0;
+}
+
+int rsp_read_reg(struct rsp *c, unsigned n, unsigned size, uint64_t *val)
+{
+    uint8_t b[8] = {0};
+    const char *hex;
+    char cmd[32], e[128];
+    size_t have;
+    int rc;
+
+    if (size == 0 || size > sizeof b)
+        return fail(c, RSP_EFRAME, "register %u: %u bytes is no register size", n, size);
+    snprintf(cmd, sizeof cmd, "p%x", n);
+    if ((rc = request(c, cmd)) < 0)
+        return prefix(c, rc, "reading register %u", n);
+    hex = (const char *)c->pkt;
+    have = c->pkt_len;
+    if (have == 0) { /* no 'p': the n-th register of 'g', all of the same size */
+        if ((rc = request(c, "g")) < 0)
+            return prefix(c, rc, "reading the registers");
+        if (c->pkt_len < 2 * (size_t)size * (n + 1) &&
+            rsp_error_code((const char *)c->pkt, c->pkt_len) < 0)
+            return fail(c, RSP_EUNSUPPORTED, "the server tells no register %u", n);
+        hex = (const char *)c->pkt + 2 * (size_t)size * n;
+        have = 2 * (size_t)size;
+    }
+    if (rsp_error_text((const char *)c->pkt, c->pkt_len, e, sizeof e) == 0)
+        return fail(c, RSP_EREPLY, "register %u: the server answered %s", n, e);
+    if (have > 2 * (size_t)size)
+        have = 2 * (size_t)size;
+    if (have % 2 || rsp_hex_decode(hex, have, b, sizeof b) < 0)
+        return fail(c, RSP_EFRAME, "register %u: unavailable, or not hex", n);
+    *val = 0;
+    for (size_t i = have / 2; i-- > 0;)
+        *val = *val << 8 | b[i];
+    return 0;
+}
+
+int rsp_breakpoint(struct rsp *c, int type, uint64_t addr, unsigned kind, int insert)
+{
+    const char *what = type == RSP_BP_HARD ? "hardware" : "software";
+    char cmd[64], doing[96];
+    int rc;
+
+    snprintf(cmd, sizeof cmd, "%c%d,%" PRIx64 ",%x", insert ? 'Z' : 'z', type, addr, kind);
+    snprintf(doing, sizeof doing, "%s a %s breakpoint at 0x%" PRIx64,
+             insert ? "setting" : "removing", what, addr);
+    if ((rc = request(c, cmd)) < 0)
+        return prefix(c, rc, "%s", doing);
+    rc = ok_reply(c, doing);
+    if (rc == RSP_EUNSUPPORTED)
+        return fail(c, rc, "the server has no %s breakpoints (%c%d unsupported)", what,
+                    insert ? 'Z' : 'z', type);
+    return rc;
+}
+
+int rsp_continue(struct rsp *c)
+{
+    long k = rsp_frame("c", 1, c->tx, c->tx_cap);
+
+    c->tx_len = (size_t)k; /* kept: a '-' from the server has it sent again */
+    return write_all(c, c->tx, c->tx_len);
+}
+
+int rsp_wait_stop(struct rsp *c, int timeout_ms, int *sig)
+{
+    int64_t deadline = now_ms() + timeout_ms;
+    int naks = 0, bad = 0, rc;
+    size_t n;
+    long k;
+
+    for (;;) {
+        rc = recv_frame(c, deadline, &n);
+        if (rc == RSP_ETIMEOUT)
+            return fail(c, rc, "the target did not stop within %s", secs(timeout_ms));
+        if (rc == RSP_NAK) { /* the continue itself was refused */
+            if (++naks > RSP_RETRIES)
+                return fail(c, RSP_ECHECKSUM, "the server refused our packet %d times", naks);
+            if ((rc = write_all(c, c->tx, c->tx_len)) < 0)
+                return rc;
+            continue;
+        }
+        if (rc == RSP_ECHECKSUM || rc == RSP_EFRAME) {
+            if (c->no_ack || ++bad > RSP_RETRIES)
+                return fail(c, RSP_ECHECKSUM, "a stop reply with a bad checksum");
+            if ((rc = write_all(c, "-", 1)) < 0)
+                return rc;
+            continue;
+        }
+        if (rc < 0)
+            return rc;
+        if (!c->no_ack && (rc = write_all(c, "+", 1)) < 0)
+            return rc;
+        k = rsp_decode(c->raw, n, c->pkt, c->pkt_cap - 1);
+        if (k < 0)
+            continue; /* not a stop reply, whatever it was */
+        c->pkt_len = (size_t)k;
+        c->pkt[k] = 0;
+        if (is_output(c))
+            continue;
+        if (is_stop_reply(c) && strchr("WX", c->pkt[0]))
+            return fail(c, RSP_EREPLY, "the target exited (%s)", (const char *)c->pkt);
+        if (is_stop_reply(c)) {
+            *sig = hexval(c->pkt[1]) << 4 | hexval(c->pkt[2]);
+            return 0;
+        }
+    }
+}
+
+void rsp_cleanup(struct rsp *c)
+{
+    c->closing = 1;
+    if (c->timeout_ms > RSP_DETACH_MS)
+        c->timeout_ms = RSP_DETACH_MS;
 }
 
 int rsp_auxv(struct rsp *c, uint8_t **buf, size_t *len)

@@ -1,8 +1,9 @@
 /* rsp.h - a client of the GDB remote serial protocol: the one interface that OpenOCD, pyOCD,
  * J-Link GDB Server, Black Magic Probe, st-util, QEMU and gdbserver all serve. Enough of it to
- * read a target's memory and leave the target as it was found: connect over TCP or a serial
- * tty, qSupported, memory reads (binary "x" where offered, else hex "m"), monitor commands, an
- * optional halt, auxv for a PIE's load bias, and detach.
+ * read a target's memory and leave the target as it was found, and to write a request into it
+ * at the right moment: connect over TCP or a serial tty, qSupported, memory reads (binary "x"
+ * where offered, else hex "m") and writes ("X", else "M"), monitor commands, halt, breakpoints,
+ * continue and the wait for the stop, registers, auxv for a PIE's load bias, and detach.
  *
  * Every wait has a deadline: a silent or dead server is an error after timeout_ms, never a hang.
  * Errors are negative RSP_E* codes; rsp_error() gives the one-line reason of the last one.
@@ -85,6 +86,36 @@ int rsp_attach(struct rsp *c, unsigned long n);
 /* Interrupts a running target (0x03) and waits for its stop reply: 0 stopped, 1 no stop reply
  * within a second (the target was most likely halted already), or an RSP_E* code. */
 int rsp_halt(struct rsp *c);
+
+/* Writes len bytes of buf into target memory at addr, in packets that fit the server: binary
+ * "X" where the server takes it, else hex "M"; 0 or an RSP_E* code (the reason names the
+ * address). */
+int rsp_write_mem(struct rsp *c, uint64_t addr, const void *buf, size_t len);
+
+/* Reads register n ('p', or the n-th of size bytes in 'g' where 'p' is unknown): 0 and its
+ * little-endian value (size bytes at most 8) in *val, or an RSP_E* code. */
+int rsp_read_reg(struct rsp *c, unsigned n, unsigned size, uint64_t *val);
+
+enum { RSP_BP_SOFT = 0, RSP_BP_HARD = 1 }; /* breakpoint types: Z0, Z1 */
+
+/* Inserts (insert = 1) or removes a breakpoint of type RSP_BP_* at addr; kind is the
+ * architecture's (2: a Thumb instruction, 4: an ARM or RISC-V one, 1: x86). 0,
+ * RSP_EUNSUPPORTED when the server has no such breakpoints, or another RSP_E* code. */
+int rsp_breakpoint(struct rsp *c, int type, uint64_t addr, unsigned kind, int insert);
+
+/* Resumes a halted target ('c') without waiting: its stop reply is rsp_wait_stop's. 0 or an
+ * RSP_E* code. */
+int rsp_continue(struct rsp *c);
+
+/* Waits timeout_ms at most for the stop reply of a target that rsp_continue resumed: 0 and
+ * the signal in *sig; RSP_ETIMEOUT (it still runs: rsp_halt stops it), RSP_ESTOPPED (the stop
+ * flag), RSP_EREPLY (it exited), or another RSP_E* code. Console output goes where
+ * rsp_monitor's went: nowhere. */
+int rsp_wait_stop(struct rsp *c, int timeout_ms, int *sig);
+
+/* After Ctrl-C or a failure, to undo what was done (halt, remove a breakpoint) before
+ * rsp_close: from now on the stop flag cuts no wait short, and each lasts a second at most. */
+void rsp_cleanup(struct rsp *c);
 
 /* Reads the whole auxiliary vector (qXfer:auxv:read) into a malloc'd *buf; 0 or an RSP_E*
  * code (RSP_EUNSUPPORTED when the server does not offer it). */

@@ -2,7 +2,7 @@
  *
  * libbfd reads the symbols, the sections and the build-id note, so any ELF works whatever the
  * host is. Two things come from the file itself, read by a small bounds-checked ELF reader:
- *  - machine, class and type, from the ELF header: Debian's libbfd has no ARM or RISC-V backend,
+ *  - machine, class, type and entry point, from the ELF header: Debian's libbfd has no ARM or RISC-V backend,
  *    opens those files with the generic "elf32-little"/"elf64-little" targets and calls their
  *    architecture "unknown";
  *  - symbol sizes (st_size): bfd keeps them only in elf_symbol_type, whose header (elf-bfd.h)
@@ -60,6 +60,7 @@ struct sym_table {
     unsigned machine;
     unsigned word;
     unsigned type;
+    uint64_t entry;           /* e_entry */
     sym_fallback_fn fallback; /* addresses this table does not know (other objects) */
     void *fallback_arg;
     uint32_t *vectors;        /* Cortex-M: the vector table's handlers (Thumb bit cleared), */
@@ -73,6 +74,7 @@ struct elf_hdr {
     int is64;
     unsigned type;
     unsigned machine;
+    uint64_t entry;
     uint64_t shoff;
     unsigned shentsize;
     uint64_t shnum;
@@ -155,6 +157,7 @@ static const char *elf_header_read(int fd, uint64_t file_size, struct elf_hdr *h
         return "truncated ELF file";
     h->type = (unsigned)rd(e + 16, 2, h->big);
     h->machine = (unsigned)rd(e + 18, 2, h->big);
+    h->entry = rd(e + 0x18, h->is64 ? 8 : 4, h->big);
     phoff = h->is64 ? rd(e + 0x20, 8, h->big) : rd(e + 0x1c, 4, h->big);
     phent = rd(e + (h->is64 ? 0x36 : 0x2a), 2, h->big);
     phnum = rd(e + (h->is64 ? 0x38 : 0x2c), 2, h->big);
@@ -628,6 +631,7 @@ struct sym_table *sym_open(const char *path, char *err, size_t errlen)
     t->machine = h.machine;
     t->word = h.is64 ? 8 : 4;
     t->type = h.type;
+    t->entry = h.entry;
     build_id_read(abfd, &h, t);
     wsig_read(abfd, t);
     if (h.machine == 40 && !h.is64)
@@ -739,6 +743,11 @@ unsigned sym_word_bytes(const struct sym_table *t)
 int sym_is_pie(const struct sym_table *t)
 {
     return t->type == ET_DYN_;
+}
+
+uint64_t sym_entry(const struct sym_table *t)
+{
+    return t->entry;
 }
 
 size_t sym_build_id(const struct sym_table *t, const uint8_t **id)

@@ -55,6 +55,9 @@ unsigned sym_word_bytes(const struct sym_table *t);
 /* Returns 1 for a position-independent executable or shared object (ET_DYN), else 0. */
 int sym_is_pie(const struct sym_table *t);
 
+/* Returns the ELF's entry point (e_entry, link-time; ARM's Thumb bit as the header has it). */
+uint64_t sym_entry(const struct sym_table *t);
+
 /* Points *id at the GNU build-id (.note.gnu.build-id) and returns its length; 0 when none. */
 size_t sym_build_id(const struct sym_table *t, const uint8_t **id);
 

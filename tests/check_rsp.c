@@ -1,13 +1,23 @@
 /* check_rsp.c - the GDB remote protocol's framing and parsing, without a socket: test vectors
  * (the ones in GDB's manual among them), malformed input that must be refused without writing
- * past a buffer, and random round trips. The transports are tested end to end against real
- * servers (tests/e2e/pull_*.sh). */
+ * past a buffer, and random round trips. The requests that change a target (memory writes,
+ * breakpoints, continue, the wait for the stop) against tests/fake_gdb (under
+ * $CYGTRACE_BUILD), in its good and bad modes. The transports are tested end to end against
+ * real servers (tests/e2e/pull_*.sh, fw_arm.sh). */
 #include <check.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "rsp.h"
 #include "suites.h"
+#include "testdir.h"
 
 #define GUARD 0xA5
 
@@ -369,10 +379,259 @@ START_TEST(test_rsp_connect_errors)
 }
 END_TEST
 
+/* --- against tests/fake_gdb ----------------------------------------------------------------- */
+
+#define FAKE_ADDR 0x20000000u
+#define FAKE_BYTES 1024u
+
+struct fake {
+    pid_t pid;
+    char where[32];
+    struct rsp *c;
+};
+
+static void fake_setup(void)
+{
+    testdir_make("rsp");
+}
+
+static void fake_teardown(void)
+{
+    testdir_remove();
+}
+
+/* Starts fake_gdb MODE serving FAKE_BYTES of image (bytes i & 0xff, or as given) at FAKE_ADDR,
+ * and connects. */
+static void fake_start(struct fake *f, const char *mode, const uint8_t *image)
+{
+    const char *build = getenv("CYGTRACE_BUILD"), *img = testdir_path("image"),
+               *portfile = testdir_path("port");
+    char prog[PATH_MAX], port[16] = "", err[512];
+    uint8_t def[FAKE_BYTES];
+    FILE *fp;
+
+    snprintf(prog, sizeof prog, "%s/tests/fake_gdb", build && *build ? build : "build");
+    ck_assert_msg(access(prog, X_OK) == 0, "%s is missing: run make pull-fixtures", prog);
+    for (unsigned i = 0; i < FAKE_BYTES; i++)
+        def[i] = (uint8_t)i;
+    fp = fopen(img, "wb");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_uint_eq(fwrite(image ? image : def, 1, FAKE_BYTES, fp), FAKE_BYTES);
+    fclose(fp);
+    unlink(portfile);
+    f->pid = fork();
+    ck_assert_int_ge(f->pid, 0);
+    if (f->pid == 0) {
+        char addr[24];
+
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        snprintf(addr, sizeof addr, "%#x", FAKE_ADDR);
+        execl(prog, prog, portfile, mode, img, addr, (char *)NULL);
+        _exit(127);
+    }
+    for (int i = 0; i < 500 && !port[0]; i++) {
+        if ((fp = fopen(portfile, "r"))) {
+            if (!fgets(port, sizeof port, fp))
+                port[0] = 0;
+            fclose(fp);
+        }
+        if (!port[0])
+            usleep(10000);
+    }
+    port[strcspn(port, "\n")] = 0;
+    ck_assert_msg(port[0], "fake_gdb %s did not start", mode);
+    snprintf(f->where, sizeof f->where, "127.0.0.1:%s", port);
+    f->c = rsp_connect(f->where, 2000, err, sizeof err);
+    ck_assert_msg(f->c != NULL, "%s", err);
+}
+
+/* Detaches; returns fake_gdb's exit status (0: it saw the detach). */
+static int fake_end(struct fake *f)
+{
+    int st;
+
+    rsp_close(f->c);
+    f->c = NULL;
+    ck_assert_int_eq(waitpid(f->pid, &st, 0), f->pid);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static long ms_since(const struct timespec *t0)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* Written, read back: binary "X" and hex "M", acknowledged or not, in one packet or many
+ * (small packets), with the bytes "X" must escape. */
+START_TEST(test_rsp_write_mem)
+{
+    static const char *modes[] = {"ok", "ok,nox", "ok,hex,ack", "ok,small", "ok,small,nox,ack"};
+    uint8_t want[600], got[600];
+
+    for (size_t i = 0; i < sizeof want; i++)
+        want[i] = "$#}*\0\x03+-"[i % 8] ^ (uint8_t)(i / 8);
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        struct fake f;
+
+        fake_start(&f, modes[m], NULL);
+        ck_assert_msg(rsp_write_mem(f.c, FAKE_ADDR + 100, want, sizeof want) == 0, "%s: %s",
+                      modes[m], rsp_error(f.c));
+        ck_assert_int_eq(rsp_write_mem(f.c, FAKE_ADDR, want, 0), 0);
+        memset(got, 0, sizeof got);
+        ck_assert_int_eq(rsp_read_mem(f.c, FAKE_ADDR + 100, got, sizeof got, NULL, NULL), 0);
+        ck_assert_msg(!memcmp(got, want, sizeof want), "%s: read back other bytes", modes[m]);
+        ck_assert_int_eq(rsp_read_mem(f.c, FAKE_ADDR + 99, got, 1, NULL, NULL), 0);
+        ck_assert_uint_eq(got[0], 99); /* the byte before is as it was */
+        ck_assert_int_eq(fake_end(&f), 0);
+    }
+}
+END_TEST
+
+/* A write the server refuses names the address and what the server said. */
+START_TEST(test_rsp_write_mem_errors)
+{
+    struct fake f;
+    uint8_t b[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+
+    fake_start(&f, "ewrite", NULL);
+    ck_assert_int_eq(rsp_write_mem(f.c, FAKE_ADDR + 4, b, sizeof b), RSP_EREPLY);
+    ck_assert_ptr_nonnull(strstr(rsp_error(f.c), "writing 8 bytes at 0x20000004"));
+    ck_assert_ptr_nonnull(strstr(rsp_error(f.c), "E01"));
+    ck_assert_int_eq(fake_end(&f), 0);
+
+    fake_start(&f, "ok,nox", NULL);
+    ck_assert_int_eq(rsp_write_mem(f.c, FAKE_ADDR - 8, b, sizeof b), RSP_EREPLY);
+    ck_assert_ptr_nonnull(strstr(rsp_error(f.c), "0x1ffffff8"));
+    ck_assert_int_eq(fake_end(&f), 0);
+}
+END_TEST
+
+/* Z1, c, the stop at the breakpoint, the pc there, z1: the dance `cygtrace arm` does. */
+START_TEST(test_rsp_breakpoint_stop)
+{
+    static const char *modes[] = {"ok", "ok,ack"};
+
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        struct fake f;
+        uint64_t pc = 1;
+        int sig = -1;
+
+        fake_start(&f, modes[m], NULL);
+        ck_assert_int_eq(rsp_read_reg(f.c, 15, 4, &pc), 0);
+        ck_assert_uint_eq(pc, 0);
+        ck_assert_int_eq(rsp_breakpoint(f.c, RSP_BP_HARD, 0x1234, 2, 1), 0);
+        ck_assert_int_eq(rsp_continue(f.c), 0);
+        ck_assert_msg(rsp_wait_stop(f.c, 2000, &sig) == 0, "%s", rsp_error(f.c));
+        ck_assert_int_eq(sig, 5);
+        ck_assert_int_eq(rsp_read_reg(f.c, 15, 4, &pc), 0);
+        ck_assert_uint_eq(pc, 0x1234);
+        ck_assert_int_eq(rsp_breakpoint(f.c, RSP_BP_HARD, 0x1234, 2, 0), 0);
+        ck_assert_int_eq(fake_end(&f), 0);
+    }
+}
+END_TEST
+
+/* No Z1: RSP_EUNSUPPORTED, and Z0 still works; no breakpoints at all; a register that is not. */
+START_TEST(test_rsp_breakpoint_unsupported)
+{
+    struct fake f;
+    uint64_t v;
+
+    fake_start(&f, "ok,noz1", NULL);
+    ck_assert_int_eq(rsp_breakpoint(f.c, RSP_BP_HARD, 0x1234, 2, 1), RSP_EUNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(rsp_error(f.c), "no hardware breakpoints"));
+    ck_assert_int_eq(rsp_breakpoint(f.c, RSP_BP_SOFT, 0x1234, 2, 1), 0);
+    ck_assert_int_eq(rsp_breakpoint(f.c, RSP_BP_SOFT, 0x1234, 2, 0), 0);
+    ck_assert_int_eq(rsp_read_reg(f.c, 99, 4, &v), RSP_EREPLY);
+    ck_assert_int_eq(fake_end(&f), 0);
+
+    fake_start(&f, "ok,nobp", NULL);
+    ck_assert_int_eq(rsp_breakpoint(f.c, RSP_BP_SOFT, 0x1234, 2, 1), RSP_EUNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(rsp_error(f.c), "no software breakpoints"));
+    ck_assert_int_eq(fake_end(&f), 0);
+}
+END_TEST
+
+/* A target that never reaches its breakpoint: the wait ends at its timeout, a halt stops the
+ * target, and the connection still serves requests. */
+START_TEST(test_rsp_wait_stop_timeout)
+{
+    struct timespec t0;
+    struct fake f;
+    uint8_t b[4];
+    int sig = -1;
+
+    fake_start(&f, "ok,norun", NULL);
+    ck_assert_int_eq(rsp_breakpoint(f.c, RSP_BP_HARD, 0x1234, 2, 1), 0);
+    ck_assert_int_eq(rsp_continue(f.c), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ck_assert_int_eq(rsp_wait_stop(f.c, 300, &sig), RSP_ETIMEOUT);
+    ck_assert_int_lt(ms_since(&t0), 1000);
+    ck_assert_ptr_nonnull(strstr(rsp_error(f.c), "did not stop within 0.3 s"));
+    ck_assert_int_eq(rsp_halt(f.c), 0);
+    ck_assert_int_eq(rsp_breakpoint(f.c, RSP_BP_HARD, 0x1234, 2, 0), 0);
+    ck_assert_int_eq(rsp_read_mem(f.c, FAKE_ADDR + 4, b, sizeof b, NULL, NULL), 0);
+    ck_assert_uint_eq(b[0], 4);
+    ck_assert_int_eq(fake_end(&f), 0);
+}
+END_TEST
+
+/* Ctrl-C while the target runs: the wait ends within a poll slice, and after rsp_cleanup the
+ * halt, the breakpoint's removal and the detach still go through. */
+START_TEST(test_rsp_wait_stop_interrupted)
+{
+    static volatile sig_atomic_t flag;
+    struct timespec t0;
+    struct fake f;
+    int sig = -1;
+
+    flag = 0;
+    fake_start(&f, "ok,norun", NULL);
+    rsp_set_stop(&flag);
+    ck_assert_int_eq(rsp_breakpoint(f.c, RSP_BP_SOFT, 0x1234, 2, 1), 0);
+    ck_assert_int_eq(rsp_continue(f.c), 0);
+    flag = SIGINT;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ck_assert_int_eq(rsp_wait_stop(f.c, 5000, &sig), RSP_ESTOPPED);
+    ck_assert_int_lt(ms_since(&t0), 500);
+    rsp_cleanup(f.c);
+    ck_assert_int_eq(rsp_halt(f.c), 0);
+    ck_assert_int_eq(rsp_breakpoint(f.c, RSP_BP_SOFT, 0x1234, 2, 0), 0);
+    ck_assert_int_eq(fake_end(&f), 0);
+    rsp_set_stop(NULL);
+}
+END_TEST
+
+/* Held at reset (boot): memory is zeros and writes are lost until the target stops at the
+ * breakpoint, where its start-up has laid the image out. */
+START_TEST(test_rsp_boot)
+{
+    struct fake f;
+    uint8_t b[4], x = 0xEE;
+    int sig;
+
+    fake_start(&f, "ok,boot", NULL);
+    ck_assert_int_eq(rsp_read_mem(f.c, FAKE_ADDR + 8, b, sizeof b, NULL, NULL), 0);
+    ck_assert_uint_eq(b[0] | b[1] | b[2] | b[3], 0);
+    ck_assert_int_eq(rsp_write_mem(f.c, FAKE_ADDR + 8, &x, 1), 0);
+    ck_assert_int_eq(rsp_breakpoint(f.c, RSP_BP_HARD, 0x1234, 2, 1), 0);
+    ck_assert_int_eq(rsp_continue(f.c), 0);
+    ck_assert_int_eq(rsp_wait_stop(f.c, 2000, &sig), 0);
+    ck_assert_int_eq(rsp_read_mem(f.c, FAKE_ADDR + 8, b, sizeof b, NULL, NULL), 0);
+    ck_assert_uint_eq(b[0], 8);
+    ck_assert_uint_eq(b[3], 11);
+    ck_assert_int_eq(rsp_breakpoint(f.c, RSP_BP_HARD, 0x1234, 2, 0), 0);
+    ck_assert_int_eq(fake_end(&f), 0);
+}
+END_TEST
+
 Suite *rsp_suite(void)
 {
     Suite *s = suite_create("rsp");
-    TCase *tc = tcase_create("core");
+    TCase *tc = tcase_create("core"), *tf = tcase_create("fake_gdb");
 
     tcase_add_test(tc, test_rsp_checksum);
     tcase_add_test(tc, test_rsp_frame_plain);
@@ -393,5 +652,15 @@ Suite *rsp_suite(void)
     tcase_add_test(tc, test_rsp_parse_where);
     tcase_add_test(tc, test_rsp_connect_errors);
     suite_add_tcase(s, tc);
+    tcase_add_checked_fixture(tf, fake_setup, fake_teardown);
+    tcase_set_timeout(tf, 30);
+    tcase_add_test(tf, test_rsp_write_mem);
+    tcase_add_test(tf, test_rsp_write_mem_errors);
+    tcase_add_test(tf, test_rsp_breakpoint_stop);
+    tcase_add_test(tf, test_rsp_breakpoint_unsupported);
+    tcase_add_test(tf, test_rsp_wait_stop_timeout);
+    tcase_add_test(tf, test_rsp_wait_stop_interrupted);
+    tcase_add_test(tf, test_rsp_boot);
+    suite_add_tcase(s, tf);
     return s;
 }

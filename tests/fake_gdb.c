@@ -1,13 +1,14 @@
-/* fake_gdb.c - a tiny GDB remote protocol server for the tests of "cygtrace pull": the bad
- * servers no real one can be made to be (one that answers E01, hangs up in the middle of a
- * read, garbles every checksum, goes silent), and a good one that serves a file as memory.
+/* fake_gdb.c - a tiny GDB remote protocol server for the tests of "cygtrace pull" and "cygtrace
+ * arm": the bad servers no real one can be made to be (one that answers E01, hangs up in the
+ * middle of a read, garbles every checksum, goes silent), and a good one that serves a file as
+ * memory, takes writes into it, breakpoints, continue and interrupt.
  *
  *   fake_gdb PORTFILE MODE[,OPTION...] [IMAGE_FILE ADDR]
  *
  * Listens on 127.0.0.1, port 0, writes the port it got to PORTFILE, serves one client, and
- * exits when the client detaches (status 0) or leaves without a detach (status 3), or after
- * 30 s whatever happens. IMAGE_FILE is memory at ADDR; a read elsewhere answers E01, as a real
- * server does.
+ * exits when the client detaches (status 0; 4 when it left a breakpoint set) or leaves without
+ * a detach (status 3), or after 30 s whatever happens. IMAGE_FILE is memory at ADDR; a read
+ * elsewhere answers E01, as a real server does.
  *
  * MODE:   ok      answers like a real server
  *         e01     every memory read answers E01
@@ -18,11 +19,23 @@
  *         chatty  never answers a memory read, but sends console output ("O" packets) every
  *                 second meanwhile, as a busy probe does
  *         etext   every memory read answers "E.memory error" (an error with text)
+ *         ewrite  reads as ok, but every memory write answers E01
  * OPTION: pty     serve on a pseudo-terminal instead; PORTFILE gets its path
  *         hex     do not offer binary-upload: the client must read with 'm'
  *         ack     do not offer QStartNoAckMode: every packet is acknowledged
  *         small   PacketSize=100 (hex): many small reads, binary replies cut short by escapes
  *         slow    takes a millisecond over each memory read: a long read on any machine
+ *         nox     does not know binary writes ("X"): the client must write with 'M'
+ *         noz1    has no hardware breakpoints (Z1): the client must fall back to Z0
+ *         nobp    has no breakpoints at all
+ *         norun   a continued target never reaches a breakpoint: only an interrupt stops it
+ *         boot    the target is held at reset: memory reads as zeros (and writes are lost)
+ *                 until it first stops at a breakpoint, where its start-up has set it up
+ *         pc=HEX  the program counter (register 15) until the target stops at a breakpoint
+ *
+ * The target: halted; 'c' resumes it, and it stops at a breakpoint (the first set) 100 ms
+ * later, with T05 and its pc there, or when interrupted (0x03: T02). Without a breakpoint it
+ * runs until interrupted.
  *
  * Replies are run-length encoded where a byte repeats, and binary replies escaped, as real
  * servers do, so that the client's decoding is tested against a second implementation. */
@@ -41,10 +54,18 @@
 #include <termios.h>
 #include <unistd.h>
 
-enum mode { M_OK, M_E01, M_CLOSE, M_BADSUM, M_SILENT, M_NOCTL, M_CHATTY, M_ETEXT };
+enum mode { M_OK, M_E01, M_CLOSE, M_BADSUM, M_SILENT, M_NOCTL, M_CHATTY, M_ETEXT, M_EWRITE };
 
 static enum mode mode;
-static int opt_pty, opt_hex, opt_ack, opt_small, opt_slow;
+static int opt_pty, opt_hex, opt_ack, opt_small, opt_slow, opt_nox, opt_noz1, opt_nobp, opt_norun,
+    opt_boot;
+static uint64_t pc;
+static int running, booted;
+static uint64_t bp_addr;
+static int bp_type = -1; /* -1: none set */
+static const char *image_path;
+
+static void load_image(const char *path, const char *addr);
 static int fd = -1;
 static int no_ack;
 static uint8_t *image;
@@ -176,7 +197,7 @@ static const uint8_t *memory(uint64_t addr, size_t *len)
 {
     static uint8_t *zeros;
 
-    if (mode == M_NOCTL) {
+    if (mode == M_NOCTL || (opt_boot && !booted)) {
         zeros = realloc(zeros, *len ? *len : 1);
         memset(zeros, 0, *len);
         return zeros;
@@ -255,6 +276,110 @@ static void read_memory(const char *req, int binary)
     free(body);
 }
 
+/* "Maddr,len:hex" or "Xaddr,len:bytes" (escaped, n bytes of packet in all). */
+static void write_memory(const char *req, size_t n, int binary)
+{
+    const char *colon = memchr(req, ':', n);
+    uint8_t *data = malloc(n + 1);
+    uint64_t addr;
+    size_t len, got = 0, room;
+    const uint8_t *m;
+
+    if (!colon || !data || sscanf(req + 1, "%" SCNx64 ",%zx", &addr, &len) != 2) {
+        free(data);
+        reply("E02");
+        return;
+    }
+    for (const char *p = colon + 1; p < req + n && got <= n; p++) {
+        if (binary && *p == '}' && p + 1 < req + n)
+            data[got++] = (uint8_t)(*++p ^ 0x20);
+        else if (binary)
+            data[got++] = (uint8_t)*p;
+        else if (p + 1 < req + n && hexval(p[0]) >= 0 && hexval(p[1]) >= 0) {
+            data[got++] = (uint8_t)(hexval(p[0]) << 4 | hexval(p[1]));
+            p++;
+        }
+    }
+    room = len;
+    m = len ? memory(addr, &room) : NULL;
+    if (got != len) {
+        reply("E03");
+    } else if (mode == M_EWRITE || (len && (!m || room < len))) {
+        reply("E01");
+    } else {
+        if (len && !(opt_boot && !booted)) /* held at reset: the start-up wipes it anyway */
+            memcpy((uint8_t *)m, data, len);
+        reply("OK");
+    }
+    free(data);
+}
+
+/* Z/z TYPE,ADDR,KIND: one breakpoint at a time. */
+static void breakpoint(const char *req)
+{
+    unsigned type, kind;
+    uint64_t addr;
+
+    if (sscanf(req + 1, "%u,%" SCNx64 ",%x", &type, &addr, &kind) != 3 || type > 4) {
+        reply("E02");
+        return;
+    }
+    if (type > 1 || opt_nobp || (type == 1 && opt_noz1)) {
+        reply("");
+        return;
+    }
+    if (req[0] == 'Z') {
+        if (bp_type >= 0 && bp_addr != addr) {
+            reply("E0e"); /* no room for a second one */
+            return;
+        }
+        bp_type = (int)type;
+        bp_addr = addr;
+    } else if (bp_type >= 0 && bp_addr == addr) {
+        bp_type = -1;
+    }
+    reply("OK");
+}
+
+/* 'c': runs to the breakpoint, or until interrupted (the serve loop sees the 0x03). */
+static void resume(void)
+{
+    struct pollfd pf = {fd, POLLIN, 0};
+
+    running = 1;
+    if (bp_type < 0 || opt_norun)
+        return;
+    if (in_pos == in_len && poll(&pf, 1, 100) == 0) {
+        running = 0;
+        pc = bp_addr;
+        if (opt_boot && !booted) {
+            booted = 1; /* the start-up has run: the image is what it set up */
+            free(image);
+            load_image(image_path, NULL);
+        }
+        reply("T05thread:01;");
+    }
+}
+
+/* 'p N': the pc is register 15, every other one is 0; 'g': 16 of them. */
+static void registers(const char *req)
+{
+    char out[16 * 8 + 1];
+    unsigned n;
+
+    for (unsigned i = 0; i < 16; i++)
+        for (unsigned b = 0; b < 4; b++)
+            sprintf(out + 8 * i + 2 * b, "%02x", i == 15 ? (unsigned)(pc >> 8 * b & 0xff) : 0u);
+    if (req[0] == 'g') {
+        reply(out);
+    } else if (sscanf(req + 1, "%x", &n) == 1 && n < 16) {
+        out[8 * n + 8] = 0;
+        reply(out + 8 * n);
+    } else {
+        reply("E00");
+    }
+}
+
 static void monitor(const char *hex)
 {
     char text[256], out[600];
@@ -285,6 +410,7 @@ static void serve(void)
         int c = get();
 
         if (c == 3) {
+            running = 0;
             reply("T02");
             continue;
         }
@@ -316,9 +442,17 @@ static void serve(void)
             monitor(pkt + 6);
         } else if (pkt[0] == 'm' || pkt[0] == 'x') {
             read_memory(pkt, pkt[0] == 'x');
+        } else if ((pkt[0] == 'X' && !opt_nox) || pkt[0] == 'M') {
+            write_memory(pkt, n, pkt[0] == 'X');
+        } else if (pkt[0] == 'Z' || pkt[0] == 'z') {
+            breakpoint(pkt);
+        } else if (!strcmp(pkt, "c")) {
+            resume();
+        } else if (pkt[0] == 'p' || !strcmp(pkt, "g")) {
+            registers(pkt);
         } else if (!strcmp(pkt, "D")) {
             reply("OK");
-            exit(0);
+            exit(bp_type >= 0 ? 4 : 0);
         } else {
             reply("");
         }
@@ -337,7 +471,8 @@ static void load_image(const char *path, const char *addr)
     if (!image || fread(image, 1, image_len, f) != image_len)
         die(path);
     fclose(f);
-    image_addr = strtoull(addr, NULL, 0);
+    if (addr)
+        image_addr = strtoull(addr, NULL, 0);
 }
 
 /* Writes what the client needs to find us, atomically: the test polls for the file. */
@@ -390,14 +525,15 @@ static void open_tcp(const char *portfile)
 
 int main(int argc, char **argv)
 {
-    static const char *modes[] = {"ok",     "e01",   "close",  "badsum",
-                                  "silent", "noctl", "chatty", "etext"};
+    static const char *modes[] = {"ok",    "e01",    "close", "badsum", "silent",
+                                  "noctl", "chatty", "etext", "ewrite"};
     char *opts, *tok;
     int found = 0;
 
     if (argc != 3 && argc != 5) {
         fprintf(stderr,
-                "usage: fake_gdb PORTFILE MODE[,pty,hex,ack,small,slow] [IMAGE_FILE ADDR]\n");
+                "usage: fake_gdb PORTFILE MODE[,pty,hex,ack,small,slow,nox,noz1,nobp,norun,boot,"
+                "pc=HEX] [IMAGE_FILE ADDR]\n");
         return 2;
     }
     opts = strdup(argv[2]);
@@ -417,9 +553,18 @@ int main(int argc, char **argv)
         opt_ack |= !strcmp(tok, "ack");
         opt_small |= !strcmp(tok, "small");
         opt_slow |= !strcmp(tok, "slow");
+        opt_nox |= !strcmp(tok, "nox");
+        opt_noz1 |= !strcmp(tok, "noz1");
+        opt_nobp |= !strcmp(tok, "nobp");
+        opt_norun |= !strcmp(tok, "norun");
+        opt_boot |= !strcmp(tok, "boot");
+        if (!strncmp(tok, "pc=", 3))
+            pc = strtoull(tok + 3, NULL, 16);
     }
-    if (argc == 5)
+    if (argc == 5) {
+        image_path = argv[3];
         load_image(argv[3], argv[4]);
+    }
     alarm(30); /* whatever happens, never outlive the test */
     if (opt_pty)
         open_pty(argv[1]);
