@@ -6,7 +6,13 @@
  *
  * The program's hooks resolve to glibc's empty __cyg_profile_func_* stubs unless something
  * interposes them: LD_PRELOAD of libcygtrace.so does. A program linked with libcygtrace.a
- * keeps its own copy and only takes the environment. */
+ * keeps its own copy and only takes the environment.
+ *
+ * Triggers and record-time filters (--trigger, --exclude, --hide, --depth, --events) reach the
+ * runtime through the environment (CYGTRACE_TRIGGER...), which resolves the names in the
+ * program and its libraries: here only their syntax is checked (ctrl.c, as the runtime parses
+ * it), so that a typo stops record before the program runs rather than being a line on the
+ * program's stderr. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -21,6 +27,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "ctrl.h"
 #include "cyg_format.h"
 #include "dec.h"
 #include "modmap.h"
@@ -57,7 +64,87 @@ static void usage(FILE *f)
                "  -o, --output=FILE   trace file (default cygtrace.out)\n"
                "  --size=BYTES        ring size, K/M/G suffixes (default 16M)\n"
                "  --mode=overwrite|stop  keep the newest events (default) or the oldest\n"
-               "  --callsites         record call sites too (for --style=braces)\n");
+               "  --callsites         record call sites too (for --style=braces)\n"
+               "  --trigger=SPEC      start@FUNC, stop@FUNC, freeze@FUNC[+N], freeze@mark:ID[+N];\n"
+               "                      comma-separated or repeated, at most %u\n"
+               "  --exclude=FUNC,...  do not record these functions' own events (their callees'\n"
+               "                      are)\n"
+               "  --hide=FUNC,...     do not record these functions nor anything they call\n"
+               "                      (at most %u functions with --exclude)\n"
+               "  --depth=N           record calls to depth N of each thread only (0: all)\n"
+               "  --events=MASK       classes of marks recorded: all, none, 0x mask or 0,3-5\n",
+            CYG_CTRL_TRIGS, CYG_CTRL_EXCLS);
+}
+
+/* What --trigger and the filters ask for, as the runtime's variables want them. */
+struct ctl_opts {
+    char *trigger, *exclude, *hide; /* comma-separated lists (options repeat), or NULL */
+    const char *depth, *events;
+};
+
+/* Appends item to the comma-separated list *list (allocated). Returns 0, or -1. */
+static int list_add(char **list, const char *item)
+{
+    char *l;
+
+    if (!*list)
+        return (*list = strdup(item)) ? 0 : -1;
+    if (asprintf(&l, "%s,%s", *list, item) < 0)
+        return -1;
+    free(*list);
+    *list = l;
+    return 0;
+}
+
+/* Checks the specs as the runtime will parse them. Returns 0, or -1 after one line. */
+static int ctl_check(const struct ctl_opts *o)
+{
+    struct ctrl_spec spec[CYG_CTRL_EXCLS];
+    char err[256], *end;
+    int nexcl = 0, nhide = 0;
+    uint32_t mask;
+    unsigned long long depth;
+
+    if (o->trigger && ctrl_parse_triggers(o->trigger, spec, CYG_CTRL_TRIGS, err, sizeof err) < 0) {
+        cmd_error("record: --trigger: %s", err);
+        return -1;
+    }
+    if ((o->exclude &&
+         (nexcl = ctrl_parse_excludes(o->exclude, 0, spec, CYG_CTRL_EXCLS, err, sizeof err)) < 0) ||
+        (o->hide &&
+         (nhide = ctrl_parse_excludes(o->hide, 1, spec, CYG_CTRL_EXCLS, err, sizeof err)) < 0)) {
+        cmd_error("record: --%s: %s", nexcl < 0 ? "exclude" : "hide", err);
+        return -1;
+    }
+    if (nexcl + nhide > (int)CYG_CTRL_EXCLS) {
+        cmd_error("record: --exclude and --hide: %d functions; at most %u between them",
+                  nexcl + nhide, CYG_CTRL_EXCLS);
+        return -1;
+    }
+    if (o->depth) {
+        errno = 0;
+        depth = strtoull(o->depth, &end, 10);
+        if (!*o->depth || strspn(o->depth, "0123456789") != strlen(o->depth) || errno ||
+            depth > UINT32_MAX) {
+            cmd_error("record: --depth=%s: not a number of levels (0: every depth)", o->depth);
+            return -1;
+        }
+    }
+    if (o->events && ctrl_parse_events(o->events, &mask, err, sizeof err) < 0) {
+        cmd_error("record: --%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* The variables of the control specs given (the others stay as the environment has them). */
+static int ctl_env(const struct ctl_opts *o)
+{
+    return (o->trigger ? setenv("CYGTRACE_TRIGGER", o->trigger, 1) : 0) |
+           (o->exclude ? setenv("CYGTRACE_EXCLUDE", o->exclude, 1) : 0) |
+           (o->hide ? setenv("CYGTRACE_HIDE", o->hide, 1) : 0) |
+           (o->depth ? setenv("CYGTRACE_DEPTH", o->depth, 1) : 0) |
+           (o->events ? setenv("CYGTRACE_EVENTS", o->events, 1) : 0);
 }
 
 /* Sets an environment variable for the child, appending to LD_PRELOAD. */
@@ -270,15 +357,21 @@ static void report(const char *out, const char *prog)
     src_close(s);
 }
 
+static int record_run(int argc, char **argv, const char *out, const char *size,
+                      const char *mode, int callsites, const struct ctl_opts *ctl);
+
 int cmd_record(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"output", required_argument, 0, 'o'}, {"size", required_argument, 0, 's'},
         {"mode", required_argument, 0, 'm'},   {"callsites", no_argument, 0, 'c'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+        {"trigger", required_argument, 0, 'T'}, {"exclude", required_argument, 0, 'X'},
+        {"hide", required_argument, 0, 'H'},   {"depth", required_argument, 0, 'D'},
+        {"events", required_argument, 0, 'E'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    struct ctl_opts ctl = {0};
     const char *out = "cygtrace.out", *size = NULL, *mode = NULL;
-    char lib[PATH_MAX], abs_out[PATH_MAX], maps[PATH_MAX + 8];
-    int c, callsites = 0, status, held;
+    int c, callsites = 0, rc = 0;
 
     optind = 1;
     opterr = 0; /* our own one-line message instead of getopt's */
@@ -289,15 +382,45 @@ int cmd_record(int argc, char **argv)
         case 'm':
             if (strcmp(optarg, "overwrite") && strcmp(optarg, "stop")) {
                 cmd_error("--mode=%s: neither overwrite nor stop", optarg);
-                return 2;
+                rc = 2;
+                goto out;
             }
             mode = optarg;
             break;
         case 'c': callsites = 1; break;
-        case 'h': usage(stdout); return 0;
-        default: cmd_bad_option(argv, "record"); return 2;
+        case 'T': rc |= list_add(&ctl.trigger, optarg); break;
+        case 'X': rc |= list_add(&ctl.exclude, optarg); break;
+        case 'H': rc |= list_add(&ctl.hide, optarg); break;
+        case 'D': ctl.depth = optarg; break;
+        case 'E': ctl.events = optarg; break;
+        case 'h': usage(stdout); goto out;
+        default: cmd_bad_option(argv, "record"); rc = 2; goto out;
         }
     }
+    if (rc) {
+        cmd_error("record: out of memory");
+        rc = 1;
+        goto out;
+    }
+    if (ctl_check(&ctl) < 0) {
+        rc = 2;
+        goto out;
+    }
+    rc = record_run(argc, argv, out, size, mode, callsites, &ctl);
+out:
+    free(ctl.trigger);
+    free(ctl.exclude);
+    free(ctl.hide);
+    return rc;
+}
+
+/* The rest of record, once the options are known. */
+static int record_run(int argc, char **argv, const char *out, const char *size,
+                      const char *mode, int callsites, const struct ctl_opts *ctl)
+{
+    char lib[PATH_MAX], abs_out[PATH_MAX], maps[PATH_MAX + 8];
+    int status, held;
+
     if (optind >= argc) {
         cmd_error("record: needs a program to run (cygtrace record -- ./app args)");
         return 2;
@@ -333,7 +456,7 @@ int cmd_record(int argc, char **argv)
         cmd_error("%s: cannot replace: %s", maps, strerror(errno));
         return 1;
     }
-    if (set_env(out, size, mode, callsites, lib) < 0) {
+    if (set_env(out, size, mode, callsites, lib) < 0 || ctl_env(ctl) < 0) {
         cmd_error("record: cannot set the environment");
         return 1;
     }

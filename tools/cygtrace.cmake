@@ -55,7 +55,9 @@ function(cygtrace_instrument target)
     elseif(CYG_PORT STREQUAL "linux")
         set(port_src "${CYGTRACE_DIR}/target/linux/cygtrace_linux.c"
                      "${CYGTRACE_DIR}/target/linux/cygtrace_file.c"
-                     "${CYGTRACE_DIR}/target/linux/cygtrace_maps.c")
+                     "${CYGTRACE_DIR}/target/linux/cygtrace_maps.c"
+                     "${CYGTRACE_DIR}/target/linux/cygtrace_syms.c"
+                     "${CYGTRACE_DIR}/common/cyg_spec.c")
     else()
         message(FATAL_ERROR "cygtrace_instrument: PORT must be cortex-m or linux, not ${CYG_PORT}")
     endif()

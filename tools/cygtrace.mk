@@ -76,7 +76,8 @@ CYGTRACE_LIB := $(CYGTRACE_BUILD)/libcygtrace.a
 # (--gc-sections).
 cygtrace_src := $(CYGTRACE_DIR)/target/core/cygtrace.c $(CYGTRACE_DIR)/common/crc32.c \
     $(CYGTRACE_DIR)/target/core/cygtrace_drain.c $(CYGTRACE_DIR)/common/cobs.c \
-    $(wildcard $(CYGTRACE_DIR)/target/$(CYGTRACE_PORT)/*.c)
+    $(wildcard $(CYGTRACE_DIR)/target/$(CYGTRACE_PORT)/*.c) \
+    $(if $(filter linux,$(CYGTRACE_PORT)),$(CYGTRACE_DIR)/common/cyg_spec.c)
 cygtrace_obj := $(addprefix $(CYGTRACE_BUILD)/,$(notdir $(cygtrace_src:.c=.o)))
 cygtrace_hdr := $(wildcard $(CYGTRACE_DIR)/common/*.h $(CYGTRACE_DIR)/target/core/*.h \
                            $(CYGTRACE_DIR)/target/$(CYGTRACE_PORT)/*.h)

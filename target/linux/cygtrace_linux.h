@@ -87,4 +87,26 @@ void cyg_maps_append_to(const char *maps_path, const char *line) CYG_HIDDEN;
 /* In a forked child: the map to write is the child's own, once it sets up. */
 void cyg_maps_forget(void) CYG_HIDDEN;
 
+/* --- cygtrace_syms.c: functions by name ---------------------------------------------------- */
+
+#define CYG_SYMS_MAX 24u      /* names looked up at once */
+#define CYG_SYMS_NAME_MAX 128u /* a name's bytes with its NUL, at most */
+
+/* What cyg_syms_find found for one name. */
+struct cyg_syms_hit {
+    uintptr_t addr;  /* the run-time address of the definition chosen; 0: none */
+    unsigned here;   /* definitions at distinct addresses in the object of the one chosen */
+    unsigned count;  /* definitions at distinct addresses in all the objects */
+    unsigned ifunc;  /* STT_GNU_IFUNC symbols of that name (never chosen) */
+    char where[64];  /* that object: "the program", or its file's name */
+    char other[64];  /* another object that defines it too, or "" */
+};
+
+/* Looks up n (at most CYG_SYMS_MAX) function names in the loaded objects (cygtrace_syms.c says
+ * how) into hits[0..n): the program's definition first, else the first library's in load
+ * order; in one object a global definition before a weak one before a static one. Files are
+ * read with bounded preads; no malloc, no descriptor kept. Returns how many were found. */
+unsigned cyg_syms_find(const char *const *names, unsigned n, struct cyg_syms_hit *hits)
+    CYG_HIDDEN;
+
 #endif

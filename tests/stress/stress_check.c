@@ -415,7 +415,7 @@ static void chk_event(struct chk *c, const struct ev *e)
         thr_new(t, 1);
         return;
     }
-    if (e->kind == EV_START) {
+    if (e->kind == EV_START || e->kind == EV_TRIGGER) {
         c->specials++;
         return;
     }
