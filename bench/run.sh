@@ -52,7 +52,7 @@ failed=0
 # resolve their hooks at run time (preload, uftrace) against fib_plain, which pays the same PLT.
 
 declare -A CMD BASE WHAT
-ST_VARIANTS="empty plain static preload nots uftrace etrace"
+ST_VARIANTS="empty plain static preload nots armed uftrace etrace"
 MT_VARIANTS="mt_empty mt_plain mt_static mt_nots mt_uftrace"
 
 CMD[empty]="$B/fib_empty $FIB_N"
@@ -60,6 +60,10 @@ CMD[plain]="$B/fib_plain $FIB_N"
 CMD[static]="$B/fib_cygtrace $FIB_N"
 CMD[preload]="env LD_PRELOAD=$O/linux/libcygtrace.so $B/fib_plain $FIB_N"
 CMD[nots]="$B/fib_nots $FIB_N"
+# Armed and waiting: a freeze trigger and an exclusion on functions fib never calls, so that
+# every event takes the control area's slow path (docs/FORMAT.md 2.7) and is recorded.
+ARMED_ENV="CYGTRACE_TRIGGER=freeze@abort+100 CYGTRACE_EXCLUDE=exit"
+CMD[armed]="env $ARMED_ENV $B/fib_cygtrace $FIB_N"
 CMD[uftrace]="uftrace record -d $RUN/uftrace.data $B/fib_plain $FIB_N"
 CMD[etrace]="env BENCH_ETRACE_OUT=$RUN/etrace.out $B/fib_etrace $FIB_N"
 CMD[mt_empty]="$B/fib_mt_empty $FIB_MT_N 2"
@@ -68,7 +72,7 @@ CMD[mt_static]="$B/fib_mt_cygtrace $FIB_MT_N 2"
 CMD[mt_nots]="$B/fib_mt_nots $FIB_MT_N 2"
 CMD[mt_uftrace]="uftrace record -d $RUN/uftrace.data $B/fib_mt_plain $FIB_MT_N 2"
 
-BASE=([empty]=- [plain]=- [static]=empty [preload]=plain [nots]=empty [uftrace]=plain
+BASE=([empty]=- [plain]=- [static]=empty [preload]=plain [nots]=empty [armed]=empty [uftrace]=plain
       [etrace]=empty [mt_empty]=- [mt_plain]=- [mt_static]=mt_empty [mt_nots]=mt_empty
       [mt_uftrace]=mt_plain)
 WHAT=([empty]="a. empty hooks, linked in"
@@ -76,6 +80,7 @@ WHAT=([empty]="a. empty hooks, linked in"
       [static]="b. cygtrace static, default"
       [preload]="c. cygtrace LD_PRELOAD .so"
       [nots]="f. cygtrace static, no timestamps"
+      [armed]="g. cygtrace static, armed"
       [uftrace]="d. uftrace record"
       [etrace]="e. etrace-style fprintf"
       [mt_empty]="a. empty hooks, linked in"
@@ -208,6 +213,7 @@ if [ -x "$O/cygtrace" ]; then
 fi
 check preload check_ring preload $((EVENTS + 4)) 1
 check nots check_ring nots $((EVENTS + 4)) 0
+check armed check_ring armed $((EVENTS + 4)) 1
 check uftrace check_uftrace uftrace "$EVENTS"
 check etrace check_lines etrace $((EVENTS + 2))
 run_variant mt_empty >/dev/null
@@ -317,14 +323,16 @@ say ""
 if has valgrind; then
     say "== instructions per event, callgrind, fib($CG_N), inside fib() only"
     declare -A IR
-    for v in empty cygtrace nots; do
-        IR[$v]=$(valgrind --tool=callgrind --callgrind-out-file="$RUN/cg.$v" \
-                     --collect-atstart=no --toggle-collect=fib "$B/fib_$v" "$CG_N" 2>&1 >/dev/null |
+    for v in empty cygtrace nots armed; do
+        bin=$B/fib_$v env=
+        [ "$v" = armed ] && bin=$B/fib_cygtrace env=$ARMED_ENV
+        IR[$v]=$(env $env valgrind --tool=callgrind --callgrind-out-file="$RUN/cg.$v" \
+                     --collect-atstart=no --toggle-collect=fib "$bin" "$CG_N" 2>&1 >/dev/null |
                  sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
         clean_outputs
     done
     cg_events=$("$B/fib_empty" "$CG_N" | field events)
-    for v in empty cygtrace nots; do
+    for v in empty cygtrace nots armed; do
         say "  $(printf '%-10s %10s Ir  %6.2f Ir/event  %6.2f above empty' "$v" "${IR[$v]}" \
             "$(awk -v i="${IR[$v]}" -v n="$cg_events" 'BEGIN { print i / n }')" \
             "$(awk -v i="${IR[$v]}" -v e="${IR[empty]}" -v n="$cg_events" \

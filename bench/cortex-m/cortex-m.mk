@@ -10,6 +10,9 @@
 #   pmt_ts    the same with the board timer in each element
 #   nots      the runtime without timestamps (CYGTRACE_TIMESTAMPS=0)
 #   timer     the runtime, the board timer through cygtrace_user_clock() (the examples)
+#   armed     the timer runtime with a freeze trigger and an exclusion armed that never match:
+#             every event through the control area's slow path (armed6: 6 triggers and 12
+#             exclusions, the area full)
 #   dwt       the runtime, DWT CYCCNT clock (the default where the core has one: not on the M0;
 #             it reads 0 under QEMU, but the instructions are the same)
 #
@@ -60,7 +63,7 @@ RT_SRC := target/core/cygtrace.c target/core/cygtrace_drain.c target/cortex-m/cy
 LDFLAGS := -mthumb -nostartfiles --specs=nano.specs -Wl,--gc-sections -Wl,--build-id -L$(EX)
 
 RT_VARIANTS := nots timer dwt
-VARIANTS := plain empty pmt pmt_ts $(RT_VARIANTS)
+VARIANTS := plain empty pmt pmt_ts $(RT_VARIANTS) armed armed6
 variants_microbit := $(filter-out dwt,$(VARIANTS)) # ARMv6-M: no DWT cycle counter
 rt_def_dwt := -DCYGTRACE_CM_CLOCK=1
 rt_def_timer := -DCYGTRACE_CM_CLOCK=3
@@ -90,6 +93,11 @@ $(B)/$(1)/obj/fib_instr.o: bench/cortex-m/fib.c $(EX)/board.h
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(WORK_CFLAGS) $$($(1)_CPU) -finstrument-functions \
 	    -c $$< -o $$@
+$(B)/$(1)/obj/fib_armed.o $(B)/$(1)/obj/fib_armed6.o: $(B)/$(1)/obj/fib_%.o: bench/cortex-m/fib.c \
+    $(EX)/board.h target/core/cygtrace.h
+	@mkdir -p $$(dir $$@)
+	$$(call say,CC,$$< [$(1) $$*])$(ARM_CC) $(WORK_CFLAGS) $$($(1)_CPU) \
+	    -finstrument-functions -DBENCH_ARMED=$$(if $$(filter armed6,$$*),2,1) -c $$< -o $$@
 $(B)/$(1)/obj/fib_plain.o: bench/cortex-m/fib.c $(EX)/board.h
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(WORK_CFLAGS) $$($(1)_CPU) -c $$< -o $$@
@@ -115,6 +123,8 @@ $(B)/$(1)/obj/recorded_rt.o: bench/cortex-m/recorded_rt.c target/core/cygtrace.h
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(RT_CFLAGS) $$($(1)_CPU) -c $$< -o $$@
 
+$(B)/$(1)/fib_armed.elf $(B)/$(1)/fib_armed6.elf: $(B)/$(1)/fib_%.elf: $(B)/$(1)/obj/fib_%.o \
+    $(B)/$(1)/obj/recorded_rt.o $(patsubst %.c,$(B)/$(1)/obj/rt_timer/%.o,$(RT_SRC))
 $(B)/$(1)/fib_plain.elf: $(B)/$(1)/obj/fib_plain.o $(B)/$(1)/obj/hooks_empty.o
 $(B)/$(1)/fib_empty.elf: $(B)/$(1)/obj/fib_instr.o $(B)/$(1)/obj/hooks_empty.o
 $(B)/$(1)/fib_pmt.elf: $(B)/$(1)/obj/fib_instr.o $(B)/$(1)/obj/hooks_pmt.o

@@ -30,11 +30,34 @@ BOARD_NOINSTR static uint32_t fib_events(int n)
     return 2 * (2 * a - 1);
 }
 
+#ifdef BENCH_ARMED
+#include "cygtrace.h"
+
+int main(void);
+
+/* Armed and waiting: triggers and exclusions on a function the workload never calls (main,
+ * not instrumented), so every event takes the slow path and is recorded. BENCH_ARMED=1: one
+ * freeze trigger and one exclusion; 2: the control area full (6 triggers, 12 exclusions). */
+BOARD_NOINSTR static void bench_arm(void)
+{
+    int full = BENCH_ARMED == 2;
+
+    for (int i = 0; i < (full ? 6 : 1); i++)
+        cygtrace_trigger_freeze((void *)main, 100);
+    for (int i = 0; i < (full ? 12 : 1); i++)
+        cygtrace_exclude((void *)main, 0);
+}
+#endif
+
 BOARD_NOINSTR int main(void)
 {
     volatile int n = 20; /* volatile: no constant folding */
     uint32_t t0, t1;
     int r;
+
+#ifdef BENCH_ARMED
+    bench_arm();
+#endif
 
     t0 = cygtrace_user_clock();
     r = fib(n);

@@ -56,7 +56,7 @@ field() { sed "s/.*[ \n]$1=\([0-9]*\).*/\1/" <<<"$line"; }
 
 # ---------------------------------------------------------------------------------------------
 # Hook cost.
-VARIANTS="plain empty pmt pmt_ts nots timer dwt"
+VARIANTS="plain empty pmt pmt_ts nots timer dwt armed armed6"
 declare -A ticks hz events bad
 for b in $BOARDS; do
     for v in $VARIANTS; do
@@ -120,6 +120,8 @@ row "PMT ring + board timer" cell pmt_ts empty
 row "cygtrace, no timestamps" cell nots empty
 row "cygtrace, board timer" cell timer empty
 row "cygtrace, DWT clock (M3/M4/M33 default)" cell dwt empty
+row "armed, 1 trigger + 1 exclusion, timer" cell armed empty
+row "armed, 6 triggers + 12 exclusions, timer" cell armed6 empty
 echo "  ratios (above empty hooks each):"
 row "PMT / cygtrace, both without time" ratio pmt nots
 row "PMT + timer / cygtrace, board timer" ratio pmt_ts timer
