@@ -349,11 +349,11 @@ static int arm(const struct arm_opts *o, const uint64_t *addr, const char *elf,
     }
     if (!(c = cmd_gdb_connect(&o->gdb, name)))
         goto out;
-    /* Halted for the writes: a running target would apply half a request. A target that was
-     * halted already (no stop reply) may be held at reset. */
+    /* Halted for the writes: a running target would apply half a request. A target at the
+     * ELF's entry point is held at reset (one interrupted while running is never there). */
     if (!o->show && (rc = rsp_halt(c)) < 0)
         goto rsp_fail;
-    early = !o->show && rc == 1 && at_reset(c, sym);
+    early = !o->show && at_reset(c, sym);
     rc = 1;
     found = early ? RING_NONE : read_ring(c, sym, rt, elf, name, &g, &what);
     if (found == RING_RSP)

@@ -49,6 +49,8 @@ struct rsp {
     int timeout_ms;
     int no_ack;    /* both sides stopped acknowledging */
     int want_stop; /* the request being answered is '?': a stop reply is its answer */
+    int halted;    /* the target is known stopped: '?' or the wait after a continue said so,
+                      and nothing resumed it since */
     int closing;   /* detaching: the stop flag no longer cuts the (short) wait */
     int no_x;      /* the server does not take binary writes: "M" instead of "X" */
     struct rsp_features feat;
@@ -855,6 +857,9 @@ static struct rsp *handshake(int fd, int serial, const char *where, int timeout_
     c->want_stop = 0;
     if (rc < 0)
         goto fail_rsp;
+    /* In all-stop mode a server that answers with a stop reply holds the target (QEMU stops it
+     * for a client, probes halt at attach): a halt then has nothing to wait for. */
+    c->halted = is_stop_reply(c) && strchr("TS", c->pkt[0]);
     return c;
 fail_rsp:
     snprintf(err, errlen, "%s: %s%s", where, c->err,
@@ -1037,8 +1042,10 @@ int rsp_halt(struct rsp *c)
     size_t n;
     int rc;
 
-    /* 0x03 travels bare, outside any packet. A target already stopped (QEMU stops when a
-     * client connects) sends no stop reply at all, so the wait is short: a probe halts a core
+    if (c->halted)
+        return 0;
+    /* 0x03 travels bare, outside any packet. A target already stopped that the connection's
+     * '?' did not reveal sends no stop reply at all, so the wait is short: a probe halts a core
      * in milliseconds. */
     if ((rc = write_all(c, "\003", 1)) < 0)
         return rc;
@@ -1053,8 +1060,10 @@ int rsp_halt(struct rsp *c)
             return rc;
         if (!c->no_ack && (rc = write_all(c, "+", 1)) < 0)
             return rc;
-        if (n >= 3 && strchr("TS", c->raw[0]))
+        if (n >= 3 && strchr("TS", c->raw[0])) {
+            c->halted = 1;
             return 0;
+        }
         if (n >= 1 && strchr("WX", c->raw[0]))
             return fail(c, RSP_EREPLY, "the target exited when interrupted");
     }
@@ -1185,6 +1194,7 @@ int rsp_continue(struct rsp *c)
     long k = rsp_frame("c", 1, c->tx, c->tx_cap);
 
     c->tx_len = (size_t)k; /* kept: a '-' from the server has it sent again */
+    c->halted = 0;
     return write_all(c, c->tx, c->tx_len);
 }
 
@@ -1228,6 +1238,7 @@ int rsp_wait_stop(struct rsp *c, int timeout_ms, int *sig)
             return fail(c, RSP_EREPLY, "the target exited (%s)", (const char *)c->pkt);
         if (is_stop_reply(c)) {
             *sig = hexval(c->pkt[1]) << 4 | hexval(c->pkt[2]);
+            c->halted = 1;
             return 0;
         }
     }

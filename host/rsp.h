@@ -83,7 +83,8 @@ int rsp_monitor(struct rsp *c, const char *cmd, rsp_output_fn out, void *arg);
  * vAttach; 0 or an RSP_E* code. */
 int rsp_attach(struct rsp *c, unsigned long n);
 
-/* Interrupts a running target (0x03) and waits for its stop reply: 0 stopped, 1 no stop reply
+/* Interrupts a running target (0x03) and waits for its stop reply: 0 stopped (at once when the
+ * connection's '?', or the wait after the last continue, found it stopped), 1 no stop reply
  * within a second (the target was most likely halted already), or an RSP_E* code. */
 int rsp_halt(struct rsp *c);
 
