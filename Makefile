@@ -3,7 +3,8 @@
 #   make            build/cygtrace, build/linux/libcygtrace.{a,so}, examples, firmware cores
 #   make demo       install missing packages, build, crash a firmware under QEMU, pull its
 #                   trace through the GDB server and print the call tree (demo-linux: Linux;
-#                   demo-live: a firmware streaming its calls, watched with cygtrace live)
+#                   demo-live: a firmware streaming its calls, watched with cygtrace live;
+#                   demo-rtt: the same over RTT, read through QEMU's GDB server)
 #   make check      install missing packages, build, run every test
 #   make deps       install missing Debian packages (quick and silent when all are there)
 #   make bench      hook cost and decode throughput benchmarks (bench/)
@@ -60,7 +61,7 @@ endif
 BASE_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
 
-.PHONY: all demo demo-linux demo-live check deps install clean bench runtime host examples firmware-cores fuzz
+.PHONY: all demo demo-linux demo-live demo-rtt check deps install clean bench runtime host examples firmware-cores fuzz
 all: host runtime examples firmware-cores firmware
 include examples/firmware/firmware.mk
 
@@ -68,7 +69,8 @@ include examples/firmware/firmware.mk
 # common/ and the target runtime
 
 COMMON_SRC := common/crc32.c common/cobs.c common/cyg_spec.c
-RT_SRC := target/core/cygtrace.c target/core/cygtrace_drain.c $(wildcard target/linux/*.c) $(COMMON_SRC)
+RT_SRC := target/core/cygtrace.c target/core/cygtrace_drain.c target/core/cygtrace_rtt.c \
+          $(wildcard target/linux/*.c) $(COMMON_SRC)
 RT_INC := -Icommon -Itarget/core -Itarget/linux
 RT_CFLAGS := -std=gnu11 $(WARN) -O2 -g -fPIC -fno-instrument-functions -fvisibility=hidden \
              -fno-stack-protector
@@ -96,7 +98,8 @@ CORE_NAMES := $(foreach c,$(CORES),$(firstword $(subst :, ,$(c))))
 core_flags = $(subst @, ,$(word 2,$(subst :, ,$(filter $(1):%,$(CORES)))))
 FW_CFLAGS := -std=gnu11 $(WARN) -Os -g -mthumb -ffreestanding -fno-instrument-functions \
              -ffunction-sections -fdata-sections -Icommon -Itarget/core -Itarget/cortex-m
-FW_SRC := target/core/cygtrace.c target/core/cygtrace_drain.c target/cortex-m/cygtrace_cm.c $(COMMON_SRC)
+FW_SRC := target/core/cygtrace.c target/core/cygtrace_drain.c target/core/cygtrace_rtt.c \
+          target/cortex-m/cygtrace_cm.c $(COMMON_SRC)
 
 ifneq ($(shell command -v $(ARM_CC) 2>/dev/null),)
 firmware-cores: $(foreach c,$(CORE_NAMES),$(O)/$(c)/libcygtrace.a)
@@ -278,6 +281,10 @@ demo-live: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tools/demo.sh $(O) live
 
+demo-rtt: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tools/demo.sh $(O) rtt
+
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory -f bench/bench.mk O=$(O)
@@ -298,7 +305,8 @@ bench: deps
 #   lib/pkgconfig/cygtrace.pc            shared: -I.../include/cygtrace -lcygtrace
 #   lib/pkgconfig/cygtrace-static.pc     static: -I.../include/cygtrace -l:libcygtrace.a -lpthread
 #   include/cygtrace/                    cygtrace.h, cygtrace_wrap.h, cyg_format.h, cygtrace_cm.h,
-#                                        cygtrace_config.h (which cygtrace_cm.h includes)
+#                                        cygtrace_config.h (which cygtrace_cm.h includes),
+#                                        cygtrace_rtt.h
 #   lib/cygtrace/CORE/libcygtrace.a      the Cortex-M runtimes, default settings (CORE_NAMES;
 #                                        when $(ARM_CC) is there)
 #   lib/cmake/cygtrace/                  cygtrace-config.cmake (+ -version): find_package(cygtrace)
@@ -313,7 +321,8 @@ inst = $(foreach f,$(3),$(1)/$(notdir $(f))|$(2)|$(f))
 inst_tree = $(foreach f,$(3),$(1)/$(f)|$(2)|$(f))
 HAVE_ARM_CC := $(if $(shell command -v $(ARM_CC) 2>/dev/null),yes)
 INSTALL_HEADERS := target/core/cygtrace.h target/core/cygtrace_wrap.h common/cyg_format.h \
-                   target/cortex-m/cygtrace_cm.h target/core/cygtrace_config.h
+                   target/cortex-m/cygtrace_cm.h target/core/cygtrace_config.h \
+                   target/core/cygtrace_rtt.h
 INSTALL_LIST = \
     $(call inst,bin,755,$(O)/cygtrace) \
     $(call inst,lib,644,$(O)/linux/libcygtrace.a $(O)/linux/libcygtrace.so) \

@@ -67,10 +67,12 @@ function(cygtrace_instrument target)
     # The runtime: the target's own compile options first (its CPU flags), ours last, so that
     # -fno-instrument-functions wins over a -finstrument-functions among them.
     set(rt cygtrace_rt_${target})
-    # The stream drain and COBS too: a firmware that never calls cygtrace_drain() links none
-    # of it (-ffunction-sections here, --gc-sections in the firmware's link).
+    # The stream drain, COBS and the RTT sink too: a firmware that never calls
+    # cygtrace_drain() links none of it (-ffunction-sections here, --gc-sections in the
+    # firmware's link).
     add_library(${rt} STATIC "${CYGTRACE_DIR}/target/core/cygtrace.c"
                              "${CYGTRACE_DIR}/target/core/cygtrace_drain.c"
+                             "${CYGTRACE_DIR}/target/core/cygtrace_rtt.c"
                              "${CYGTRACE_DIR}/common/crc32.c" "${CYGTRACE_DIR}/common/cobs.c"
                              ${port_src})
     target_include_directories(${rt} PUBLIC ${includes})

@@ -72,10 +72,11 @@ CYGTRACE_CFLAGS = $(CYGTRACE_INCLUDES) $(CYGTRACE_DEFINES) \
 CYGTRACE_LDFLAGS := -Wl,--build-id
 CYGTRACE_LIB := $(CYGTRACE_BUILD)/libcygtrace.a
 
-# The stream drain and COBS too: a firmware that never calls cygtrace_drain() links none of it
-# (--gc-sections).
+# The stream drain, COBS and the RTT sink too: a firmware that never calls cygtrace_drain()
+# links none of it (--gc-sections).
 cygtrace_src := $(CYGTRACE_DIR)/target/core/cygtrace.c $(CYGTRACE_DIR)/common/crc32.c \
     $(CYGTRACE_DIR)/target/core/cygtrace_drain.c $(CYGTRACE_DIR)/common/cobs.c \
+    $(CYGTRACE_DIR)/target/core/cygtrace_rtt.c \
     $(wildcard $(CYGTRACE_DIR)/target/$(CYGTRACE_PORT)/*.c) \
     $(if $(filter linux,$(CYGTRACE_PORT)),$(CYGTRACE_DIR)/common/cyg_spec.c)
 cygtrace_obj := $(addprefix $(CYGTRACE_BUILD)/,$(notdir $(cygtrace_src:.c=.o)))

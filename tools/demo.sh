@@ -1,5 +1,5 @@
 #!/bin/bash
-# demo.sh BUILD_DIR [linux] - the product's main job, as a user would run it.
+# demo.sh BUILD_DIR [linux|live|rtt] - the product's main job, as a user would run it.
 #   default: a Cortex-M3 firmware (QEMU's mps2-an385 board) crashes in HardFault; cygtrace
 #            pulls its frozen ring buffer through QEMU's GDB server and prints the call tree
 #            that ends in the fault, with its backtrace.
@@ -7,6 +7,8 @@
 #   live:    a Cortex-M3 firmware streams its calls over the UART (QEMU's, as TCP); "cygtrace
 #            live" shows them as they happen: the ncurses view on a terminal (q quits), else
 #            two seconds of the tree as text.
+#   rtt:     the same firmware's calls over RTT instead: a ring in target RAM that "cygtrace
+#            live --gdb" reads through QEMU's GDB server (halt, read, resume), the UART silent.
 set -eu
 B=${1:-build}
 D="$B/demo"
@@ -37,7 +39,7 @@ qemu_up() {
         qpid=$!
         # Up once it waits for its TCP client, or (gdbstub only) after a moment alive.
         for _ in $(seq 50); do
-            grep -q 'waiting for connection' "$D/qemu.err" && return 0
+            grep -qs 'waiting for connection' "$D/qemu.err" && return 0
             kill -0 "$qpid" 2>/dev/null || break
             case "$*" in *server=on*) ;; *) sleep 0.5; kill -0 "$qpid" 2>/dev/null && return 0 ;; esac
             sleep 0.1
@@ -87,8 +89,37 @@ live_demo() {
     qpid=""
 }
 
+rtt_demo() {
+    local elf="$B/firmware/mps2-an385/rtt.elf" log="$D/rtt-uart.log" port
+    echo "cygtrace demo: a Cortex-M3 firmware streams its calls into an RTT channel in its RAM;"
+    echo "cygtrace live reads it through the GDB server (here QEMU's) while the firmware runs."
+    if ! "$B/cygtrace" live --help 2>&1 | grep -q -- '--gdb'; then
+        echo "cygtrace: demo: this cygtrace live has no --gdb (issue 16); build one that has" >&2
+        exit 1
+    fi
+    rm -f "$log"
+    qemu_up -serial "file:$log" -gdb "tcp:127.0.0.1:PORT" -kernel "$elf"
+    printf '\n$ qemu-system-arm -M mps2-an385 -serial file:%s -gdb tcp:127.0.0.1:%s -kernel %s &\n' \
+        "$log" "$port" "$elf"
+    if [ -t 0 ] && [ -t 1 ]; then
+        run "$B/cygtrace" live --gdb="127.0.0.1:$port" "$elf"
+    else
+        # No terminal for the view: two seconds of the tree as text, its start and its end.
+        printf '\n$ %s\n' "$B/cygtrace live --plain --duration=2 --gdb=127.0.0.1:$port $elf"
+        "$B/cygtrace" live --plain --duration=2 --gdb="127.0.0.1:$port" "$elf" >"$D/rtt.txt"
+        head -n 24 "$D/rtt.txt"
+        echo "    ... ($(wc -l <"$D/rtt.txt") lines in all: $D/rtt.txt)"
+        tail -n 4 "$D/rtt.txt"
+    fi
+    # The UART said one line at the start, and nothing while the trace streamed.
+    sed 's/^/    uart| /' "$log"
+    kill "$qpid" 2>/dev/null; wait "$qpid" 2>/dev/null || true
+    qpid=""
+}
+
 case "${2:-}" in
 linux) linux_demo ;;
 live) live_demo ;;
+rtt) rtt_demo ;;
 *) firmware_demo ;;
 esac

@@ -8,7 +8,7 @@
 
 FWEX_DIR := examples/firmware
 FWEX_PROGRAMS := demo crash reset stress stress_ow stress_armed fault_hook stream stream_crash stream_live \
-                 wrapped wrapped_live
+                 wrapped wrapped_live rtt
 FWEX_BOARDS := mps2-an385 mps2-an386 mps2-an505 microbit
 
 # Per board: CPU flags, board source, defines for the board source.
@@ -33,9 +33,10 @@ fwex_stress_ring_mps2-an386 := 262528
 fwex_stress_ring_mps2-an505 := 262528
 fwex_stress_ring_microbit := 8576
 
-# The drain and COBS are linked into every program; --gc-sections drops them where unused.
-FWEX_RT_SRC := target/core/cygtrace.c target/core/cygtrace_drain.c target/cortex-m/cygtrace_cm.c \
-               common/crc32.c common/cobs.c
+# The drain, COBS and the RTT sink are linked into every program; --gc-sections drops them
+# where unused.
+FWEX_RT_SRC := target/core/cygtrace.c target/core/cygtrace_drain.c target/core/cygtrace_rtt.c \
+               target/cortex-m/cygtrace_cm.c common/crc32.c common/cobs.c
 FWEX_CFLAGS := -std=gnu11 $(WARN) -g -mthumb -ffreestanding -ffunction-sections \
                -fdata-sections -DCYGTRACE_CM_CLOCK=3 -Icommon -Itarget/core -Itarget/cortex-m \
                -I$(FWEX_DIR)

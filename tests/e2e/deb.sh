@@ -46,7 +46,7 @@ want="usr/bin/cygtrace usr/lib/libcygtrace.a usr/lib/libcygtrace.so
       usr/lib/pkgconfig/cygtrace.pc usr/lib/pkgconfig/cygtrace-static.pc
       usr/include/cygtrace/cygtrace.h usr/include/cygtrace/cygtrace_wrap.h
       usr/include/cygtrace/cyg_format.h usr/include/cygtrace/cygtrace_cm.h
-      usr/include/cygtrace/cygtrace_config.h
+      usr/include/cygtrace/cygtrace_config.h usr/include/cygtrace/cygtrace_rtt.h
       usr/lib/cmake/cygtrace/cygtrace-config.cmake
       usr/lib/cmake/cygtrace/cygtrace-config-version.cmake
       usr/share/cygtrace/cygtrace.mk usr/share/cygtrace/cygtrace.cmake
