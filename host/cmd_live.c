@@ -1,7 +1,8 @@
 /* cmd_live.c - "cygtrace live": a running target's calls as they happen.
  *
- * Bytes come over a link (serial, TCP, a file or pipe) and go through the deframer and the
- * stream decoder; or events come straight from a running Linux program's ring (--follow).
+ * Bytes come over a link (serial, TCP, a file or pipe, or an RTT channel in target RAM that a
+ * poller reads through a GDB server: --gdb) and go through the deframer and the stream
+ * decoder; or events come straight from a running Linux program's ring (--follow).
  * Either way they feed per-context call trees: printed as text (--plain) or shown in the
  * ncurses view. One loop polls the link, the keyboard and the clock; nothing blocks for long,
  * so the view stays responsive whatever the link does. */
@@ -18,9 +19,12 @@
 
 #include "cmd.h"
 #include "cyg_format.h"
+#include "cyg_rtt.h"
 #include "follow.h"
 #include "link.h"
 #include "render.h"
+#include "rsp.h"
+#include "rtt.h"
 #include "sdec.h"
 #include "sframe.h"
 #include "tree.h"
@@ -29,9 +33,13 @@
 #define LIVE_READ_BYTES 65536u
 #define LIVE_FOLLOW_MAX 200000u /* events per poll of a followed ring: the view stays live */
 #define LIVE_TICK_MS 50
+#define LIVE_POLL_HZ 100 /* --gdb: reads of the RTT channel a second */
+#define LIVE_POLL_MAX 1000
+#define LIVE_DRAIN_MS 3000 /* --gdb: what the poller's last read may take to come through */
 
-enum { OPT_PLAIN = 0x200, OPT_SAVE, OPT_SERIAL, OPT_TCP, OPT_FILE, OPT_FOLLOW, OPT_DURATION,
-       OPT_FROM_START, OPT_HELP };
+/* Above the show options (0x100...) and the GDB server's (0x200...). */
+enum { OPT_PLAIN = 0x300, OPT_POLL, OPT_SAVE, OPT_SERIAL, OPT_TCP, OPT_FILE, OPT_FOLLOW,
+       OPT_DURATION, OPT_FROM_START, OPT_HELP };
 
 /* One context's tree and its text renderer (--plain). */
 struct live_ctx {
@@ -63,6 +71,12 @@ struct live {
     /* the source */
     const char *source; /* as the user named it, for messages */
     struct link *link;
+    struct cmd_gdb gdb; /* --gdb: the server, and the RTT channel read through it */
+    unsigned poll_hz;
+    struct rsp *rsp;
+    struct rtt_poller *rtt; /* the link's: it frees it */
+    struct rtt_chan ch;
+    const char *ch_where; /* how the block was found: a symbol's name, or "a scan" */
     struct follow *follow;
     const char *follow_path;
     int from_start;
@@ -74,6 +88,7 @@ struct live {
     uint64_t bytes, events, lost_target, lost_link;
     int fault;
     int connected;
+    int ended_ok; /* the source came to its end (EOF, the program or the target exited) */
     char link_error[512];
     /* a condition that ends the command with status 1 (checked after each batch) */
     int failed;
@@ -97,6 +112,10 @@ static void usage(FILE *f)
             "  --tcp=HOST:PORT             a TCP stream (ser2net, QEMU -serial tcp:)\n"
             "  --file=PATH                 a file, named pipe or device\n"
             "  --follow=RING               a running Linux program's buffer (CYGTRACE_OUT)\n"
+            "  --gdb=WHERE                 a firmware's RTT channel \"cygtrace\", read through a\n"
+            "                              GDB server: HOST:PORT (OpenOCD :3333, pyOCD, J-Link,\n"
+            "                              QEMU -gdb) or /dev/ttyACM0[:BAUD] (Black Magic\n"
+            "                              Probe); halt, read, resume, --poll times a second\n"
             "options:\n"
             "  --plain                     tree lines on stdout, no curses\n"
             "  --save=FILE                 also keep the raw stream (cygtrace tree ELF FILE)\n"
@@ -104,6 +123,14 @@ static void usage(FILE *f)
             "  --from-start                --follow: begin with the ring's first event (those\n"
             "                              it no longer holds are counted lost), not with\n"
             "                              the new ones\n"
+            "  --poll=HZ                   --gdb: reads of the channel a second (100); each\n"
+            "                              halts the target for a few of the server's round\n"
+            "                              trips\n"
+            "  --monitor=CMD               --gdb: run a monitor command first (repeatable)\n"
+            "  --attach=N                  --gdb: attach to target N first (Black Magic Probe)\n"
+            "  --timeout=SECONDS           --gdb: give up on a silent server, or on a target\n"
+            "                              whose control block does not appear, after this\n"
+            "                              long (5)\n"
             "display (with --plain):\n"
             "%s",
             cmd_show_usage);
@@ -289,8 +316,9 @@ static int pump_link(struct live *l, int wait_ms)
     if (n == 0)
         return 0;
     if (n < 0) {
-        if (n == -1)
+        if (n == -1 && !l->link_error[0])
             snprintf(l->link_error, sizeof l->link_error, "end of stream");
+        l->ended_ok = n == -1;
         l->connected = 0;
         return -1;
     }
@@ -367,6 +395,7 @@ static int pump_follow(struct live *l)
         while ((n = follow_poll(l->follow, on_event, l, LIVE_FOLLOW_MAX, why, sizeof why)) > 0)
             ;
         snprintf(l->link_error, sizeof l->link_error, "the program exited");
+        l->ended_ok = 1;
         l->connected = 0;
         return -1;
     }
@@ -394,6 +423,23 @@ static void fill_status(const struct live *l, struct view_status *st)
     st->have_desc = l->configured;
     st->state = l->ring.state;
     st->fault = l->fault;
+}
+
+/* --gdb: how often the channel was read and how long each read held the target. */
+static void rtt_notes(const struct live *l, FILE *f, const char *p)
+{
+    struct rtt_stats st;
+
+    if (!l->rtt)
+        return;
+    rtt_poller_stats(l->rtt, &st);
+    fprintf(f,
+            "%srtt: %" PRIu64 " polls in %.1f s (%.1f a second); the target halted %.3f ms a "
+            "poll (median; mean %.3f, max %.3f); %.1f bytes a poll (max %" PRIu32 "); the "
+            "channel was full at %" PRIu64 " polls\n",
+            p, st.polls, st.seconds, st.seconds > 0 ? (double)(st.polls - 1) / st.seconds : 0.0,
+            st.halt_median_ms, st.halt_mean_ms, st.halt_max_ms,
+            st.polls ? (double)st.bytes / (double)st.polls : 0.0, st.max_bytes, st.full);
 }
 
 /* The end of a --plain session: the calls still open, then what was lost and a summary, as
@@ -431,6 +477,7 @@ static void plain_finish(struct live *l)
         snprintf(cp, sizeof cp, "%scontrol: ", p);
         render_ctrl_notes(f, cp, &l->ring, l->sym);
     }
+    rtt_notes(l, f, p);
     fprintf(f, "%s%" PRIu64 " events", p, l->events);
     if (l->fr)
         fprintf(f, ", %" PRIu64 " bytes (%.2f bytes/event)", l->bytes,
@@ -444,6 +491,8 @@ static void plain_finish(struct live *l)
 static int parse_args(struct live *l, int argc, char **argv, double *duration)
 {
     static const struct option opts[] = {CMD_SHOW_LONGOPTS,
+                                         CMD_GDB_LONGOPTS,
+                                         {"poll", required_argument, 0, OPT_POLL},
                                          {"plain", no_argument, 0, OPT_PLAIN},
                                          {"save", required_argument, 0, OPT_SAVE},
                                          {"serial", required_argument, 0, OPT_SERIAL},
@@ -454,7 +503,8 @@ static int parse_args(struct live *l, int argc, char **argv, double *duration)
                                          {"from-start", no_argument, 0, OPT_FROM_START},
                                          {"help", no_argument, 0, OPT_HELP},
                                          {0, 0, 0, 0}};
-    int c, rc, kind = 0, sources = 0;
+    int c, rc, kind = 0, sources = 0, gdb_opts = 0;
+    unsigned long long hz;
     char *end;
 
     optind = 1;
@@ -464,6 +514,18 @@ static int parse_args(struct live *l, int argc, char **argv, double *duration)
             continue;
         if (rc < 0)
             return 2;
+        if ((rc = cmd_gdb_option(c, optarg, &l->gdb)) < 0)
+            return 2;
+        if (rc == 1 && c == CMD_GDB_WHERE) {
+            kind = c;
+            l->source = optarg;
+            sources++;
+            continue;
+        }
+        if (rc == 1) {
+            gdb_opts = 1;
+            continue;
+        }
         switch (c) {
         case OPT_HELP:
             usage(stdout);
@@ -492,14 +554,26 @@ static int parse_args(struct live *l, int argc, char **argv, double *duration)
         case OPT_FROM_START:
             l->from_start = 1;
             break;
+        case OPT_POLL:
+            if (cmd_parse_u64(optarg, &hz) < 0 || hz < 1 || hz > LIVE_POLL_MAX) {
+                cmd_error("--poll=%s: not a rate in Hz (1..%d)", optarg, LIVE_POLL_MAX);
+                return 2;
+            }
+            l->poll_hz = (unsigned)hz;
+            gdb_opts = 1;
+            break;
         default:
             cmd_bad_option(argv, "live");
             return 2;
         }
     }
     if (sources != 1) {
-        cmd_error("live: needs one source: --serial, --tcp, --file or --follow (see 'cygtrace "
-                  "live --help')");
+        cmd_error("live: needs one source: --serial, --tcp, --file, --follow or --gdb (see "
+                  "'cygtrace live --help')");
+        return 2;
+    }
+    if (gdb_opts && kind != CMD_GDB_WHERE) {
+        cmd_error("live: --poll, --monitor, --attach and --timeout go with --gdb");
         return 2;
     }
     if (argc - optind != 1) {
@@ -514,6 +588,113 @@ static int parse_args(struct live *l, int argc, char **argv, double *duration)
     return -kind; /* go on: which source */
 }
 
+/* Looks for the control block until it appears (a target just reset, or held at reset by its
+ * probe, has not laid it out yet) or --timeout: halts the target for each look, lets it run
+ * between them, and leaves it halted (for the poller's first read, or for the detach). */
+static int find_rtt(struct live *l, char *why, size_t whylen)
+{
+    static const char *const syms[] = {"cygtrace_rtt", "_SEGGER_RTT"};
+    struct rtt_range ram[RTT_MAX_RANGES];
+    struct rtt_mem m = rtt_mem_rsp(l->rsp);
+    uint64_t cand[2];
+    const char *cand_name[2];
+    unsigned ncand = 0;
+    char names[256], more[512];
+    double deadline = now_s() + l->gdb.timeout_ms / 1000.0;
+    int nram, rc;
+
+    for (unsigned i = 0; i < 2; i++)
+        if (sym_find(l->sym, syms[i], &cand[ncand], NULL) == 0)
+            cand_name[ncand++] = syms[i];
+    if ((nram = rtt_ram_ranges(l->elf, ram, RTT_MAX_RANGES, names, sizeof names, more,
+                               sizeof more)) < 0) {
+        snprintf(why, whylen, "%s: %s", l->elf, more);
+        return RTT_EBAD;
+    }
+    for (;;) {
+        if (rsp_halt(l->rsp) < 0)
+            return RTT_EMEM;
+        rc = rtt_find(&m, sym_word_bytes(l->sym), cand, ncand, ram, (unsigned)nram, &l->ch, why,
+                      whylen);
+        if (rc != RTT_ENONE || now_s() >= deadline || cmd_gdb_signal())
+            break;
+        /* Looks as often as polls: a block that appears has a channel that fills. */
+        if (rsp_continue(l->rsp) < 0)
+            return RTT_EMEM;
+        usleep(1000000 / l->poll_hz);
+    }
+    if (rc == RTT_ENONE) {
+        snprintf(more, sizeof more, "%.400s", why);
+        snprintf(why, whylen,
+                 "no RTT control block after %g s (%s; symbols: %s%s%s; RAM: %s); "
+                 "is the firmware built with cygtrace's RTT sink (or SEGGER's RTT), and is it %s?",
+                 l->gdb.timeout_ms / 1000.0, more, ncand ? cand_name[0] : "none",
+                 ncand > 1 ? " " : "", ncand > 1 ? cand_name[1] : "",
+                 names[0] ? names : "none in the ELF", l->elf);
+        return RTT_ENONE;
+    }
+    if (rc == 0) {
+        l->ch_where = "a scan of RAM";
+        for (unsigned i = 0; i < ncand && !l->ch.scanned; i++)
+            if (cand[i] == l->ch.block)
+                l->ch_where = cand_name[i];
+    }
+    return rc;
+}
+
+/* --gdb: connects, finds the channel and starts the poller, whose link the loop reads. */
+static int open_rtt(struct live *l)
+{
+    char why[1024];
+    int rc;
+
+    if (!(l->rsp = cmd_gdb_connect(&l->gdb, l->source)))
+        return -1;
+    rc = find_rtt(l, why, sizeof why);
+    if (rc == RTT_EMEM || cmd_gdb_signal()) {
+        cmd_gdb_error(l->rsp, l->source, "");
+        return -1;
+    }
+    if (rc < 0) {
+        cmd_error("%s: %s", l->source, why);
+        return -1;
+    }
+    if (!l->ch.named)
+        cmd_error("warning: %s: the control block at 0x%" PRIx64 " has no up buffer named \"%s\": "
+                  "reading up buffer 0 (\"%s\")",
+                  l->source, l->ch.block, CYG_RTT_CHANNEL_NAME, l->ch.name);
+    if (l->plain)
+        fprintf(stderr,
+                "cygtrace: note: rtt: up buffer %u \"%s\" (%" PRIu32 " bytes at 0x%" PRIx64
+                ") of the control block at 0x%" PRIx64 " (%s), read %u times a second\n",
+                l->ch.index, l->ch.name, l->ch.size, l->ch.buffer, l->ch.block, l->ch_where,
+                l->poll_hz);
+    if (!(l->rtt = rtt_poller_start(l->rsp, &l->ch, l->poll_hz, why, sizeof why)) ||
+        !(l->link = link_open_rtt(l->rtt, l->source, why, sizeof why))) {
+        l->rtt = NULL;
+        cmd_error("%s: %s", l->source, why);
+        return -1;
+    }
+    return 0;
+}
+
+/* --gdb, once the loop is over: the poller's last read (the target halted for the detach)
+ * comes through, then its end. A run that ended by the clock or the user did not end by the
+ * link. */
+static void finish_rtt(struct live *l)
+{
+    double deadline = now_s() + LIVE_DRAIN_MS / 1000.0;
+    int by_link = !l->connected;
+
+    rtt_poller_stop(l->rtt);
+    while (l->connected && !l->failed && now_s() < deadline)
+        pump_link(l, 100);
+    if (!by_link && l->ended_ok) {
+        l->connected = 1;
+        l->link_error[0] = 0;
+    }
+}
+
 static int open_source(struct live *l, int kind)
 {
     char why[256];
@@ -522,15 +703,20 @@ static int open_source(struct live *l, int kind)
         l->follow_path = l->source;
         return 0;
     }
-    if (kind == OPT_SERIAL)
-        l->link = link_open_serial(l->source, why, sizeof why);
-    else if (kind == OPT_TCP)
-        l->link = link_open_tcp(l->source, why, sizeof why);
-    else
-        l->link = link_open_file(l->source, why, sizeof why);
-    if (!l->link) {
-        cmd_error("%s: %s", l->source, why);
-        return -1;
+    if (kind == CMD_GDB_WHERE) {
+        if (open_rtt(l) < 0)
+            return -1;
+    } else {
+        if (kind == OPT_SERIAL)
+            l->link = link_open_serial(l->source, why, sizeof why);
+        else if (kind == OPT_TCP)
+            l->link = link_open_tcp(l->source, why, sizeof why);
+        else
+            l->link = link_open_file(l->source, why, sizeof why);
+        if (!l->link) {
+            cmd_error("%s: %s", l->source, why);
+            return -1;
+        }
     }
     l->fr = sframe_new(on_frame, l);
     l->sd = sdec_new(on_event, l);
@@ -584,13 +770,14 @@ static void run(struct live *l, double duration)
 
 int cmd_live(int argc, char **argv)
 {
-    struct live l = {.cur = -1, .connected = 1};
+    struct live l = {.cur = -1, .connected = 1, .poll_hz = LIVE_POLL_HZ};
     struct sigaction sa;
     double duration = 0;
     char why[256];
     int rc, kind;
 
     cmd_show_init(&l.show);
+    cmd_gdb_init(&l.gdb);
     rc = parse_args(&l, argc, argv, &duration);
     if (rc >= 0)
         return rc;
@@ -612,23 +799,27 @@ int cmd_live(int argc, char **argv)
     if (l.show.show & (RENDER_SRCLINE | RENDER_SIGNATURES))
         l.ro.dwarf = dwarf_src_open(l.elf); /* read lazily; NULL (no memory): names only */
     rc = 1;
-    if (!l.plain && !(l.view = view_open(why, sizeof why))) {
-        cmd_error("live: %s", why);
-        goto out;
-    }
     if (l.save_path && !(l.save = fopen(l.save_path, "wb"))) {
         snprintf(l.err, sizeof l.err, "%s: %s", l.save_path, strerror(errno));
         l.failed = 1;
         goto out;
     }
+    /* Before the view: what finding the source says (--gdb may look for a while) stays on
+     * the screen. */
     if (open_source(&l, kind) < 0)
         goto out;
+    if (!l.plain && !(l.view = view_open(why, sizeof why))) {
+        cmd_error("live: %s", why);
+        goto out;
+    }
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal; /* no SA_RESTART: poll returns, the loop ends cleanly */
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     run(&l, duration);
+    if (l.rtt)
+        finish_rtt(&l);
     if (l.follow_path && !l.follow) {
         snprintf(l.err, sizeof l.err, "%s: no cygtrace buffer came (%s)", l.source,
                  strstr(l.link_error, ": ") ? strstr(l.link_error, ": ") + 2 : l.link_error);
@@ -640,11 +831,12 @@ out:
         view_close(l.view);
     if (l.plain && !l.failed && rc == 0)
         plain_finish(&l);
+    else if (rc == 0)
+        rtt_notes(&l, stderr, "cygtrace: note: ");
     if (l.failed) {
         cmd_error("%s", l.err);
         rc = 1;
-    } else if (rc == 0 && l.link_error[0] && !l.connected && strcmp(l.link_error, "end of stream") &&
-               strcmp(l.link_error, "the program exited")) {
+    } else if (rc == 0 && l.link_error[0] && !l.connected && !l.ended_ok) {
         cmd_error("%s: %s", l.source, l.link_error);
         rc = 1;
     }
@@ -658,7 +850,12 @@ out:
     free(l.ctx);
     sframe_free(l.fr);
     sdec_free(l.sd);
-    link_close(l.link);
+    if (l.link)
+        link_close(l.link); /* the poller goes with it: the target is halted, or lost */
+    else
+        rtt_poller_free(l.rtt);
+    if (l.rsp)
+        cmd_gdb_close(l.rsp); /* the detach resumes the target */
     follow_close(l.follow);
     dwarf_src_close(l.ro.dwarf);
     sym_close(l.sym);

@@ -1,4 +1,5 @@
-/* link.c - byte links: a serial port, a TCP socket, a file, named pipe or character device.
+/* link.c - byte links: a serial port, a TCP socket, a file, named pipe or character device,
+ * an RTT channel read by a poller (its socket).
  *
  * Every descriptor is non-blocking and every wait is a poll() with the caller's timeout, so
  * that no open and no read can hang: a FIFO is opened without waiting for its writer, a TCP
@@ -9,9 +10,12 @@
  * socket when the peer closes it: all three are the end of the stream (-1). A serial device
  * has no end: a read that fails with EIO or ENXIO (a USB adapter pulled out, the master side
  * of a pty closed) or finds the port hung up means the device went away, which is an error
- * (-2, "device disappeared"), not the end of what it had to say.
+ * (-2, "device disappeared"), not the end of what it had to say. An RTT poller's socket ends
+ * when the poller does, and the poller says whether that was an end or a failure.
  */
 #include "link.h"
+
+#include "rtt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,12 +35,13 @@
 #define LINK_DEFAULT_BAUD 115200u /* and B115200 below */
 #define LINK_CONNECT_MS 3000      /* a ser2net or QEMU that is there answers within milliseconds */
 
-enum link_kind { LINK_SERIAL, LINK_TCP, LINK_FILE };
+enum link_kind { LINK_SERIAL, LINK_TCP, LINK_FILE, LINK_RTT };
 
 struct link {
     int fd;
     enum link_kind kind;
     char *name;
+    struct rtt_poller *rtt; /* LINK_RTT: fd is its socket, which it closes */
 };
 
 static struct link *link_new(int fd, enum link_kind kind, const char *name, size_t namelen,
@@ -358,6 +363,25 @@ struct link *link_open_file(const char *path, char *err, size_t errlen)
     return link_new(fd, LINK_FILE, path, strlen(path), err, errlen);
 }
 
+/* --- RTT ---------------------------------------------------------------------------------------
+ */
+
+struct link *link_open_rtt(struct rtt_poller *p, const char *name, char *err, size_t errlen)
+{
+    struct link *l = calloc(1, sizeof *l);
+
+    if (!l || !(l->name = strdup(name))) {
+        free(l);
+        rtt_poller_free(p);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    l->fd = rtt_poller_fd(p);
+    l->kind = LINK_RTT;
+    l->rtt = p;
+    return l;
+}
+
 /* --- reading ---------------------------------------------------------------------------------- */
 
 /* A serial read that found nothing although poll() said there was something: either a
@@ -405,6 +429,8 @@ long link_read(struct link *l, void *buf, size_t len, int timeout_ms, char *err,
                                 : strerror(errno));
         return -2;
     }
+    if (n == 0 && l->kind == LINK_RTT)
+        return rtt_poller_end(l->rtt, err, errlen) ? -1 : -2;
     if (n == 0) {
         snprintf(err, errlen, "%s",
                  l->kind == LINK_TCP ? "the peer closed the connection" : "end of file");
@@ -433,7 +459,10 @@ void link_close(struct link *l)
 {
     if (!l)
         return;
-    close(l->fd);
+    if (l->kind == LINK_RTT)
+        rtt_poller_free(l->rtt);
+    else
+        close(l->fd);
     free(l->name);
     free(l);
 }

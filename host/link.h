@@ -1,6 +1,7 @@
 /* link.h - byte links a live stream comes over: a serial port (termios: raw, 8N1, the baud
- * given), a TCP socket (ser2net, QEMU -serial tcp:) and a file, named pipe or character device.
- * One tiny interface, one implementation per kind. */
+ * given), a TCP socket (ser2net, QEMU -serial tcp:), a file, named pipe or character device,
+ * and an RTT channel that a poller reads through a GDB server (rtt.h). One tiny interface, one
+ * implementation per kind. */
 #ifndef LINK_H
 #define LINK_H
 
@@ -18,6 +19,14 @@ struct link *link_open_tcp(const char *spec, char *err, size_t errlen);
 /* Opens a file, named pipe or character device for reading; NULL with a reason in err. A
  * regular file ends at its end, a pipe when its last writer closes it. */
 struct link *link_open_file(const char *path, char *err, size_t errlen);
+
+struct rtt_poller;
+
+/* A link on what poller p reads (rtt_poller_fd): it ends when the poller does, at the end of the
+ * stream (-1: stopped, the target exited or stopped by itself) or with the poller's error (-2,
+ * "the server closed the connection"). Takes p: link_close frees it, even on failure here;
+ * name is for messages. NULL with a reason in err. */
+struct link *link_open_rtt(struct rtt_poller *p, const char *name, char *err, size_t errlen);
 
 /* Waits up to timeout_ms (0: not at all, -1: for ever) for bytes and reads up to len of them.
  * Returns the bytes read (> 0), 0 when none came in time (or a signal came first), -1 at the

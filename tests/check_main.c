@@ -16,6 +16,7 @@ int main(void)
     srunner_add_suite(sr, sym_suite());
     srunner_add_suite(sr, runtime_suite());
     srunner_add_suite(sr, rsp_suite());
+    srunner_add_suite(sr, rttread_suite());
     srunner_add_suite(sr, link_suite());
     srunner_add_suite(sr, follow_suite());
     srunner_add_suite(sr, stream_suite());
@@ -34,6 +35,7 @@ int main(void)
     srunner_add_suite(sr, graph_suite());
     srunner_add_suite(sr, ctrl_suite());
     srunner_add_suite(sr, control_suite());
+    srunner_add_suite(sr, rtt_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -32,6 +32,14 @@
  *         boot    the target is held at reset: memory reads as zeros (and writes are lost)
  *                 until it first stops at a breakpoint, where its start-up has set it up
  *         pc=HEX  the program counter (register 15) until the target stops at a breakpoint
+ *         rtt=N   the image holds an RTT control block (its ID at a 4-byte boundary, pointers of
+ *                 4 bytes): while it runs, the target writes N bytes into up buffer 0 (a
+ *                 counter, byte k is k & 0xff) each time it is interrupted, as much as fits
+ *                 (the rest is dropped, and the counter goes on past it); a block whose
+ *                 offsets are out of range takes nothing
+ *         rttexit=K  at the K-th interrupt the target exits instead (W00, then the server goes)
+ *         rttbad=K   at the K-th interrupt the target corrupts its wr_off (size + 7)
+ *         rttstop=K  at the K-th continue the target stops by itself at once (T05)
  *
  * The target: halted; 'c' resumes it, and it stops at a breakpoint (the first set) 100 ms
  * later, with T05 and its pc there, or when interrupted (0x03: T02). Without a breakpoint it
@@ -61,6 +69,8 @@ static int opt_pty, opt_hex, opt_ack, opt_small, opt_slow, opt_nox, opt_noz1, op
     opt_boot;
 static uint64_t pc;
 static int running, booted;
+static unsigned rtt_feed, rtt_exit, rtt_bad, rtt_stop, rtt_stops, rtt_resumes;
+static uint64_t rtt_written, rtt_dropped;
 static uint64_t bp_addr;
 static int bp_type = -1; /* -1: none set */
 static const char *image_path;
@@ -341,12 +351,77 @@ static void breakpoint(const char *req)
     reply("OK");
 }
 
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> 8 * i);
+}
+
+/* The RTT control block's up buffer 0 descriptor in the image, or NULL. */
+static uint8_t *rtt_desc(void)
+{
+    for (size_t i = 0; i + 48 <= image_len; i += 4)
+        if (!memcmp(image + i, "SEGGER RTT", 11))
+            return image + i + 24;
+    return NULL;
+}
+
+/* The target ran until this interrupt: it wrote into its channel. Returns 1 when it exited. */
+static int rtt_interrupt(void)
+{
+    uint8_t *d = rtt_desc();
+    uint32_t size, wr, rd, room;
+    uint64_t buf;
+
+    rtt_stops++;
+    if (rtt_exit && rtt_stops == rtt_exit) {
+        reply("W00");
+        return 1;
+    }
+    if (!d)
+        return 0;
+    buf = get32(d + 4);
+    size = get32(d + 8);
+    wr = get32(d + 12);
+    rd = get32(d + 16);
+    if (rtt_bad && rtt_stops == rtt_bad) {
+        put32(d + 12, size + 7);
+        return 0;
+    }
+    if (!size || wr >= size || rd >= size || buf < image_addr ||
+        buf - image_addr + size > image_len)
+        return 0;
+    room = (rd > wr ? rd - wr : size - wr + rd) - 1;
+    for (unsigned i = 0; i < rtt_feed; i++) {
+        if (!room) {
+            rtt_dropped += rtt_feed - i;
+            break;
+        }
+        image[buf - image_addr + wr] = (uint8_t)(rtt_written + rtt_dropped);
+        wr = (wr + 1) % size;
+        room--;
+        rtt_written++;
+    }
+    put32(d + 12, wr);
+    return 0;
+}
+
 /* 'c': runs to the breakpoint, or until interrupted (the serve loop sees the 0x03). */
 static void resume(void)
 {
     struct pollfd pf = {fd, POLLIN, 0};
 
     running = 1;
+    if (rtt_feed && rtt_stop && ++rtt_resumes == rtt_stop) {
+        running = 0;
+        reply("T05thread:01;");
+        return;
+    }
     if (bp_type < 0 || opt_norun)
         return;
     if (in_pos == in_len && poll(&pf, 1, 100) == 0) {
@@ -410,6 +485,8 @@ static void serve(void)
         int c = get();
 
         if (c == 3) {
+            if (running && rtt_feed && rtt_interrupt())
+                exit(0); /* the target exited: so does the server, as QEMU */
             running = 0;
             reply("T02");
             continue;
@@ -533,7 +610,7 @@ int main(int argc, char **argv)
     if (argc != 3 && argc != 5) {
         fprintf(stderr,
                 "usage: fake_gdb PORTFILE MODE[,pty,hex,ack,small,slow,nox,noz1,nobp,norun,boot,"
-                "pc=HEX] [IMAGE_FILE ADDR]\n");
+                "pc=HEX,rtt=N,rttexit=K,rttbad=K,rttstop=K] [IMAGE_FILE ADDR]\n");
         return 2;
     }
     opts = strdup(argv[2]);
@@ -560,6 +637,14 @@ int main(int argc, char **argv)
         opt_boot |= !strcmp(tok, "boot");
         if (!strncmp(tok, "pc=", 3))
             pc = strtoull(tok + 3, NULL, 16);
+        if (!strncmp(tok, "rtt=", 4))
+            rtt_feed = (unsigned)strtoul(tok + 4, NULL, 0);
+        if (!strncmp(tok, "rttexit=", 8))
+            rtt_exit = (unsigned)strtoul(tok + 8, NULL, 0);
+        if (!strncmp(tok, "rttbad=", 7))
+            rtt_bad = (unsigned)strtoul(tok + 7, NULL, 0);
+        if (!strncmp(tok, "rttstop=", 8))
+            rtt_stop = (unsigned)strtoul(tok + 8, NULL, 0);
     }
     if (argc == 5) {
         image_path = argv[3];

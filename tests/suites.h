@@ -11,6 +11,7 @@ Suite *render_suite(void);
 Suite *sym_suite(void);
 Suite *runtime_suite(void);
 Suite *rsp_suite(void);
+Suite *rttread_suite(void);
 Suite *link_suite(void);
 Suite *follow_suite(void);
 Suite *stream_suite(void);
@@ -29,5 +30,6 @@ Suite *wval_suite(void);
 Suite *graph_suite(void);
 Suite *ctrl_suite(void);
 Suite *control_suite(void);
+Suite *rtt_suite(void);
 
 #endif
