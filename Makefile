@@ -241,7 +241,7 @@ $(O)/tests/harm-dyn: tests/harm.c
 # ---------------------------------------------------------------------------------------------
 # tests: one Check runner with every module's suite, then the end-to-end scripts
 
-TEST_SRC := $(wildcard tests/check_*.c) tests/ringgen.c tests/testdir.c
+TEST_SRC := $(wildcard tests/check_*.c) tests/ringgen.c tests/testdir.c tests/fakegdb.c
 TEST_OBJ := $(patsubst %.c,$(O)/tests/obj/%.o,$(TEST_SRC))
 
 $(O)/tests/obj/%.o: %.c $(wildcard common/*.h host/*.h tests/*.h)

@@ -13,12 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cyg_rtt.h"
+#include "fakegdb.h"
 #include "le.h"
 #include "rsp.h"
 #include "rtt.h"
@@ -497,15 +496,8 @@ END_TEST
 /* --- the poller against tests/fake_gdb ---------------------------------------------------------
  */
 
-#define FAKE_ADDR 0x20000000u
-#define FAKE_BYTES 4096u
-#define FAKE_CHAN 1024u /* as the target's default */
-
-struct fake {
-    pid_t pid;
-    char where[32];
-    struct rsp *c;
-};
+#define FAKE_RTT_BYTES 4096u /* the image: the block, its name and channel */
+#define FAKE_CHAN 1024u      /* as the target's default */
 
 static void fake_setup(void)
 {
@@ -519,60 +511,16 @@ static void fake_teardown(void)
 
 /* Starts fake_gdb MODE serving a control block at FAKE_ADDR + 0x100, channel "cygtrace" of
  * FAKE_CHAN bytes, and connects. */
-static void fake_start(struct fake *f, const char *mode)
+static void fake_rtt_start(struct fake *f, const char *mode)
 {
-    const char *build = getenv("CYGTRACE_BUILD"), *img = testdir_path("image"),
-               *portfile = testdir_path("port");
     static const char *const names[] = {"cygtrace"};
     static const uint32_t sizes[] = {FAKE_CHAN};
-    char prog[PATH_MAX], port[16] = "", err[512];
     struct rtt_mem rm;
     struct mem *m = mem_new(&rm);
-    FILE *fp;
 
-    snprintf(prog, sizeof prog, "%s/tests/fake_gdb", build && *build ? build : "build");
-    ck_assert_msg(access(prog, X_OK) == 0, "%s is missing: run make pull-fixtures", prog);
     block_make(m, FAKE_ADDR + 0x100, 1, names, sizes, FAKE_ADDR + 0x800);
-    fp = fopen(img, "wb");
-    ck_assert_ptr_nonnull(fp);
-    ck_assert_uint_eq(fwrite(m->b, 1, FAKE_BYTES, fp), FAKE_BYTES);
-    fclose(fp);
+    fake_start_n(f, mode, m->b, FAKE_RTT_BYTES);
     free(m);
-    unlink(portfile);
-    f->pid = fork();
-    ck_assert_int_ge(f->pid, 0);
-    if (f->pid == 0) {
-        char addr[24];
-
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        snprintf(addr, sizeof addr, "%#x", FAKE_ADDR);
-        execl(prog, prog, portfile, mode, img, addr, (char *)NULL);
-        _exit(127);
-    }
-    for (int i = 0; i < 500 && !port[0]; i++) {
-        if ((fp = fopen(portfile, "r"))) {
-            if (!fgets(port, sizeof port, fp))
-                port[0] = 0;
-            fclose(fp);
-        }
-        if (!port[0])
-            usleep(10000);
-    }
-    port[strcspn(port, "\n")] = 0;
-    ck_assert_msg(port[0], "fake_gdb %s did not start", mode);
-    snprintf(f->where, sizeof f->where, "127.0.0.1:%s", port);
-    f->c = rsp_connect(f->where, 2000, err, sizeof err);
-    ck_assert_msg(f->c != NULL, "%s", err);
-}
-
-static int fake_end(struct fake *f)
-{
-    int st;
-
-    rsp_close(f->c);
-    f->c = NULL;
-    ck_assert_int_eq(waitpid(f->pid, &st, 0), f->pid);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 /* Polls for ms milliseconds (stops then, ms > 0), reads all that comes until the end, checks
@@ -631,7 +579,7 @@ START_TEST(test_rtt_poller_bytes)
     uint64_t got;
     char why[512];
 
-    fake_start(&f, "ok,rtt=100");
+    fake_rtt_start(&f, "ok,rtt=100");
     ck_assert_int_eq(poll_run(&f, 200, 300, why, sizeof why, &got, &st), 1);
     ck_assert_str_eq(why, "");
     ck_assert_uint_gt(st.polls, 10);
@@ -668,7 +616,7 @@ START_TEST(test_rtt_poller_ends)
         uint64_t cand = FAKE_ADDR + 0x100;
         char err[512];
 
-        fake_start(&f, v[i].mode);
+        fake_rtt_start(&f, v[i].mode);
         rm = rtt_mem_rsp(f.c);
         if (i == 4) { /* the server fails the finder already */
             ck_assert_int_ne(rtt_find(&rm, 4, &cand, 1, NULL, 0, &ch, err, sizeof err), 0);
