@@ -93,6 +93,8 @@ $(O)/firmware/$(1)/obj/%.o: %.c $(FWEX_DEPS)
 # stream_crash and stream_live are stream.c built with STREAM_CRASH, and for ever.
 $(O)/firmware/$(1)/obj/$(FWEX_DIR)/stream_crash.o: $(FWEX_DIR)/stream.c
 $(O)/firmware/$(1)/obj/$(FWEX_DIR)/stream_live.o: $(FWEX_DIR)/stream.c
+# rtt is stream.c built with STREAM_RTT: for ever, into the RTT channel.
+$(O)/firmware/$(1)/obj/$(FWEX_DIR)/rtt.o: $(FWEX_DIR)/stream.c
 # stress_ow is stress.c built with STRESS_OVERWRITE, in the default ring (512 records).
 $(O)/firmware/$(1)/obj/$(FWEX_DIR)/stress_ow.o: $(FWEX_DIR)/stress.c
 $(O)/firmware/$(1)/obj/$(FWEX_DIR)/stress_armed.o: $(FWEX_DIR)/stress.c

@@ -14,60 +14,7 @@
  * could not hand over yet, and what the ring cannot keep the stream counts as lost. `cygtrace
  * pull` reads the ring as from any other example.
  *
- * A round makes 124 events: rtt_round, 3 x 15 calls of DEMO_Run, 16 of the crumble. */
-#include "board.h"
-#include "cygtrace_cm.h"
-#include "cygtrace_rtt.h"
-
-/* Idle time after each round, in which the drain catches up: as stream.c. */
-#ifndef RTT_IDLE_US
-#define RTT_IDLE_US 5000u
-#endif
-
-static volatile uint32_t crumbs;
-
-/* The crumble's recipe text is added up, not printed: the UART stays quiet. */
-BOARD_NOINSTR static void quiet(const char *s)
-{
-    while (*s)
-        crumbs += (uint8_t)*s++;
-}
-
-/* ---- instrumented: the demo's calls -------------------------------------------------------- */
-
-#define WORK_PUTS(s) quiet(s)
-#define WORK_PUTU(v) (crumbs += (v))
-#include "demo_work.h"
-
-/* One round of work, the drain between its items (see stream.c on frame sizes). */
-void rtt_round(void)
-{
-    for (int i = 0; i < 3; i++) {
-        crumbs += (uint32_t)DEMO_Run();
-        cygtrace_drain();
-    }
-    Crumble_make_apple_crumble();
-}
-
-/* ---- not instrumented: the idle loop ------------------------------------------------------- */
-
-/* Drains for us microseconds of the board timer. */
-BOARD_NOINSTR static void rtt_idle(uint32_t us)
-{
-    uint32_t t0 = cygtrace_user_clock(), ticks = board_clock_hz() / 1000000u * us;
-
-    while (cygtrace_user_clock() - t0 < ticks)
-        cygtrace_drain();
-}
-
-int main(void)
-{
-    board_puts("rtt: streaming the trace over RTT (cygtrace_rtt, up channel 0 \"cygtrace\")\n");
-    cygtrace_rtt_init();
-    /* From the oldest record on: main's entry is in the stream. */
-    cygtrace_drain_init(cygtrace_rtt_sink, NULL);
-    for (;;) {
-        rtt_round();
-        rtt_idle(RTT_IDLE_US);
-    }
-}
+ * The work, the drain calls and the idle loop are stream.c's, built for ever into the RTT sink. */
+#define STREAM_RTT 1
+#define STREAM_ROUNDS 0u
+#include "stream.c"

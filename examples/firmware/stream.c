@@ -18,9 +18,15 @@
  * idle time; after the rounds a bad pointer read ends in HardFault, and the fault hook flushes
  * the drain, so the host gets the fault's records too; QEMU exits with status 3 (HardFault).
  *
+ * rtt.c builds it with STREAM_RTT: for ever, into the RTT channel of target/core/cygtrace_rtt.c
+ * rather than the UART (which says one line at the start and nothing after).
+ *
  * A round makes 124 events: stream_round, 3 x 15 calls of DEMO_Run, 16 of the crumble. */
 #include "board.h"
 #include "cygtrace_cm.h"
+#ifdef STREAM_RTT
+#include "cygtrace_rtt.h"
+#endif
 
 #ifndef STREAM_ROUNDS /* 0: for ever (stream_live.c) */
 #define STREAM_ROUNDS 100u
@@ -88,6 +94,7 @@ void poll_sensors(void)
 
 /* ---- not instrumented: the sink, the idle loop, the timer ---------------------------------- */
 
+#ifndef STREAM_RTT
 /* The drain's sink: the UART, as far as it takes bytes now. */
 BOARD_NOINSTR static size_t uart_sink(void *arg, const void *buf, size_t len)
 {
@@ -109,6 +116,7 @@ BOARD_NOINSTR static size_t uart_sink(void *arg, const void *buf, size_t len)
     (void)arg;
     return board_uart_try_write(buf, len);
 }
+#endif
 
 /* The idle loop, for us microseconds of the board timer: it drains, or (STREAM_CRASH) sleeps
  * while the timer interrupt drains. */
@@ -191,7 +199,13 @@ BOARD_NOINSTR void cygtrace_cm_fault_hook(void)
 int main(void)
 {
     /* From the oldest record on: main's entry is in the stream. */
+#ifdef STREAM_RTT
+    board_puts("rtt: streaming the trace over RTT (cygtrace_rtt, up channel 0 \"cygtrace\")\n");
+    cygtrace_rtt_init(); /* the control block before the first frame: a host finds it at once */
+    cygtrace_drain_init(cygtrace_rtt_sink, NULL);
+#else
     cygtrace_drain_init(uart_sink, NULL);
+#endif
 #ifdef STREAM_CRASH
     timer_start();
 #endif

@@ -63,7 +63,7 @@ for board in $BOARDS; do
         check "$tag-channel" "no note of the channel: $(head -n 1 "$T/$tag.err")" \
             grep -q 'rtt: up buffer 0 "cygtrace" (1024 bytes at 0x[0-9a-f]*) of the control block at 0x[0-9a-f]* (cygtrace_rtt)' "$T/$tag.err"
         names "$T/$tag.out" >"$T/$tag.names"
-        missing=$(printf '%s\n' main rtt_round DEMO_Run decide getValue calcValue \
+        missing=$(printf '%s\n' main stream_round DEMO_Run decide getValue calcValue \
             Crumble_make_apple_crumble Crumble_buy Crumble_bake | sort | comm -23 - "$T/$tag.names")
         check "$tag-names" "functions not in the live tree: $missing" [ -z "$missing" ]
         events=$(summary "$T/$tag.out" 1)
