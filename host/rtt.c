@@ -512,8 +512,8 @@ static int emit(struct rtt_poller *p, const uint8_t *b, size_t n)
 /* A poll's numbers; t1 < 0: the last one, whose halt does not end (the detach ends it). */
 static void note_poll(struct rtt_poller *p, double t0, double t1, long n, int full)
 {
-    double ms = (t1 - t0) * 1e3;
-    unsigned b = (unsigned)(ms * 1000.0 / RTT_HIST_US);
+    double ms = (t1 - t0) * 1e3, q;
+    unsigned b;
 
     pthread_mutex_lock(&p->mu);
     if (!p->st.polls)
@@ -527,8 +527,11 @@ static void note_poll(struct rtt_poller *p, double t0, double t1, long n, int fu
         pthread_mutex_unlock(&p->mu);
         return;
     }
+    /* a halt of its own (t1 is a time), in the histogram's buckets, the last for the longest */
+    q = ms * 1000.0 / RTT_HIST_US;
+    b = q <= 0 ? 0 : q < RTT_HIST ? (unsigned)q : RTT_HIST - 1;
     p->halts++;
-    p->hist[b < RTT_HIST ? b : RTT_HIST - 1]++;
+    p->hist[b]++;
     p->halt_sum += ms;
     if (ms > p->st.halt_max_ms)
         p->st.halt_max_ms = ms;
