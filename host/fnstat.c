@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctxtab.h"
+
 /* One level of a context's stack, indexed by the tree's depth. A level below the first entry
  * (a frame from before the trace) is never entered but still gathers its children's times. */
 struct level {
@@ -53,9 +55,7 @@ struct fnstat {
     size_t map_cap;
     struct fnstat_row *sorted;
     size_t sorted_cap;
-    struct fs_ctx **ctx;
-    unsigned nctx, ctx_cap;
-    struct fs_ctx *last_ctx;
+    struct ctxtab ctx;    /* struct fs_ctx */
     uint64_t dropped;
 };
 
@@ -352,30 +352,16 @@ struct fnstat *fnstat_new(const struct sym_table *sym, uint64_t bias)
 
 const struct tree_sink *fnstat_sink(struct fnstat *s, uint32_t ctx)
 {
-    struct fs_ctx *c;
+    struct fs_ctx *c = ctxtab_find(&s->ctx, ctx);
 
-    if (s->last_ctx && s->last_ctx->id == ctx)
-        return &s->last_ctx->sink;
-    for (unsigned i = 0; i < s->nctx; i++)
-        if (s->ctx[i]->id == ctx)
-            return &(s->last_ctx = s->ctx[i])->sink;
-    if (s->nctx == s->ctx_cap) {
-        unsigned cap = s->ctx_cap ? s->ctx_cap * 2 : 8;
-        struct fs_ctx **p = realloc(s->ctx, cap * sizeof *p);
-
-        if (!p)
-            return NULL;
-        s->ctx = p;
-        s->ctx_cap = cap;
-    }
-    if (!(c = calloc(1, sizeof *c)))
+    if (c)
+        return &c->sink;
+    if (!(c = ctxtab_add(&s->ctx, ctx, sizeof *c)))
         return NULL;
     c->s = s;
     c->id = ctx;
     c->need_base = 1;
     c->sink = (struct tree_sink){c, fs_enter, fs_exit, fs_special, fs_finish, NULL};
-    s->ctx[s->nctx++] = c;
-    s->last_ctx = c;
     return &c->sink;
 }
 
@@ -452,12 +438,13 @@ void fnstat_free(struct fnstat *s)
 {
     if (!s)
         return;
-    for (unsigned i = 0; i < s->nctx; i++) {
-        free(s->ctx[i]->lvl);
-        free(s->ctx[i]->cnt);
-        free(s->ctx[i]);
+    for (unsigned i = 0; i < s->ctx.n; i++) {
+        struct fs_ctx *c = s->ctx.v[i];
+
+        free(c->lvl);
+        free(c->cnt);
     }
-    free(s->ctx);
+    ctxtab_free(&s->ctx);
     free(s->rows);
     free(s->map);
     free(s->sorted);

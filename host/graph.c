@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctxtab.h"
 #include "render.h"
 
 /* What a level's call counts into when it is no node. */
@@ -76,9 +77,7 @@ struct graph {
     struct graph_stat fn; /* a function's graph: every call of it (addr 0 for bottom-level) */
     struct graph_stat *stats;
     size_t stats_cap;
-    struct g_ctx **ctx;
-    unsigned nctx, ctx_cap;
-    struct g_ctx *last_ctx;
+    struct ctxtab ctx;    /* struct g_ctx */
     uint64_t left_out, dropped;
 };
 
@@ -427,30 +426,16 @@ struct graph *graph_new(const struct sym_table *sym, uint64_t bias, uint64_t fun
 
 const struct tree_sink *graph_sink(struct graph *g, uint32_t ctx)
 {
-    struct g_ctx *c;
+    struct g_ctx *c = ctxtab_find(&g->ctx, ctx);
 
-    if (g->last_ctx && g->last_ctx->id == ctx)
-        return &g->last_ctx->sink;
-    for (unsigned i = 0; i < g->nctx; i++)
-        if (g->ctx[i]->id == ctx)
-            return &(g->last_ctx = g->ctx[i])->sink;
-    if (g->nctx == g->ctx_cap) {
-        unsigned cap = g->ctx_cap ? g->ctx_cap * 2 : 8;
-        struct g_ctx **p = realloc(g->ctx, cap * sizeof *p);
-
-        if (!p)
-            return NULL;
-        g->ctx = p;
-        g->ctx_cap = cap;
-    }
-    if (!(c = calloc(1, sizeof *c)))
+    if (c)
+        return &c->sink;
+    if (!(c = ctxtab_add(&g->ctx, ctx, sizeof *c)))
         return NULL;
     c->g = g;
     c->id = ctx;
     c->need_base = 1;
     c->sink = (struct tree_sink){c, g_enter, g_exit, g_special, g_finish, NULL};
-    g->ctx[g->nctx++] = c;
-    g->last_ctx = c;
     return &c->sink;
 }
 
@@ -726,11 +711,9 @@ void graph_free(struct graph *g)
 {
     if (!g)
         return;
-    for (unsigned i = 0; i < g->nctx; i++) {
-        free(g->ctx[i]->lvl);
-        free(g->ctx[i]);
-    }
-    free(g->ctx);
+    for (unsigned i = 0; i < g->ctx.n; i++)
+        free(((struct g_ctx *)g->ctx.v[i])->lvl);
+    ctxtab_free(&g->ctx);
     free(g->nodes);
     free(g->map);
     free(g->callers);
