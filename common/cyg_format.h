@@ -199,6 +199,62 @@ _Static_assert(sizeof(struct cyg_ctl) == CYG_HDR_BYTES, "control block size");
 #define CYG_SP_TRIGGER 10u /* a trigger fired (version 3): a = the function (a start or freeze
                               at its entry, a stop at its exit) or the mark's value; data =
                               CYG_TRIGD_* below */
+#define CYG_SP_TIME 11u    /* a clock reading for the specials after it (which have none of
+                              their own): a = the timestamp, as a call record of this ring
+                              carries it (ts_bits wide); data = 0. An RTOS glue writes it just
+                              before a CONTEXT, so that a switch has its own time */
+#define CYG_SP_SCHED 12u   /* the scheduler (an RTOS glue, FORMAT.md 7.5): data = CYG_SCHED_*
+                              below (the kind in bits 3..0), a = as the kind says */
+#define CYG_SP_NAME 13u    /* a name, a word of it a record (FORMAT.md 7.5): data =
+                              CYG_NAME_* below. Part 0: a = the key (a context id, an object's
+                              handle); parts 1..: a = W bytes of the name in memory order */
+
+/* SCHED data (24 bits). Kind in bits 3..0: */
+#define CYG_SCHED_KIND_MASK 0xFu
+#define CYG_SCHED_BLOCK 1u  /* the current context blocks: a = the object's handle (0 for a
+                               delay, a notification, a suspension); bits 7..4 the object's
+                               type (CYG_OBJ_*), bits 9..8 the operation (CYG_OP_*) */
+#define CYG_SCHED_WAKE 2u   /* the current context made context ID (bits 23..4) ready: a = its
+                               handle (the waker's side) */
+#define CYG_SCHED_RESUME 3u /* the current context, just switched in, was woken by context ID
+                               (bits 23..4): a = the waker's handle (the woken side, right
+                               after the CONTEXT) */
+#define CYG_SCHED_OBJ_SHIFT 4u
+#define CYG_SCHED_OBJ_MASK 0xFu
+#define CYG_SCHED_OP_SHIFT 8u
+#define CYG_SCHED_OP_MASK 0x3u
+#define CYG_SCHED_ID_SHIFT 4u
+#define CYG_SCHED_ID_MASK 0xFFFFFu /* 20 bits of a context id */
+
+/* Object types (SCHED BLOCK, NAME of an object). */
+#define CYG_OBJ_NONE 0u
+#define CYG_OBJ_QUEUE 1u
+#define CYG_OBJ_SEMAPHORE 2u  /* binary or counting */
+#define CYG_OBJ_MUTEX 3u      /* recursive too */
+#define CYG_OBJ_EVENTS 4u     /* an event group */
+#define CYG_OBJ_STREAM 5u     /* a stream or message buffer */
+#define CYG_OBJ_DELAY 6u      /* a delay: a = the ticks asked for (0: unknown) */
+#define CYG_OBJ_NOTIFY 7u     /* a task notification: a = its index */
+#define CYG_OBJ_SUSPEND 8u    /* suspended by a call (vTaskSuspend) */
+#define CYG_OBJ_TASK 9u       /* a task, as a NAME's object (unused: tasks are contexts) */
+
+/* Operations (SCHED BLOCK on a queue or a stream). */
+#define CYG_OP_RECEIVE 0u
+#define CYG_OP_SEND 1u
+#define CYG_OP_PEEK 2u
+
+/* NAME data (24 bits): */
+#define CYG_NAME_PART_MASK 0xFu      /* bits 3..0: which record, 0 the key */
+#define CYG_NAME_LAST (1u << 4)      /* the name's last record */
+#define CYG_NAME_LEN_SHIFT 5u        /* bits 8..5: the name's bytes in this record, 0..W */
+#define CYG_NAME_LEN_MASK 0xFu
+#define CYG_NAME_WHAT_SHIFT 9u       /* bit 9: 0 a context (key: its id), 1 an object (key:
+                                        its handle) */
+#define CYG_NAME_OBJECT (1u << 9)
+#define CYG_NAME_OBJ_SHIFT 10u       /* bits 13..10: an object's type (CYG_OBJ_*) */
+#define CYG_NAME_OBJ_MASK 0xFu
+#define CYG_NAME_MAX_PARTS 16u       /* the key and up to 15 words: 60 bytes on a 32-bit
+                                        target, 120 on a 64-bit one */
 
 /* VALUE data: 24 bits, the same on every target. A value is one word (an int, a pointer, a
  * float), two on a 32-bit target for a 64-bit integer or a double (part 0 the low word), or a
@@ -347,13 +403,18 @@ _Static_assert(sizeof(struct cyg_ctrl) == CYG_CTRL_BYTES, "control area size");
 _Static_assert(CYG_CTRL_OFF_TRIG + CYG_CTRL_TRIGS * CYG_CTRL_TRIG_BYTES == CYG_CTRL_OFF_EXCL,
                "control area layout");
 
-/* Fault kinds (CYG_SP_FAULT data): Cortex-M exception numbers, or 0x100 + a POSIX signal. */
+/* Fault kinds (CYG_SP_FAULT data): Cortex-M exception numbers, 0x100 + a POSIX signal, or
+ * 0x200 + a RISC-V mcause exception code (0..127), 0x80 more when mcause says interrupt (a trap
+ * the firmware did not expect); the word after the PC is then ra, as LR on Cortex-M. */
 #define CYG_FAULT_HARD 3u
 #define CYG_FAULT_MEMMANAGE 4u
 #define CYG_FAULT_BUS 5u
 #define CYG_FAULT_USAGE 6u
 #define CYG_FAULT_SECURE 7u
 #define CYG_FAULT_SIGNAL 0x100u
+#define CYG_FAULT_RISCV 0x200u
+#define CYG_FAULT_RISCV_IRQ 0x80u
+#define CYG_FAULT_RISCV_CODE 0x7fu
 
 /* The lap bit value (0 or 1) that record number seq must carry in a ring of 2^cap_log2. */
 static inline unsigned cyg_lap(uint64_t seq, unsigned cap_log2)

@@ -51,7 +51,8 @@
  *        then with CYG_EF_TIMESTAMPS, varint dt: time = (time + dt) masked to ts_bits is the
  *        event's timestamp (the host keeps an unwrapped 64-bit clock).
  *   0x82 SPECIAL: u8 type (CYG_SP_*), varint data, varint payload (the record's word a).
- *        It takes the time of the event before it, as in the ring.
+ *        It takes the time of the event before it, as in the ring. A TIME special
+ *        (CYG_SP_TIME) sets time = payload masked to ts_bits: the next dt adds to it.
  *   0x83 SKIP: varint n: the next n records are not in the stream: the drain found them
  *        reserved but never written, or the writer overwrote them before the drain read them
  *        (it lapped the drain). Either way the target lost them, and the drain says how many.

@@ -41,6 +41,8 @@ struct show_opts {
     int collapse;
     int have_thread;
     uint32_t thread;
+    const char *thread_name; /* --thread=NAME: a context's name, resolved after the scan
+                                (cmd_show_thread); NULL: --thread=N or none */
     int force;          /* decode even when the ELF does not match */
     unsigned show;      /* RENDER_SRCLINE, RENDER_SIGNATURES, RENDER_FULL_PATH */
     int color;          /* --color: 1 always, 0 never, -1 auto (a terminal, TERM, NO_COLOR) */
@@ -123,10 +125,16 @@ struct cmd_filter_run {
  * the map's thread lines (cmd_scan does this; for scans of one's own). */
 void cmd_scan_threads(const struct load *l, struct tree_scan *sc);
 
+/* The thread or context --thread picks: o->thread, or the context o->thread_name names (the
+ * scan fed l->names). 0 with *id set, or -1 after a message (dump names the trace). */
+int cmd_show_thread(const struct load *l, const struct show_opts *o, const char *dump,
+                    uint32_t *id);
+
 /* One pass over the events in ft's time range: the contexts and how deep each starts (sc),
  * what the pass skipped (st), and how many of the first functions entered the ELF knows
- * (*known of *checked: none means a stripped ELF or the wrong one). 0, or -1 on a read error
- * or out of memory. */
+ * (*known of *checked: none means a stripped ELF or the wrong one); the names of the trace's
+ * NAME records and its contexts' handles go into l->names (all of them, whatever ft). 0, or
+ * -1 on a read error or out of memory. */
 int cmd_scan(struct load *l, struct filter_time ft, struct tree_scan *sc, struct load_stats *st,
              unsigned *checked, unsigned *known);
 

@@ -1,5 +1,6 @@
 /* cmd_export.c - "cygtrace export": the trace as Chrome trace JSON, folded stacks or a
- * callgrind file, through the same filters as tree and report. */
+ * callgrind file, through the same filters as tree and report; in Chrome JSON, an RTOS
+ * trace's schedule too (taskstat.h). */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include "cyg_format.h"
 #include "export.h"
 #include "outfile.h"
+#include "taskstat.h"
 
 enum { EXPORT_OPT_FORMAT = 0x200 };
 
@@ -24,9 +26,47 @@ static void usage(FILE *f)
             cmd_show_usage);
 }
 
+struct run {
+    struct export *x;
+    struct load *l;
+};
+
 static const struct tree_sink *sink_of(void *arg, const struct dec_ctx *c)
 {
-    return export_sink(arg, c->id, c->os_tid);
+    struct run *r = arg;
+
+    export_names(r->x, r->l->names); /* complete now: the scan ran */
+    return export_sink(r->x, c->id, c->os_tid);
+}
+
+/* The schedule of a 32-bit trace that an RTOS glue wrote (SCHED or NAME records, and
+ * switches): a pass to tell, and one that writes it; other traces' JSON stays as it was.
+ * 0, or -1 on a read error or out of memory. */
+static int schedule(struct load *l, const char *elf, const char *dump, const struct show_opts *o,
+                    struct export *x)
+{
+    struct filter_opts fo;
+    struct filter_time ft;
+    struct taskstat_info in;
+    struct taskstat *s;
+    char err[512];
+    int rc;
+
+    if (cmd_filter_resolve(o, l, elf, dump, &fo, &ft, err, sizeof err) < 0)
+        return 0; /* cannot be: cmd_filter_run resolved the same */
+    if (!(s = taskstat_new(NULL, NULL)))
+        return -1;
+    rc = taskstat_run(l, ft, s);
+    taskstat_get_info(s, &in);
+    taskstat_free(s);
+    if (rc < 0 || !in.rtos || !in.switches)
+        return rc;
+    export_names(x, l->names);
+    if (!(s = taskstat_new(export_taskstat_span, x)))
+        return -1;
+    rc = taskstat_run(l, ft, s);
+    taskstat_free(s);
+    return rc;
 }
 
 int cmd_export(int argc, char **argv)
@@ -110,8 +150,14 @@ int cmd_export(int argc, char **argv)
         cmd_error("%s: out of memory", dump);
         goto out;
     }
-    if ((rc = cmd_filter_run(&l, elf, dump, &o, sink_of, x, &run)) != 0)
+    if ((rc = cmd_filter_run(&l, elf, dump, &o, sink_of, &(struct run){x, &l}, &run)) != 0)
         goto out;
+    if (xo.format == EXPORT_CHROME && l.ring.word_bytes == 4 && run.sc.n > 1 &&
+        schedule(&l, elf, dump, &o, x) < 0) {
+        cmd_error("%s: read error (or out of memory)", dump);
+        rc = 1;
+        goto out;
+    }
     if (export_end(x) < 0) {
         cmd_error("%s: cannot write (or out of memory)", outname ? outname : "standard output");
         rc = 1;

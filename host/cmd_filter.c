@@ -128,6 +128,7 @@ int cmd_filter_run(struct load *l, const char *elf, const char *dump, const stru
     struct filter_time ft;
     struct ctx_run *cr = NULL;
     unsigned checked = 0, known = 0, n = 0;
+    uint32_t thread = 0;
     char err[512];
     int rc = 1;
 
@@ -146,13 +147,15 @@ int cmd_filter_run(struct load *l, const char *elf, const char *dump, const stru
                   "traced program?); use --force to print addresses", elf);
         return 1;
     }
+    if (o->have_thread && cmd_show_thread(l, o, dump, &thread) < 0)
+        return 1;
     if (!(cr = calloc(run->sc.n + 1, sizeof *cr)))
         goto oom;
     for (unsigned i = 0; i < run->sc.n; i++) {
         const struct dec_ctx *c = &run->sc.ctx[i];
         const struct tree_sink *s;
 
-        if (!c->events || (o->have_thread && c->id != o->thread))
+        if (!c->events || (o->have_thread && c->id != thread))
             continue;
         if (!(s = sink_of(arg, c)) || !(cr[n].f = filter_new(s, &fo)))
             goto oom;
@@ -163,7 +166,7 @@ int cmd_filter_run(struct load *l, const char *elf, const char *dump, const stru
             goto oom;
     }
     if (o->have_thread && !n) {
-        cmd_error("%s: no thread %u in the trace", dump, o->thread);
+        cmd_error("%s: no thread %u in the trace", dump, thread);
         goto out;
     }
     if (n && feed(l, ft, cr, n) < 0) {

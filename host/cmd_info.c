@@ -136,6 +136,17 @@ static void print_ring(const struct load *l, const char *dump)
     print_control(l);
 }
 
+/* A named kernel object: "object:     queue "jobs" at 0x20001234". */
+static void print_obj(void *arg, uint64_t handle, unsigned objtype, const char *name)
+{
+    static const char *const types[] = {"object", "queue", "semaphore", "mutex", "event group",
+                                        "stream buffer"};
+
+    (void)arg;
+    printf("object:     %s \"%s\" at 0x%" PRIx64 "\n",
+           objtype < sizeof types / sizeof *types ? types[objtype] : "object", name, handle);
+}
+
 static int print_records(struct load *l)
 {
     struct tree_scan sc = {0};
@@ -150,6 +161,7 @@ static int print_records(struct load *l)
     if (!p)
         return -1;
     while ((rc = load_pass_next(p, &e)) > 0) {
+        names_feed(l->names, &e, l->ring.word_bytes);
         if (tree_scan_add(&sc, &e) < 0) {
             rc = -1;
             break;
@@ -187,13 +199,21 @@ static int print_records(struct load *l)
     }
     cmd_scan_threads(l, &sc);
     for (unsigned i = 0; rc == 0 && i < sc.n; i++) {
+        char nb[256];
+        const char *name = render_ctx_name(l->names, l->sym, l->ring.load_bias, sc.ctx[i].id, 0,
+                                           nb, sizeof nb);
+
         printf("%s %-5u %" PRIu64 " events", l->ring.word_bytes == 8 ? "thread " : "context",
                sc.ctx[i].id, sc.ctx[i].events);
         if (sc.ctx[i].os_tid)
             printf(sc.ctx[i].vfork ? ", vfork child pid %" PRIu64 : ", tid %" PRIu64,
                    sc.ctx[i].os_tid);
+        if (name)
+            printf(", \"%s\"", name);
         printf("\n");
     }
+    if (rc == 0)
+        names_each_obj(l->names, print_obj, NULL);
     tree_scan_free(&sc);
     return rc;
 }

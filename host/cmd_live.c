@@ -67,6 +67,7 @@ struct live {
     unsigned nctx;
     int cur;            /* the context of the last line printed, -1 before any */
     struct ev lost0;    /* records lost before any context's first event (addr 0: none) */
+    struct names *names; /* what the NAME and CONTEXT records said so far */
     uint64_t unmatched;
     /* the source */
     const char *source; /* as the user named it, for messages */
@@ -223,7 +224,10 @@ static void plain_event(struct live *l, const struct ev *e)
     struct live_ctx *c;
     int idx;
 
-    if (e->kind != EV_LOST && l->show.have_thread && e->ctx != l->show.thread)
+    if (e->kind != EV_LOST && l->show.have_thread &&
+        (l->show.thread_name ? !names_ctx(l->names, e->ctx) ||
+                                   strcmp(names_ctx(l->names, e->ctx), l->show.thread_name)
+                             : e->ctx != l->show.thread))
         return;
     if (!filter_time_keep(&l->ft, e))
         return;
@@ -246,9 +250,14 @@ static void plain_event(struct live *l, const struct ev *e)
             goto oom;
         idx = (int)(c - l->ctx);
         if (idx != l->cur && l->nctx > 1) {
+            char nb[256];
+            const char *name = render_ctx_name(l->names, l->sym, l->ring.load_bias, e->ctx, 0,
+                                               nb, sizeof nb);
+
             if (l->cur >= 0)
                 render_flush(l->ctx[l->cur].render);
-            printf("# %s %u\n", l->ring.word_bytes == 8 ? "thread" : "context", e->ctx);
+            printf("# %s %u", l->ring.word_bytes == 8 ? "thread" : "context", e->ctx);
+            printf(name ? " \"%s\"\n" : "\n", name);
         }
         l->cur = idx;
         if (l->lost0.addr) {
@@ -287,6 +296,7 @@ static void on_event(void *arg, const struct ev *e)
     }
     if (e->kind == EV_FAULT)
         l->fault = 1;
+    names_feed(l->names, e, l->ring.word_bytes);
     if (l->view)
         view_event(l->view, e);
     else
@@ -786,6 +796,11 @@ int cmd_live(int argc, char **argv)
         cmd_error("live: --only, --hide, --min-time and --time-range need --plain");
         return 2;
     }
+    if (!(l.names = names_new())) {
+        cmd_error("live: out of memory");
+        return 1;
+    }
+    l.ro.names = l.names;
     l.ro.style = (enum render_style)l.show.style;
     l.ro.max_depth = l.show.max_depth;
     l.ro.collapse = l.show.collapse;
@@ -794,6 +809,7 @@ int cmd_live(int argc, char **argv)
         l.ro.show |= RENDER_COLOR;
     if (!(l.sym = sym_open(l.elf, why, sizeof why))) {
         cmd_error("%s: %s", l.elf, why);
+        names_free(l.names);
         return 1;
     }
     if (l.show.show & (RENDER_SRCLINE | RENDER_SIGNATURES))
@@ -859,5 +875,6 @@ out:
     follow_close(l.follow);
     dwarf_src_close(l.ro.dwarf);
     sym_close(l.sym);
+    names_free(l.names);
     return rc;
 }

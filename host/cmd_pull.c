@@ -22,8 +22,11 @@
 #include "cyg_format.h"
 #include "le.h"
 #include "load.h"
+#include "modmap.h"
+#include "names.h"
 #include "outfile.h"
 #include "rsp.h"
+#include "rtos.h"
 
 #define PULL_PROGRESS_MIN (64u << 10) /* smaller reads are over before a progress line helps */
 #define PULL_MAX_BYTES ((uint64_t)1 << 32)
@@ -161,9 +164,10 @@ static int write_dump(const char *path, const void *buf, size_t len)
     return 0;
 }
 
-/* Connects, finds the ring and reads it whole into *buf. Returns 0, or 1 after a message. */
+/* Connects, finds the ring and reads it whole into *buf. Returns 0 with the connection in *cp
+ * (the caller closes it), or 1 after a message. */
 static int pull(const struct pull_opts *o, const char *elf, struct sym_table *sym, const char *name,
-                uint8_t **buf, size_t *len)
+                uint8_t **buf, size_t *len, struct rsp **cp)
 {
     unsigned word = sym_word_bytes(sym);
     uint64_t rt, bias = 0, ctl, total;
@@ -172,7 +176,7 @@ static int pull(const struct pull_opts *o, const char *elf, struct sym_table *sy
     struct dec_ring r;
     const char *why, *what = "";
     struct rsp *c;
-    int rc = 1, e;
+    int e;
 
     *buf = NULL;
     if (sym_find(sym, "cyg_rt", &rt, NULL) < 0) {
@@ -233,18 +237,115 @@ static int pull(const struct pull_opts *o, const char *elf, struct sym_table *sy
     if (e < 0)
         goto rsp_fail;
     *len = total;
-    rc = 0;
-    goto out;
+    *cp = c;
+    return 0;
 rsp_fail:
     cmd_gdb_error(c, name, what);
-    rc = 1;
 out:
-    cmd_gdb_close(c); /* detached before the decoding: the target goes on as soon as it can */
-    if (rc) {
-        free(*buf);
-        *buf = NULL;
+    cmd_gdb_close(c);
+    free(*buf);
+    *buf = NULL;
+    return 1;
+}
+
+/* --- names the kernel keeps -------------------------------------------------------------------- */
+
+static int read_target(void *arg, uint64_t addr, void *buf, size_t len)
+{
+    return rsp_read_mem(arg, addr, buf, len, NULL, NULL);
+}
+
+/* A FreeRTOS target's task and queue names, for the contexts of the pulled ring: those its NAME
+ * records give, and from the kernel's memory those a wrapped ring no longer names. NULL when
+ * the program has no glue, or nothing could be read (then a warning says why). */
+static struct names *pull_names(struct rsp *c, const char *elf, const char *name, uint8_t *buf,
+                                size_t len, int force)
+{
+    struct names *n = NULL;
+    struct load_pass *p = NULL;
+    uint32_t *ids = NULL;
+    uint64_t *handles = NULL;
+    size_t count = 0, cap = 0;
+    struct load l;
+    struct ev e;
+    char err[512];
+    int got;
+
+    if (load_attach(&l, elf, src_open_mem(name, buf, len, 0), force, err, sizeof err) < 0)
+        return NULL; /* said again, and better, by the decoding that follows */
+    if (!rtos_has_freertos(l.sym) || !(n = names_new()) || !(p = load_pass_open(&l)))
+        goto out;
+    /* The contexts and their handles (the last wins, as for the decoder), and the names the
+     * records still hold. */
+    while ((got = load_pass_next(p, &e)) > 0) {
+        size_t i;
+
+        names_feed(n, &e, l.ring.word_bytes);
+        if (e.kind != EV_CONTEXT)
+            continue;
+        for (i = 0; i < count && ids[i] != e.data; i++)
+            ;
+        if (i == count) {
+            if (count == cap) {
+                size_t nc = cap ? 2 * cap : 16;
+                uint32_t *ni = realloc(ids, nc * sizeof *ids);
+                uint64_t *nh = ni ? realloc(handles, nc * sizeof *nh) : NULL;
+
+                if (ni)
+                    ids = ni;
+                if (!nh)
+                    goto out;
+                handles = nh;
+                cap = nc;
+            }
+            ids[count++] = e.data;
+        }
+        handles[i] = e.addr;
     }
-    return rc;
+    if (got == 0 && rtos_freertos_names(l.sym, read_target, c, ids, handles, count, n, err,
+                                        sizeof err) < 0)
+        cmd_error("warning: %s: task names: %s", name, err);
+out:
+    load_pass_close(p);
+    load_close(&l);
+    free(ids);
+    free(handles);
+    return n;
+}
+
+/* DUMP.maps beside a saved dump: the names pulled from the target, which the dump's records
+ * may no longer hold. */
+static int write_names(const char *dump, const struct names *n)
+{
+    char path[4096], err_buf[512];
+    struct outfile *of;
+
+    if (snprintf(path, sizeof path, "%s.maps", dump) >= (int)sizeof path) {
+        cmd_error("%s: path too long for its .maps", dump);
+        return -1;
+    }
+    if (!n) { /* no names: one left by an earlier pull into the same file would lie */
+        if (unlink(path) < 0 && errno != ENOENT) {
+            cmd_error("%s: cannot remove the names of an earlier pull: %s", path,
+                      strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    if (!(of = outfile_open(path, err_buf, sizeof err_buf))) {
+        cmd_error("%s: %s", path, err_buf);
+        return -1;
+    }
+    if (modmap_write_names(outfile_stream(of), n) < 0 || ferror(outfile_stream(of))) {
+        outfile_abort(of);
+        cmd_error("%s: cannot write: %s", path, strerror(errno));
+        return -1;
+    }
+    if (outfile_commit(of, err_buf, sizeof err_buf) < 0) {
+        cmd_error("%s: %s", path, err_buf);
+        return -1;
+    }
+    return 0;
 }
 
 static int parse_opts(int argc, char **argv, struct pull_opts *o)
@@ -297,6 +398,8 @@ int cmd_pull(int argc, char **argv)
 {
     struct pull_opts o;
     struct sym_table *sym;
+    struct names *names;
+    struct rsp *c;
     struct load l;
     const char *elf;
     char err[512], name[300];
@@ -314,18 +417,29 @@ int cmd_pull(int argc, char **argv)
         return 1;
     }
     snprintf(name, sizeof name, "gdb %s", o.gdb.where);
-    rc = pull(&o, elf, sym, name, &buf, &len);
+    rc = pull(&o, elf, sym, name, &buf, &len, &c);
     sym_close(sym);
     if (rc)
         return rc;
+    /* Still attached: the kernel's names are read now, then the target goes on. */
+    names = pull_names(c, elf, name, buf, len, o.show.force);
+    cmd_gdb_close(c);
     if (o.out) {
         rc = write_dump(o.out, buf, len) < 0;
+        if (!rc)
+            rc = write_names(o.out, names) < 0;
+        names_free(names);
         free(buf);
         return rc;
     }
     if (load_attach(&l, elf, src_open_mem(name, buf, len, 1), o.show.force, err, sizeof err) < 0) {
         cmd_error("%s", err);
+        names_free(names);
         return 1;
+    }
+    if (names) { /* a pulled ring has no DUMP.maps: these are all the names there are */
+        names_free(l.names);
+        l.names = names;
     }
     cmd_load_warn(&l);
     rc = cmd_show(&l, elf, name, &o.show);

@@ -1,6 +1,7 @@
 /* cmd_report.c - "cygtrace report": a flat profile per function (calls, total, self, avg, max)
  * from fnstat tables fed by the filtered trees: one table per context when there are several,
- * and one for them all. */
+ * and one for them all; then, for a 32-bit trace of several contexts that switch, one line
+ * per context (task, interrupt) of who ran when (taskstat.h). */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,8 +12,9 @@
 #include "cyg_format.h"
 #include "fnstat.h"
 #include "render.h"
+#include "taskstat.h"
 
-enum { SORT_AVG = FNSTAT_KEYS, REPORT_SORT = 0x200, REPORT_TICKS };
+enum { SORT_AVG = FNSTAT_KEYS, REPORT_SORT = 0x200, REPORT_TICKS, REPORT_TASKS };
 
 /* A context's tree feeds its own table and the all-contexts one. */
 struct tee {
@@ -130,11 +132,171 @@ static int print_table(struct report *r, struct fnstat *s, int key, uint64_t *pa
     return 0;
 }
 
+/* What the per-context section prints: the trace's contexts and how its times read. */
+struct tasks {
+    struct load *l;
+    uint64_t hz;   /* 0: clock ticks */
+    int timed;
+    int wrapped;   /* the ring wrapped: the first context's switch-in is gone */
+    const struct show_opts *o;
+    int sep;       /* a blank line before the section: tables came before */
+};
+
+static void ctx_name(const struct tasks *t, uint32_t id, char *buf, size_t len)
+{
+    taskstat_name(t->l->names, t->l->sym, t->l->ring.load_bias, id, buf, len);
+}
+
+/* A note line listing the contexts that have flag in their cut, if any. */
+static void cut_note(const struct tasks *t, const struct taskstat_ctx *v, unsigned n, unsigned flag,
+                     const char *what)
+{
+    unsigned k = 0;
+
+    for (unsigned i = 0; i < n; i++) {
+        char name[NAMES_MAX + 32];
+
+        if (!(v[i].cut & flag) || (t->o->have_thread && v[i].id != t->o->thread))
+            continue;
+        if (k == 8) { /* enough to say what happened */
+            printf(", ...");
+            break;
+        }
+        ctx_name(t, v[i].id, name, sizeof name);
+        printf("%s%s", k++ ? ", " : what, name);
+    }
+    if (k)
+        printf("\n");
+}
+
+static void task_row(const struct tasks *t, const struct taskstat_ctx *c, uint64_t whole)
+{
+    char name[NAMES_MAX + 32], waker[NAMES_MAX + 64] = "-";
+
+    ctx_name(t, c->id, name, sizeof name);
+    if (c->waker_n) {
+        size_t k;
+
+        ctx_name(t, c->waker, waker, sizeof waker);
+        k = strlen(waker);
+        snprintf(waker + k, sizeof waker - k, " (%" PRIu64 " of %" PRIu64 ")", c->waker_n,
+                 c->wakes);
+    }
+    if (t->timed) {
+        char run[32], blocked[32], share[16] = "-";
+
+        render_duration(c->run, t->hz, run, sizeof run);
+        render_duration(c->blocked, t->hz, blocked, sizeof blocked);
+        if (whole)
+            snprintf(share, sizeof share, "%.1f%%", 100.0 * (double)c->run / (double)whole);
+        printf("%14s %7s %14s ", run, share, blocked);
+    }
+    printf("%10" PRIu64 " %10" PRIu64 "  %-16s  %s\n", c->switches, c->blocks, name, waker);
+}
+
+/* The per-context section of a 32-bit trace whose contexts switch (CONTEXT records), from one
+ * pass of its own over the events in ft's range: *shown says whether there was one. 0, or -1
+ * on a read error or out of memory. */
+static int print_tasks(const struct tasks *t, struct filter_time ft, int *shown)
+{
+    struct taskstat *s;
+    struct taskstat_info in;
+    const struct taskstat_ctx *v;
+    unsigned n;
+    uint64_t whole;
+    char span[32];
+
+    *shown = 0;
+    if (t->l->ring.word_bytes != 4)
+        return 0;
+    if (!(s = taskstat_new(NULL, NULL)))
+        return -1;
+    if (taskstat_run(t->l, ft, s) < 0) {
+        taskstat_free(s);
+        return -1;
+    }
+    taskstat_get_info(s, &in);
+    v = taskstat_contexts(s, &n);
+    if (n < 2 || !in.switches) {
+        taskstat_free(s);
+        return 0;
+    }
+    *shown = 1;
+    if (t->sep)
+        printf("\n");
+    whole = in.t_last > in.t_first ? in.t_last - in.t_first : 0; /* a clock that stepped back */
+    render_duration(whole, t->hz, span, sizeof span);
+    printf("# %u contexts (tasks, interrupts)", n);
+    if (t->timed)
+        printf(", by running time over %s", span);
+    printf("\n");
+    if (t->timed)
+        printf("%14s %7s %14s ", "running", "share", "blocked");
+    printf("%10s %10s  %-16s  %s\n", "switches", "blocks", "context", "woken most by");
+    for (unsigned i = 0; i < n; i++)
+        if (!t->o->have_thread || v[i].id == t->o->thread)
+            task_row(t, &v[i], whole);
+    if (!t->timed) {
+        printf("# the trace has no timestamps: only switches and blocks are counted\n");
+    } else {
+        cut_note(t, v, n, TASKSTAT_CUT_START,
+                 t->wrapped ? "# running when the trace starts (the ring wrapped: when it was "
+                              "switched in is unknown), counted from the first event: "
+                            : "# running when the trace starts, counted from the first event: ");
+        cut_note(t, v, n, TASKSTAT_CUT_END,
+                 "# running when the trace ends (or a gap begins), counted to the last event: ");
+        cut_note(t, v, n, TASKSTAT_BLOCKED_START,
+                 "# woken before it ever ran, blocked since before the trace, counted from the "
+                 "first event: ");
+        cut_note(t, v, n, TASKSTAT_BLOCKED_END,
+                 "# still blocked when the trace ends, counted to the last event: ");
+    }
+    taskstat_free(s);
+    return 0;
+}
+
+/* --tasks: the scan (which gathers the contexts' names) and the per-context section only. */
+static int report_tasks(struct tasks *t, const char *elf, const char *dump)
+{
+    struct filter_opts fo;
+    struct filter_time ft;
+    struct tree_scan sc = {0};
+    struct load_stats st = {0};
+    unsigned checked = 0, known = 0;
+    char err[512];
+    int shown = 0, rc = 1;
+
+    if (cmd_filter_resolve(t->o, t->l, elf, dump, &fo, &ft, err, sizeof err) < 0) {
+        cmd_error("%s", err);
+        return 1;
+    }
+    setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+    if (cmd_scan(t->l, ft, &sc, &st, &checked, &known) < 0) {
+        cmd_error("%s: read error", dump);
+        goto out;
+    }
+    t->wrapped = st.dec.overwritten > 0;
+    if (print_tasks(t, ft, &shown) < 0) {
+        cmd_error("%s: read error (or out of memory)", dump);
+        goto out;
+    }
+    if (!shown)
+        printf("# no task switches: the trace is not a 32-bit one whose contexts switch "
+               "(CONTEXT records)\n");
+    rc = 0;
+out:
+    fflush(stdout);
+    tree_scan_free(&sc);
+    return rc;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: cygtrace report [options] ELF DUMP\n"
                "  --sort=KEY                  total (default), self, calls, avg, max, name\n"
-               "  --ticks                     times in clock ticks, not in seconds\n%s",
+               "  --ticks                     times in clock ticks, not in seconds\n"
+               "  --tasks                     only the per-context section: running and\n"
+               "                              blocked time, switches, blocks, who woke it\n%s",
             cmd_show_usage);
 }
 
@@ -156,9 +318,13 @@ static int report(struct load *l, const char *elf, const char *dump, const struc
                   int key, int ticks)
 {
     struct report r = {.l = l, .hz = ticks ? 0 : l->ring.ts_hz};
+    struct tasks t = {l, r.hz, !!(l->ring.flags & CYG_F_TIMESTAMPS), 0, o, 0};
     struct cmd_filter_run run;
+    struct filter_opts fo;
+    struct filter_time ft;
     uint64_t partial = 0, dropped;
-    int rc;
+    char err[512];
+    int rc, shown;
 
     if (!(r.all = fnstat_new(l->sym, l->ring.load_bias)) ||
         !(r.tee = calloc(r.cap = 1024, sizeof *r.tee))) {
@@ -181,6 +347,8 @@ static int report(struct load *l, const char *elf, const char *dump, const struc
         printf("# %s %u", l->ring.word_bytes == 8 ? "thread" : "context", r.tee[i].id);
         if (c && c->os_tid)
             printf(" (tid %" PRIu64 ")", c->os_tid);
+        else if (names_ctx(l->names, r.tee[i].id))
+            printf(" (%s)", names_ctx(l->names, r.tee[i].id));
         printf(", %" PRIu64 " events\n", c ? c->events : 0);
         if (print_table(&r, r.tee[i].own, key, &ignored) < 0)
             goto oom;
@@ -208,6 +376,17 @@ static int report(struct load *l, const char *elf, const char *dump, const struc
         printf("# %" PRIu64 " exits matched no call and were skipped\n", run.unmatched);
     if (dropped)
         printf("# %" PRIu64 " events could not be counted (out of memory)\n", dropped);
+    if (l->ring.word_bytes == 4 && run.sc.n > 1) {
+        /* resolved before, by cmd_filter_run: the same range, no message to give */
+        if (cmd_filter_resolve(o, l, elf, dump, &fo, &ft, err, sizeof err) < 0)
+            goto out;
+        t.wrapped = run.st.dec.overwritten > 0;
+        t.sep = 1;
+        if (print_tasks(&t, ft, &shown) < 0) {
+            cmd_error("%s: read error (or out of memory)", dump);
+            rc = 1;
+        }
+    }
     goto out;
 oom:
     cmd_error("%s: out of memory", dump);
@@ -229,11 +408,12 @@ int cmd_report(int argc, char **argv)
     static const struct option opts[] = {CMD_SHOW_LONGOPTS,
                                          {"sort", required_argument, 0, REPORT_SORT},
                                          {"ticks", no_argument, 0, REPORT_TICKS},
+                                         {"tasks", no_argument, 0, REPORT_TASKS},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     struct show_opts o;
     struct load l;
-    int c, rc, key = FNSTAT_BY_TOTAL, ticks = 0;
+    int c, rc, key = FNSTAT_BY_TOTAL, ticks = 0, tasks = 0;
 
     cmd_show_init(&o);
     optind = 1;
@@ -251,6 +431,10 @@ int cmd_report(int argc, char **argv)
             ticks = 1;
             continue;
         }
+        if (c == REPORT_TASKS) {
+            tasks = 1;
+            continue;
+        }
         if (c == REPORT_SORT) {
             if (parse_sort(optarg, &key) < 0) {
                 cmd_error("--sort=%s: not a key (total, self, calls, avg, max, name)", optarg);
@@ -263,7 +447,14 @@ int cmd_report(int argc, char **argv)
     }
     if ((rc = cmd_load_args(argc, argv, "report", o.force, &l)) != 0)
         return rc;
-    rc = report(&l, argv[optind], argv[optind + 1], &o, key, ticks);
+    if (tasks) {
+        struct tasks t = {&l, ticks ? 0 : l.ring.ts_hz, !!(l.ring.flags & CYG_F_TIMESTAMPS), 0,
+                          &o, 0};
+
+        rc = report_tasks(&t, argv[optind], argv[optind + 1]);
+    } else {
+        rc = report(&l, argv[optind], argv[optind + 1], &o, key, ticks);
+    }
     load_close(&l);
     return rc;
 }

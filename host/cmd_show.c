@@ -22,7 +22,7 @@ const char cmd_show_usage[] =
     "                              (needs call sites: CYGTRACE_CALLSITES=1)\n"
     "  --depth=N                   show N levels of calls\n"
     "  --no-collapse               show repeated calls one by one\n"
-    "  --thread=N                  only thread (or context) N\n"
+    "  --thread=N|NAME             only thread (or context) N, or the context called NAME\n"
     "  --force                     decode even if the dump is from another build\n"
     "  --only=FUNC                 only the calls of FUNC and what they call\n"
     "  --hide=FUNC                 leave out FUNC and what it calls\n"
@@ -70,12 +70,17 @@ int cmd_show_option(int c, const char *arg, struct show_opts *o)
         o->collapse = 0;
         return 1;
     case CMD_SHOW_THREAD:
-        if (cmd_parse_u64(arg, &v) < 0 || v > UINT32_MAX) {
-            cmd_error("--thread=%s: not a thread number", arg);
+        o->have_thread = 1;
+        o->thread_name = NULL;
+        if (cmd_parse_u64(arg, &v) == 0 && v <= UINT32_MAX) {
+            o->thread = (uint32_t)v;
+            return 1;
+        }
+        if (!*arg || (arg[0] >= '0' && arg[0] <= '9')) {
+            cmd_error("--thread=%s: not a thread number or a context's name", arg);
             return -2;
         }
-        o->have_thread = 1;
-        o->thread = (uint32_t)v;
+        o->thread_name = arg; /* a context's name: known after the scan (cmd_show_thread) */
         return 1;
     case CMD_SHOW_FORCE:
         o->force = 1;
@@ -135,8 +140,26 @@ void cmd_scan_threads(const struct load *l, struct tree_scan *sc)
     }
 }
 
+int cmd_show_thread(const struct load *l, const struct show_opts *o, const char *dump,
+                    uint32_t *id)
+{
+    int rc;
+
+    *id = o->thread;
+    if (!o->thread_name)
+        return 0;
+    rc = names_find_ctx(l->names, o->thread_name, id);
+    if (rc == 1)
+        return 0;
+    cmd_error(rc ? "%s: several contexts are called \"%s\"; use --thread=N"
+                 : "%s: no context called \"%s\" in the trace", dump, o->thread_name);
+    return -1;
+}
+
 /* One pass over every event: the contexts, and how deep each starts. It also counts how many
- * of the first functions entered the ELF knows: none means a stripped ELF or the wrong one. */
+ * of the first functions entered the ELF knows: none means a stripped ELF or the wrong one.
+ * The names go into l->names: the fast pass hands them the NAME and CONTEXT records it decodes
+ * anyway (specials are decoded one by one there), the other pass every event. */
 int cmd_scan(struct load *l, struct filter_time ft, struct tree_scan *sc, struct load_stats *st,
              unsigned *checked, unsigned *known)
 {
@@ -147,7 +170,7 @@ int cmd_scan(struct load *l, struct filter_time ft, struct tree_scan *sc, struct
     if (!p)
         return -1;
     if (!ft.on) { /* a ring, and every event counts: the fast pass */
-        struct dec_counts c = {.want_index = sc->want_index};
+        struct dec_counts c = {.want_index = sc->want_index, .names = l->names};
 
         rc = load_pass_count(p, &c);
         if (rc == 0) { /* the scan takes the contexts (and the index) over */
@@ -173,6 +196,9 @@ int cmd_scan(struct load *l, struct filter_time ft, struct tree_scan *sc, struct
         rc = 0;
     }
     while ((rc = load_pass_next(p, &e)) > 0) {
+        /* a name given before the time range still names what is in it */
+        if (e.kind == EV_NAME || e.kind == EV_CONTEXT || e.kind == EV_LOST)
+            names_feed(l->names, &e, l->ring.word_bytes);
         if (!filter_time_keep(&ft, &e))
             continue;
         if (e.kind == EV_ENTER && *checked < 256) {
@@ -335,6 +361,7 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
     char err[512];
     struct skipped sk = {0, 0};
     unsigned checked = 0, known = 0;
+    uint32_t thread = 0;
     int rc = 1, shown = 0;
 
     if (ro.style == RENDER_BRACES && !(l->ring.flags & CYG_F_CALLSITES)) {
@@ -347,6 +374,7 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
     ro.has_time = !!(l->ring.flags & CYG_F_TIMESTAMPS);
     ro.addr_width = l->ring.word_bytes * 2;
     ro.ctrl = l->ring.ctrl_state == DEC_CTRL_OK ? &l->ring.ctrl : NULL;
+    ro.names = l->names;
     ro.show = o->show;
     if (o->color > 0 || (o->color < 0 && cmd_color_auto()))
         ro.show |= RENDER_COLOR;
@@ -368,14 +396,25 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
                   "traced program?); use --force to print addresses", elf);
         goto out;
     }
+    if (o->have_thread && cmd_show_thread(l, o, dump, &thread) < 0)
+        goto out;
     for (unsigned i = 0; i < sc.n; i++) {
         const struct dec_ctx *c = &sc.ctx[i];
+        const char *name;
+        char nb[256];
 
-        if (!c->events || (o->have_thread && c->id != o->thread))
+        if (!c->events || (o->have_thread && c->id != thread))
             continue;
         if (sc.n > 1 && !o->have_thread) {
             printf("%s# %s %u", shown ? "\n" : "", l->ring.word_bytes == 8 ? "thread" : "context",
                    c->id);
+            if ((name = render_ctx_name(l->names, l->sym, l->ring.load_bias, c->id, 0, nb,
+                                        sizeof nb)))
+                printf(" \"%s\"", name);
+            else if (!c->id && l->ring.word_bytes == 4 && st.dec.overwritten)
+                /* context 0 is "not known yet" (FORMAT.md 7.2): in a lapped ring, whatever ran
+                 * before the first switch it still holds, not the program's first context */
+                printf(" (before the first context switch the trace holds)");
             if (c->os_tid)
                 printf(c->vfork ? " (vfork child, pid %" PRIu64 ")" : " (tid %" PRIu64 ")",
                        c->os_tid);
@@ -388,7 +427,11 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
         }
     }
     if (o->have_thread && !shown) {
-        cmd_error("%s: no thread %u in the trace", dump, o->thread);
+        if (o->thread_name)
+            cmd_error("%s: context \"%s\" (%u) made no calls in the trace", dump,
+                      o->thread_name, thread);
+        else
+            cmd_error("%s: no thread %u in the trace", dump, thread);
         goto out;
     }
     if (!shown && ro.style == RENDER_TREE)

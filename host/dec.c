@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "crc32.h"
+#include "names.h"
 #include "cyg_format.h"
 
 #define WINDOW_RECS 4096u /* records read per pread: 64 KB of 16-byte records */
@@ -306,6 +307,9 @@ unsigned dec_special_kind(unsigned type)
     case CYG_SP_PAD: return EV_PAD;
     case CYG_SP_VALUE: return EV_VALUE;
     case CYG_SP_TRIGGER: return EV_TRIGGER;
+    case CYG_SP_TIME: return EV_TIME;
+    case CYG_SP_SCHED: return EV_SCHED;
+    case CYG_SP_NAME: return EV_NAME;
     default: return EV_UNKNOWN;
     }
 }
@@ -326,8 +330,12 @@ static void decode_special(struct dec_state *s, struct ev *e, uint64_t a, uint64
         e->ctx = s->ctx;
     }
     e->addr = a;
-    e->time = s->clock.last_time;
     e->kind = (uint8_t)dec_special_kind(type);
+    /* A clock reading: the specials after it (a context switch) take its time, and the next
+     * call record unwraps from it, as from a call record's timestamp. */
+    if (e->kind == EV_TIME && (s->flags & CYG_F_TIMESTAMPS))
+        dec_clock_unwrap(&s->clock, a & s->ts_mask, s->ts_mask);
+    e->time = s->clock.last_time;
     if (e->kind == EV_UNKNOWN)
         e->data = type;
     else if (e->kind == EV_MARK && s->version >= 3) {
@@ -495,6 +503,9 @@ static inline __attribute__((always_inline)) int next_w(struct dec *d, struct ev
             continue;
         } else if (e->kind == EV_PAD) {
             d->st.padding++;
+            continue;
+        } else if (e->kind == EV_TIME) { /* its work is done: the clock */
+            d->st.times++;
             continue;
         }
         if (only && e->ctx != d->only_id)
@@ -690,11 +701,13 @@ struct ix_run {
     unsigned rec;
     uint64_t seq, next, marked;
     uint64_t lap_mask, lap_want, tmask;
+    uint64_t time_mask, time_want; /* a TIME record of this lap: b under time_mask */
     int ts;
     struct dec_clock ck;
 };
 
-/* Goes over the records from r->p on, unwrapping the clock, up to the end of the window (0), the
+/* Goes over the records from r->p on, unwrapping the clock (call records and TIME records), up
+ * to the end of the window (0), the
  * start of the next segment (1: that record not taken yet), or a record of a context not marked
  * in this segment yet (2, its id in *id: that record taken). A special counts without its own
  * checks: a segment marked for nothing costs a read, never an event. No call in the loop, so
@@ -725,6 +738,15 @@ static __attribute__((noinline)) int ix_scan(struct ix_run *r, uint32_t *id)
             }
             who = a >> CYG64_THREAD_SHIFT;
         } else if (b & CYG64_SPECIAL) {
+            /* A TIME record sets the clock as record_w has it do: checked as it checks it (a
+             * stale one would move a clock that dec_only then starts from). */
+            if (r->ts && (b & r->time_mask) == r->time_want) {
+                raw = a & tmask;
+                last_time =
+                    have_time ? last_time + ((((raw - last_raw) & tmask) ^ tsign) - tsign) : raw;
+                last_raw = raw;
+                have_time = 1;
+            }
             who = (b >> CYG64_STHREAD_SHIFT) & 0xffffu;
         } else {
             continue;
@@ -761,6 +783,15 @@ static __attribute__((noinline)) void ix_window(struct dec *d, struct dec_counts
                        .tmask = d->ds.ts_mask,
                        .ts = (d->ds.flags & CYG_F_TIMESTAMPS) != 0,
                        .ck = ib->clock};
+    /* In a window, one lap: the lap bit, and with CYG_F_LAPTAG the special's tag, are the
+     * same for all its records (holds, stale). */
+    r.time_mask = CYG64_LAP | CYG64_SPECIAL | (UINT64_C(0x3f) << CYG64_TYPE_SHIFT);
+    r.time_want = (d->lap_want & CYG64_LAP) | CYG64_SPECIAL |
+                  ((uint64_t)CYG_SP_TIME << CYG64_TYPE_SHIFT);
+    if (d->r.flags & CYG_F_LAPTAG) {
+        r.time_mask |= CYG64_STAG_MASK;
+        r.time_want |= cyg64_special_tag(d->win_seq, d->r.cap_log2) & CYG64_STAG_MASK;
+    }
     uint32_t id;
     int rc;
 
@@ -858,6 +889,12 @@ static inline __attribute__((always_inline)) int count_w(struct dec *d, struct d
                     d->st.padding++;
                     continue;
                 }
+                if (e.kind == EV_TIME) {
+                    d->st.times++;
+                    continue;
+                }
+                if (c->names && (e.kind == EV_NAME || e.kind == EV_CONTEXT))
+                    names_feed(c->names, &e, w);
                 d->st.decoded++;
                 if ((!x || x->id != e.ctx) &&
                     !(x = dec_ctx_get(&c->ctx, &c->n, &c->cap, e.ctx)))

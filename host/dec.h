@@ -13,6 +13,8 @@
 #include "cyg_format.h"
 #include "src.h"
 
+struct names;
+
 /* What a version 3 ring's control area (after its records, docs/FORMAT.md 2.7) gave. */
 enum dec_ctrl_state {
     DEC_CTRL_NONE = 0, /* version 1 or 2: the ring has none */
@@ -73,6 +75,14 @@ enum ev_kind {
                     addr = the word; the tree builder gives it to the innermost open call */
     EV_TRIGGER,  /* a trigger fired (version 3): data = CYG_SP_TRIGGER data (index, kind:
                     CYG_TRIGD_*), addr = the function, or the mark's value */
+    EV_SCHED,    /* the scheduler (an RTOS glue): data = CYG_SP_SCHED data (kind, object
+                    type, operation, or the other context's id), addr = its word a */
+    EV_NAME,     /* a word of a NAME record: data = CYG_NAME_*, addr = the key or W bytes of
+                    the name; the iterators return it, and names_feed() (names.h) puts the
+                    words of a context back together */
+    EV_TIME,     /* a TIME record: no event. It sets the clock (the specials after it take
+                    its time); the iterators (dec_next, dec_count, sdec) never return it,
+                    dec_record does, for its caller to skip as it skips EV_PAD */
 };
 
 enum ev_lost_why {
@@ -102,6 +112,7 @@ struct dec_stats {
                              the rest are the unused ends of threads' chunks */
     uint64_t padding;     /* slots a thread filled with PAD records (chunked rings) */
     uint64_t truncated;   /* slots missing because the dump is short */
+    uint64_t times;       /* TIME records: no event, a clock reading (FORMAT.md 7.5) */
     uint64_t decoded;     /* events returned */
 };
 
@@ -255,6 +266,9 @@ struct dec_counts {
     int want_index;          /* set by the caller: build index and the contexts' segs (best
                                 effort: none for a ring of one context or a 32-bit ring, or
                                 out of memory) */
+    struct names *names;     /* set by the caller, or NULL: the NAME and CONTEXT events go to
+                                names_feed (names.h), the only events the count decodes
+                                that a pass would otherwise need one by one for */
     struct dec_index index;  /* dec_index_free frees it */
 };
 

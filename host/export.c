@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctxtab.h"
 #include "cyg_format.h"
 #include "dec.h"
 #include "numfmt.h"
@@ -63,6 +64,9 @@ struct export {
     size_t nfiles;
     int first; /* chrome: no event written yet */
     int failed;
+    const struct names *nm;    /* the contexts' and objects' names, or NULL */
+    struct ctxtab tracks;      /* chrome: the contexts whose track has its name */
+    int cpu_track;             /* chrome: the CPU track has its name */
 };
 
 static size_t hash2(uint64_t a, uint64_t b)
@@ -184,6 +188,18 @@ static void chrome_ts(struct export *x, uint64_t ticks)
     fwrite_unlocked(buf, 1, put_ts(x, buf, ticks), x->out);
 }
 
+/* A metadata event of track tid: {"ph":"M",...,"name":WHAT,"args":{KEY:VALUE}}. */
+static void chrome_meta(struct export *x, uint32_t tid, const char *what, const char *key,
+                        const char *value)
+{
+    fprintf(x->out, "%s\n{\"ph\":\"M\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
+                    ",\"name\":\"%s\",\"args\":{\"%s\":",
+            x->first ? "" : ",", x->o.pid, tid, what, key);
+    json_str(x->out, value);
+    fputs_unlocked("}}", x->out);
+    x->first = 0;
+}
+
 /* The function's name for an address as a JSON string, from the cache or looked up. */
 static const char *json_name(struct export *x, uint64_t addr, char *buf, size_t len)
 {
@@ -203,7 +219,7 @@ static const char *json_name(struct export *x, uint64_t addr, char *buf, size_t 
 }
 
 /* Starts an event: {"ph":PH,"pid":..,"tid":..,"ts":T */
-static void chrome_begin(struct export *x, struct xctx *c, const char *ph, uint64_t t)
+static void chrome_begin_tid(struct export *x, uint32_t tid, const char *ph, uint64_t t)
 {
     char buf[160];
     size_t n = 0;
@@ -220,11 +236,16 @@ static void chrome_begin(struct export *x, struct xctx *c, const char *ph, uint6
     n += numfmt_u64(buf + n, x->o.pid, 1);
     memcpy(buf + n, ",\"tid\":", 7);
     n += 7;
-    n += numfmt_u64(buf + n, c->id, 1);
+    n += numfmt_u64(buf + n, tid, 1);
     memcpy(buf + n, ",\"ts\":", 6);
     n += 6;
     n += put_ts(x, buf + n, t);
     fwrite_unlocked(buf, 1, n, x->out);
+}
+
+static void chrome_begin(struct export *x, struct xctx *c, const char *ph, uint64_t t)
+{
+    chrome_begin_tid(x, c->id, ph, t);
 }
 
 static void chrome_name(struct export *x, uint64_t addr)
@@ -547,21 +568,76 @@ const struct tree_sink *export_sink(struct export *x, uint32_t ctx, uint64_t os_
     c->need_base = 1;
     c->sink = (struct tree_sink){c, x_enter, x_exit, x_special, x_finish, NULL};
     if (x->o.format == EXPORT_CHROME) {
-        char name[64];
+        const char *task = x->nm ? names_ctx(x->nm, ctx) : NULL;
+        char name[NAMES_MAX + 64];
 
-        if (os_tid)
+        if (!ctxtab_find(&x->tracks, ctx) && !ctxtab_add(&x->tracks, ctx, 1))
+            return NULL;
+        if (task)
+            snprintf(name, sizeof name, "%s", task);
+        else if (os_tid)
             snprintf(name, sizeof name, "%s %" PRIu32 " (tid %" PRIu64 ")", x->o.ctx_word, ctx,
                      os_tid);
         else
             snprintf(name, sizeof name, "%s %" PRIu32, x->o.ctx_word, ctx);
-        fprintf(x->out, "%s\n{\"ph\":\"M\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
-                        ",\"name\":\"thread_name\",\"args\":{\"name\":",
-                x->first ? "" : ",", x->o.pid, ctx);
-        json_str(x->out, name);
-        fputs_unlocked("}}", x->out);
-        x->first = 0;
+        chrome_meta(x, ctx, "thread_name", "name", name);
     }
     return &c->sink;
+}
+
+void export_names(struct export *x, const struct names *n)
+{
+    x->nm = n;
+}
+
+/* The track of context id gets its name (a context with no calls has none yet). */
+static void task_track(struct export *x, uint32_t id)
+{
+    char name[NAMES_MAX + 64];
+
+    if (ctxtab_find(&x->tracks, id))
+        return;
+    if (!ctxtab_add(&x->tracks, id, 1)) {
+        x->failed = 1;
+        return;
+    }
+    taskstat_name(x->nm, x->o.sym, x->o.bias, id, name, sizeof name);
+    chrome_meta(x, id, "thread_name", "name", name);
+}
+
+void export_taskstat_span(void *arg, const struct taskstat_span *sp)
+{
+    struct export *x = arg;
+    char name[NAMES_MAX + 64];
+
+    if (x->o.format != EXPORT_CHROME)
+        return;
+    if (!x->cpu_track) { /* first on the screen: the one row that says who ran when */
+        x->cpu_track = 1;
+        chrome_meta(x, EXPORT_CPU_TID, "thread_name", "name", "CPU");
+        fprintf(x->out, ",\n{\"ph\":\"M\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
+                        ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":-1}}",
+                x->o.pid, EXPORT_CPU_TID);
+    }
+    task_track(x, sp->id);
+    if (sp->kind == TASKSTAT_RUN) {
+        taskstat_name(x->nm, x->o.sym, x->o.bias, sp->id, name, sizeof name);
+        chrome_begin_tid(x, EXPORT_CPU_TID, "X", sp->from);
+    } else {
+        taskstat_block_text(x->nm, sp, name, sizeof name);
+        chrome_begin_tid(x, sp->id, "X", sp->from);
+    }
+    fputs_unlocked(",\"dur\":", x->out);
+    chrome_ts(x, span(sp->from, sp->to));
+    fputs_unlocked(",\"name\":", x->out);
+    json_str(x->out, name);
+    if (sp->kind == TASKSTAT_BLOCKED && sp->have_waker) {
+        taskstat_name(x->nm, x->o.sym, x->o.bias, sp->waker, name, sizeof name);
+        fputs_unlocked(",\"args\":{\"woken by\":", x->out);
+        json_str(x->out, name);
+        fputs_unlocked("}", x->out);
+    }
+    fputs_unlocked("}", x->out);
 }
 
 /* Writes the folded stack of node k (root first, ';' between). */
@@ -714,6 +790,7 @@ void export_free(struct export *x)
         free(x->ctx[i]);
     }
     free(x->ctx);
+    ctxtab_free(&x->tracks);
     for (unsigned i = 0; i < NAME_CACHE; i++)
         free(x->names[i].json);
     free(x->map.s);

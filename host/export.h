@@ -4,7 +4,11 @@
  *              as they happen, so memory is the stack's depth; a call entered before the trace
  *              is an X event from the context's first event to its exit; calls that never
  *              returned end at the last event seen inside them; marks and faults are instant
- *              events. ts in microseconds (in ticks when the clock rate is unknown).
+ *              events. ts in microseconds (in ticks when the clock rate is unknown). A
+ *              context's track takes its name (names.h) when it has one. The schedule of
+ *              an RTOS trace (taskstat.h, export_taskstat_span): every running interval is
+ *              an X event named after its context on a "CPU" track of its own (tid
+ *              EXPORT_CPU_TID), every blocked one an X event on the context's track.
  *   folded     flamegraph.pl / speedscope lines "main;f;g N", N the stack's self time in
  *              ticks, summed per distinct stack: memory is one node per distinct stack.
  *   callgrind  a callgrind.out file (KCachegrind, callgrind_annotate): "events: Ticks", per
@@ -21,8 +25,13 @@
 #include <stdio.h>
 
 #include "dwarf.h"
+#include "names.h"
 #include "sym.h"
+#include "taskstat.h"
 #include "tree.h"
+
+/* The CPU track's tid: a 32-bit target's context ids are 24 bits wide, a thread index 16. */
+#define EXPORT_CPU_TID (1u << 24)
 
 enum export_format { EXPORT_CHROME, EXPORT_FOLDED, EXPORT_CALLGRIND };
 
@@ -47,6 +56,14 @@ int export_parse_format(const char *s, enum export_format *f);
 /* The sink for context ctx (os_tid: its OS thread id, 0 if unknown); one per context, valid
  * while the writer lives. NULL when out of memory. */
 const struct tree_sink *export_sink(struct export *x, uint32_t ctx, uint64_t os_tid);
+
+/* Names the contexts' tracks after n (may be NULL), and the objects they block on; before
+ * their sinks are asked for. */
+void export_names(struct export *x, const struct names *n);
+
+/* Writes a running or blocked interval of a context (chrome; other formats ignore it): a
+ * taskstat_span_fn, its arg the writer. */
+void export_taskstat_span(void *arg, const struct taskstat_span *sp);
 
 /* Writes what was gathered (folded, callgrind) or closes the JSON, after every tree finished;
  * 0, or -1 when out of memory or on a write error. */

@@ -672,7 +672,7 @@ static int pend_step(struct follow *f, unsigned i, unsigned room, unsigned *k, i
         if (dec_record(&f->ds, rec, s, e)) {
             if (e->kind == EV_PAD) {
                 f->padding++;
-            } else {
+            } else if (e->kind != EV_TIME) { /* a clock reading: no event */
                 if (!p->owner && e->ctx < FOLLOW_THREADS) {
                     f->owned[0]--;
                     f->owned[p->owner = e->ctx]++;
@@ -804,6 +804,8 @@ static long step_chunked(struct follow *f, unsigned room, int *more)
             f->padding++;
             continue;
         }
+        if (e->kind == EV_TIME) /* a clock reading: no event */
+            continue;
         if (e->ctx < FOLLOW_THREADS && pend_blocks(f, e->ctx)) {
             /* An earlier chunk of its thread is pending: this record waits for it. The
              * decoder's state moved on with it: the clock only, which takes steps back. */

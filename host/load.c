@@ -240,6 +240,10 @@ int load_attach(struct load *l, const char *elf, struct src *src, int force, cha
     if (l->sym && load_check(l, elf, src_name(src), force, err, errlen) < 0)
         goto fail;
     load_map(l); /* before the functions are checked: the map names the libraries' */
+    if (!(l->names = l->map ? modmap_take_names(l->map) : NULL) && !(l->names = names_new())) {
+        snprintf(err, errlen, "%s: out of memory", src_name(src));
+        goto fail;
+    }
     if (l->sym && l->id_match < 0 && !force &&
         check_functions(l, elf, src_name(src), err, errlen) < 0)
         goto fail;
@@ -345,6 +349,7 @@ void load_close(struct load *l)
 {
     sym_close(l->sym);
     modmap_close(l->map);
+    names_free(l->names);
     src_close(l->src);
     memset(l, 0, sizeof *l);
 }

@@ -7,6 +7,7 @@
 
 #include "dec.h"
 #include "modmap.h"
+#include "names.h"
 #include "sdec.h"
 #include "sframe.h"
 #include "src.h"
@@ -20,6 +21,9 @@ struct load {
     int id_match;          /* 1 same build-id, 0 differs, -1 cannot tell (one has none) */
     int machine_match;     /* the ELF's machine and word size are the trace's (1 with no ELF) */
     struct modmap *map;    /* DUMP.maps of a Linux ring (loaded objects, processes), or NULL */
+    struct names *names;   /* what the contexts and kernel objects are called: DUMP.maps's
+                              ctxname and objname lines, then the trace's NAME records (the
+                              scan, cmd_scan, feeds them), or a pull's; never NULL once open */
     char map_err[640];     /* why DUMP.maps is not used ("PATH: why"), "" when fine or absent */
     char warning[768];     /* what could not be checked against the ELF, and a version 3 ring's
                               control area cut short or damaged; "" when nothing: every

@@ -2,6 +2,7 @@
  * first address that falls in it, so a trace that never enters a library never reads it. */
 #include "modmap.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cyg_format.h"
 #include "src.h"
 
 struct obj {
@@ -33,6 +35,7 @@ struct modmap {
     size_t nkids, capkids;
     uint32_t *tids;    /* thread lines: the OS id of thread index i, 0 unknown; NULL: none */
     uint8_t *vfork;    /* ... and whether it is a vfork child */
+    struct names *names; /* ctxname and objname lines; NULL: none */
     struct conv *conv; /* open addressing, a power of two in size, at most half full */
     size_t nconv, capconv;
     uint64_t main_bias;
@@ -176,6 +179,50 @@ static int add_thread(struct modmap *m, char *rest)
     return 0;
 }
 
+/* Undoes the \xNN escapes of a name in place; -1 when one is malformed or the name is empty.
+ * A NUL (\x00) would end the name early: not a name the writer makes. */
+static int unescape(char *s)
+{
+    char *o = s;
+
+    if (!*s)
+        return -1;
+    for (char *p = s; *p; p++) {
+        unsigned v;
+
+        if (*p != '\\') {
+            *o++ = *p;
+            continue;
+        }
+        if (p[1] != 'x' || !isxdigit((unsigned char)p[2]) || !isxdigit((unsigned char)p[3]) ||
+            sscanf(p + 2, "%2x", &v) != 1 || v == 0)
+            return -1;
+        *o++ = (char)v;
+        p += 3;
+    }
+    *o = 0;
+    return 0;
+}
+
+/* "ctxname ID NAME" and "objname HANDLE TYPE NAME": a later line for the same key wins. */
+static int add_name(struct modmap *m, char *rest, int object)
+{
+    char *key = field(&rest), *type = object ? field(&rest) : NULL;
+    uint64_t handle;
+    uint32_t id, t = 0;
+
+    if (object ? hex64(key, &handle) < 0 || dec32(type, &t) < 0 || t > CYG_NAME_OBJ_MASK
+               : dec32(key, &id) < 0)
+        return -1;
+    if (!rest || unescape(rest) < 0)
+        return -1;
+    if (!m->names && !(m->names = names_new()))
+        return -2;
+    if (object ? names_set_obj(m->names, handle, t, rest) : names_set_ctx(m->names, id, rest))
+        return -2;
+    return 0;
+}
+
 struct modmap *modmap_parse(const char *text, size_t len, char *err, size_t errlen)
 {
     struct modmap *m = calloc(1, sizeof *m);
@@ -215,6 +262,10 @@ struct modmap *modmap_parse(const char *text, size_t len, char *err, size_t errl
             rc = add_child(m, line);
         else if (!strcmp(kind, "thread"))
             rc = add_thread(m, line);
+        else if (!strcmp(kind, "ctxname"))
+            rc = add_name(m, line, 0);
+        else if (!strcmp(kind, "objname"))
+            rc = add_name(m, line, 1);
         else if (!strcmp(kind, "process") && m->proc.how == empty)
             rc = parse_proc(line, &m->proc);
     }
@@ -283,6 +334,7 @@ void modmap_close(struct modmap *m)
         return;
     free(m->tids);
     free(m->vfork);
+    names_free(m->names);
     for (size_t i = 0; i < m->n; i++) {
         sym_close(m->objs[i].sym);
         free((char *)m->objs[i].pub.path);
@@ -301,6 +353,45 @@ void modmap_close(struct modmap *m)
     free(m->kids);
     free(m->objs);
     free(m);
+}
+
+struct names *modmap_take_names(struct modmap *m)
+{
+    struct names *n = m->names;
+
+    m->names = NULL;
+    return n;
+}
+
+/* Writes name with the escapes of the map's NAME fields. */
+static void put_name(FILE *f, const char *name)
+{
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        if (*p < 0x20 || *p >= 0x7f || *p == '\\')
+            fprintf(f, "\\x%02x", *p);
+        else
+            fputc(*p, f);
+    fputc('\n', f);
+}
+
+static void put_ctx(void *arg, uint32_t id, const char *name)
+{
+    fprintf(arg, "ctxname %" PRIu32 " ", id);
+    put_name(arg, name);
+}
+
+static void put_obj(void *arg, uint64_t handle, unsigned objtype, const char *name)
+{
+    fprintf(arg, "objname %" PRIx64 " %u ", handle, objtype);
+    put_name(arg, name);
+}
+
+int modmap_write_names(FILE *f, const struct names *n)
+{
+    fputs("cygtrace-maps 1\n", f);
+    names_each_ctx(n, put_ctx, f);
+    names_each_obj(n, put_obj, f);
+    return ferror(f) ? -1 : 0;
 }
 
 size_t modmap_count(const struct modmap *m)

@@ -13,13 +13,21 @@
  *                                      overlap (an object dlclose'd and another loaded there)
  *   child PID PPID HOW RING            in the first process's map only: a process of the run
  *                                      that records into RING (decimal PIDs)
- * Unknown lines are skipped, so that later runtimes may add kinds. */
+ *   ctxname ID NAME                    context ID (decimal) is called NAME (the rest of the
+ *                                      line): a firmware dump's, written by cygtrace pull -o
+ *   objname HANDLE TYPE NAME           the kernel object at HANDLE is of type TYPE (decimal,
+ *                                      CYG_OBJ_*) and called NAME
+ * In a NAME, \xNN (two hex digits) stands for a byte outside printable ASCII, and for a
+ * backslash. Unknown lines are skipped, so that later runtimes may add kinds. */
 #ifndef MODMAP_H
 #define MODMAP_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdio.h>
+
+#include "names.h"
 #include "sym.h"
 
 struct modmap;
@@ -52,6 +60,14 @@ struct modmap *modmap_open(const char *path, char *err, size_t errlen);
 
 /* Frees the map and every object file it opened. NULL is fine. */
 void modmap_close(struct modmap *m);
+
+/* The names of its ctxname and objname lines, handed over (the caller frees them); NULL when
+ * it has none, or they were handed over already. */
+struct names *modmap_take_names(struct modmap *m);
+
+/* Writes a map that holds the names of n (its "cygtrace-maps 1" line, a ctxname line per named
+ * context, an objname line per named object) to f: 0, or -1 on a write error. */
+int modmap_write_names(FILE *f, const struct names *n);
 
 /* Returns the number of objects; modmap_object(m, i) is the i-th, in file order. */
 size_t modmap_count(const struct modmap *m);

@@ -883,6 +883,38 @@ static const char *signal_name(unsigned sig)
     }
 }
 
+/* A RISC-V trap's name, from the code in its mcause (CYG_FAULT_RISCV kinds); NULL for codes
+ * the privileged spec reserves or leaves to the platform. */
+static const char *riscv_trap_name(unsigned code, int irq)
+{
+    static const char *const exc[] = {"instruction address misaligned",
+                                      "instruction access fault",
+                                      "illegal instruction",
+                                      "breakpoint",
+                                      "load address misaligned",
+                                      "load access fault",
+                                      "store/AMO address misaligned",
+                                      "store/AMO access fault",
+                                      "ecall from U-mode",
+                                      "ecall from S-mode",
+                                      NULL,
+                                      "ecall from M-mode",
+                                      "instruction page fault",
+                                      "load page fault",
+                                      NULL,
+                                      "store/AMO page fault"};
+    static const char *const intr[] = {NULL, "supervisor software interrupt", NULL,
+                                       "machine software interrupt", NULL,
+                                       "supervisor timer interrupt", NULL,
+                                       "machine timer interrupt", NULL,
+                                       "supervisor external interrupt", NULL,
+                                       "machine external interrupt"};
+
+    if (irq)
+        return code < sizeof intr / sizeof intr[0] ? intr[code] : NULL;
+    return code < sizeof exc / sizeof exc[0] ? exc[code] : NULL;
+}
+
 /* Is addr inside the cygtrace runtime (its hooks or API)? */
 static int in_runtime(const struct sym_table *sym, uint64_t bias, uint64_t addr)
 {
@@ -906,7 +938,21 @@ void render_fault_text(const struct sym_table *sym, uint64_t bias, unsigned addr
     size_t n;
 
     render_addr(sym, bias, fault->addr & ~thumb, pc, sizeof pc);
-    if (kind >= CYG_FAULT_SIGNAL) {
+    if (kind >= CYG_FAULT_RISCV && kind < CYG_FAULT_RISCV + 0x100u) {
+        /* RISC-V: the trap's name and its mcause as the firmware saw it (the interrupt flag in
+         * bit 31); the word after the PC is ra, shown as LR is below. */
+        unsigned code = kind & CYG_FAULT_RISCV_CODE, irq = (kind & CYG_FAULT_RISCV_IRQ) != 0;
+        const char *what = riscv_trap_name(code, irq);
+
+        const struct sym_info *f = sym ? sym_lookup(sym, fault->addr - bias) : NULL;
+
+        n = (size_t)snprintf(buf, len, "*** %s (mcause %s%u) at %s", what ? what : "trap",
+                             irq ? "0x80000000 + " : "", code, pc);
+        /* ra inside the faulting function itself is where its call of the entry hook
+         * returned (a leaf's ra is that until it returns): it names no caller. */
+        if (lr && f && sym_lookup(sym, lr->addr - bias) == f)
+            lr = NULL;
+    } else if (kind >= CYG_FAULT_SIGNAL) {
         /* Linux: the word after the PC is the faulting address, not a return address. */
         unsigned sig = kind - CYG_FAULT_SIGNAL;
 
@@ -918,8 +964,7 @@ void render_fault_text(const struct sym_table *sym, uint64_t bias, unsigned addr
         if (lr && n < len && (lr->addr || sig == 11 || sig == 7)) /* NULL: the usual bad one */
             snprintf(buf + n, len - n, ", address 0x%" PRIx64, lr->addr);
         return;
-    }
-    if (kind < sizeof names / sizeof names[0] && names[kind])
+    } else if (kind < sizeof names / sizeof names[0] && names[kind])
         n = (size_t)snprintf(buf, len, "*** %s at %s", names[kind], pc);
     else
         n = (size_t)snprintf(buf, len, "*** fault %u at %s", kind, pc);
@@ -1006,6 +1051,109 @@ void render_mark_text(const struct ev *e, char *buf, size_t len)
         snprintf(buf, len, "mark %u = 0x%" PRIx64, e->data, e->addr);
 }
 
+const char *render_ctx_name(const struct names *n, const struct sym_table *sym, uint64_t bias,
+                            uint32_t id, uint64_t handle, char *buf, size_t len)
+{
+    const char *name = names_ctx(n, id);
+    const struct sym_info *s;
+    uint64_t a;
+
+    if (name)
+        return name;
+    if (names_handle(n, id))
+        handle = names_handle(n, id);
+    if (!sym || !handle)
+        return NULL;
+    a = handle - bias;
+    s = sym_lookup(sym, a);
+    /* a Thumb handler's address, as a vector table holds it, has bit 0 set */
+    if ((!s || s->start != a) && (a & 1) && sym_machine(sym) == 40)
+        s = sym_lookup(sym, --a);
+    if (!s || s->start != a)
+        return NULL;
+    snprintf(buf, len, "%s", s->name);
+    return buf;
+}
+
+/* "consumer", else "context 3". */
+static void ctx_text(const struct names *n, const struct sym_table *sym, uint64_t bias,
+                     uint32_t id, uint64_t handle, char *buf, size_t len)
+{
+    char t[256];
+    const char *name = render_ctx_name(n, sym, bias, id, handle, t, sizeof t);
+
+    if (name)
+        snprintf(buf, len, "%s", name);
+    else
+        snprintf(buf, len, "context %u", id);
+}
+
+void render_sched_text(const struct names *n, const struct sym_table *sym, uint64_t bias,
+                       const struct ev *e, char *buf, size_t len)
+{
+    static const char *const objs[] = {NULL, "queue", "semaphore", "mutex", "event group",
+                                       "stream buffer"};
+    static const char *const ops[] = {"receive", "send", "peek", NULL};
+    unsigned kind = e->data & CYG_SCHED_KIND_MASK;
+    unsigned obj = e->data >> CYG_SCHED_OBJ_SHIFT & CYG_SCHED_OBJ_MASK;
+    unsigned op = e->data >> CYG_SCHED_OP_SHIFT & CYG_SCHED_OP_MASK;
+    uint32_t id = e->data >> CYG_SCHED_ID_SHIFT & CYG_SCHED_ID_MASK;
+    const char *name, *optext = NULL;
+    char who[300];
+    unsigned named_type = 0;
+
+    switch (kind) {
+    case CYG_SCHED_BLOCK:
+        if (obj == CYG_OBJ_DELAY) {
+            if (e->addr)
+                snprintf(buf, len, "delay %" PRIu64 " tick%s", e->addr, e->addr == 1 ? "" : "s");
+            else
+                snprintf(buf, len, "delay");
+            return;
+        }
+        if (obj == CYG_OBJ_NOTIFY) {
+            snprintf(buf, len, "blocked on a notification");
+            return;
+        }
+        if (obj == CYG_OBJ_SUSPEND) {
+            snprintf(buf, len, "suspended");
+            return;
+        }
+        name = names_obj(n, e->addr, &named_type);
+        if (obj == CYG_OBJ_NONE || obj >= sizeof objs / sizeof *objs)
+            obj = named_type < sizeof objs / sizeof *objs ? named_type : 0;
+        if (obj == CYG_OBJ_QUEUE || obj == CYG_OBJ_STREAM)
+            optext = ops[op];
+        else if (obj == CYG_OBJ_SEMAPHORE || obj == CYG_OBJ_MUTEX)
+            optext = "take";
+        if (!objs[obj] && !name) {
+            if (e->addr)
+                snprintf(buf, len, "blocked on 0x%" PRIx64, e->addr);
+            else
+                snprintf(buf, len, "blocked");
+            return;
+        }
+        if (name)
+            snprintf(who, sizeof who, "%s%s\"%s\"", objs[obj] ? objs[obj] : "",
+                     objs[obj] ? " " : "", name);
+        else
+            snprintf(who, sizeof who, "%s 0x%" PRIx64, objs[obj], e->addr);
+        snprintf(buf, len, optext ? "blocked on %s (%s)" : "blocked on %s", who, optext);
+        return;
+    case CYG_SCHED_WAKE:
+        ctx_text(n, sym, bias, id, e->addr, who, sizeof who);
+        snprintf(buf, len, "wakes %s", who);
+        return;
+    case CYG_SCHED_RESUME:
+        ctx_text(n, sym, bias, id, e->addr, who, sizeof who);
+        snprintf(buf, len, "woken by %s", who);
+        return;
+    default:
+        snprintf(buf, len, "scheduler record of unknown kind %u", kind);
+        return;
+    }
+}
+
 static void on_special(void *arg, const struct ev *e, unsigned depth)
 {
     struct render *r = arg;
@@ -1064,9 +1212,16 @@ static void on_special(void *arg, const struct ev *e, unsigned depth)
             out_fmt(r, "# recording started again: calls in between are not in the trace\n");
         }
         break;
-    case EV_CONTEXT:
+    case EV_SCHED:
         flush_all(r);
-        out_fmt(r, "# context %u (handle 0x%" PRIx64 ")\n", e->data, e->addr);
+        time_col(r, 0, 0);
+        indent(r, depth);
+        render_sched_text(r->o.names, r->sym, r->bias, e, text, sizeof text);
+        out_fmt(r, "-- %s\n", text);
+        break;
+    case EV_CONTEXT:
+        /* A tree is one context's: a switch to it is where the context resumes, as it was,
+         * which needs no line (its header names it; a wake says who woke it). */
         break;
     case EV_UNKNOWN:
         flush_all(r);

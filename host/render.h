@@ -12,6 +12,7 @@
 
 #include "ctrl.h"
 #include "dwarf.h"
+#include "names.h"
 #include "sym.h"
 #include "tree.h"
 
@@ -28,6 +29,8 @@ struct render_opts {
     struct dwarf_src *dwarf; /* for RENDER_SRCLINE and RENDER_SIGNATURES; NULL: not shown */
     const struct ctrl *ctrl; /* the ring's control area, to name the triggers that fired;
                                 NULL: none (a version 1 or 2 ring, a stream) */
+    const struct names *names; /* what contexts and kernel objects are called (the scheduler's
+                                  lines, CONTEXT lines); NULL: none known */
 };
 
 #define RENDER_SRCLINE (1u << 0)    /* "decide() [demo.c:42] <- demo.c:60" */
@@ -92,6 +95,18 @@ unsigned render_ctrl_notes(FILE *f, const char *prefix, const struct dec_ring *r
 
 /* Writes a mark's line without its "# ": "mark 7 = 0x2a", "mark 7 class 3 = 0x2a". */
 void render_mark_text(const struct ev *e, char *buf, size_t len);
+
+/* The name context id goes by: its own (names), else the function its handle starts, when it
+ * is one (an interrupt's context: its handler; the handle names gives, else handle), else
+ * NULL. buf (len bytes) may hold the result. */
+const char *render_ctx_name(const struct names *n, const struct sym_table *sym, uint64_t bias,
+                            uint32_t id, uint64_t handle, char *buf, size_t len);
+
+/* Writes what a scheduler record (EV_SCHED) says, without a prefix: "blocked on queue "jobs"
+ * (receive)", "delay 10 ticks", "blocked on a notification", "suspended", "wakes consumer",
+ * "woken by TIMER0_IRQHandler" (n, sym may be NULL: "context 3", "semaphore 0x20001234"). */
+void render_sched_text(const struct names *n, const struct sym_table *sym, uint64_t bias,
+                       const struct ev *e, char *buf, size_t len);
 
 /* Writes a duration in ticks as "12.345 us" (ms, s) when hz is known, else "N ticks"; len
  * must be 32 or more. */

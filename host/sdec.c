@@ -301,6 +301,14 @@ static int parse_special(struct sdec *d, struct frame *f, struct sdec_state *s, 
         return -1;
     e->addr = payload;
     e->data = (uint32_t)data;
+    /* A clock reading (FORMAT.md 7.5): the drain counts the next dt from it, and the specials
+     * after it take its time, as in the ring. */
+    if (type == CYG_SP_TIME && (f->ef & CYG_EF_TIMESTAMPS)) {
+        uint64_t mask = ts_mask(d->desc.ts_bits);
+
+        f->raw = payload & mask;
+        dec_clock_unwrap(&s->clock, f->raw, mask);
+    }
     e->time = s->clock.last_time;
     if (!w8 && type == CYG_SP_CONTEXT)
         s->ctx = (uint32_t)data;
@@ -351,7 +359,7 @@ static int parse_token(struct sdec *d, struct frame *f, struct sdec_state *s)
     } else if (tok == CYG_TK_SPECIAL) {
         if (parse_special(d, f, s, e) < 0)
             return -1;
-        if (e->kind == EV_PAD) { /* a slot with no event in it */
+        if (e->kind == EV_PAD || e->kind == EV_TIME) { /* a slot with no event in it */
             f->seq++;
             return 0;
         }

@@ -24,6 +24,7 @@
 #include "vlines.h"
 
 #define VIEW_PROMPT 128u
+#define VIEW_CTX_NAME 12u   /* the context column with names: a name cut to this */
 #define VIEW_SAMPLES 32u    /* status samples for the rates (10 a second: 3 s) */
 
 struct sample {
@@ -266,10 +267,19 @@ static void draw_line(struct view *v, int y, uint64_t id, int cursor)
     attr_t a = A_NORMAL;
 
     if (vlines_contexts(v->m) > 1) {
+        char nb[256];
+        const char *name = vlines_ctx_name(v->m, ctx, nb, sizeof nb);
+        int named = names_ctx_count(vlines_names(v->m)) != 0; /* a wider column: names */
+
         if (ctx == VLINES_NO_CTX)
-            n += (size_t)snprintf(buf + n, sizeof buf - n, "%5s", "");
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%*s",
+                                  named ? (int)VIEW_CTX_NAME + 1 : 5, "");
+        else if (named && name)
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%-*.*s ", (int)VIEW_CTX_NAME,
+                                  (int)VIEW_CTX_NAME, name);
         else
-            n += (size_t)snprintf(buf + n, sizeof buf - n, "%4u ", ctx);
+            n += (size_t)snprintf(buf + n, sizeof buf - n, named ? "%*u " : "%4u ",
+                                  named ? (int)VIEW_CTX_NAME : 4, ctx);
     }
     if (conf->has_time) {
         if (vlines_dur(v->m, id, &dur))
@@ -307,7 +317,9 @@ static void draw_tree(struct view *v, int y0, unsigned rows)
     int n;
 
     n = snprintf(hdr, sizeof hdr, "%s%s%s", focused ? "> " : "  ",
-                 vlines_contexts(v->m) > 1 ? " CTX " : "",
+                 vlines_contexts(v->m) <= 1                  ? ""
+                 : names_ctx_count(vlines_names(v->m)) != 0 ? "CONTEXT      "
+                                                             : " CTX ",
                  vlines_conf(v->m)->has_time ? "   DURATION  " : "");
     snprintf(hdr + n, sizeof hdr - (size_t)n, "FUNCTION%s%s%s%s", filter[0] ? "   filter: " : "",
              filter, vlines_paused(v->m) ? "   [PAUSED]" : "",

@@ -78,6 +78,7 @@ struct vlines {
     uint32_t gen;    /* bumps when a fold or the filter changes */
     uint64_t *chain; /* scratch for the memo walk */
     size_t chain_cap;
+    struct names *names; /* what the NAME and CONTEXT records said so far; NULL: no memory */
 };
 
 static uint64_t span(uint64_t from, uint64_t to)
@@ -340,6 +341,10 @@ static void sk_special(void *arg, const struct ev *e, unsigned depth)
                      "# recording started again: calls in between are not in the trace");
         c->stopped = 0;
         break;
+    case EV_SCHED:
+        render_sched_text(m->names, m->conf.sym, m->conf.bias, e, buf, sizeof buf);
+        add_text(m, c->id, depth, parent, 0, "-- %s", buf);
+        break;
     case EV_UNKNOWN:
         add_text(m, c->id, depth, parent, 0, "# special record of unknown type %u", e->data);
         break;
@@ -446,6 +451,7 @@ struct vlines *vlines_new(uint64_t max)
     }
     m->max = max;
     m->gen = 1;
+    m->names = names_new(); /* without, contexts go by their numbers */
     return m;
 }
 
@@ -488,6 +494,8 @@ void vlines_event(struct vlines *m, const struct ev *e)
 
     if (!m->conf.configured)
         return;
+    if (m->names)
+        names_feed(m->names, e, m->conf.addr_width == 8 ? 4 : 8);
     if (e->kind == EV_LOST) {
         /* The records lost may have been any context's: every tree is told. */
         add_text(m, VLINES_NO_CTX, 0, 0, 1, "*** %" PRIu64 " events lost (%s)", e->addr,
@@ -512,6 +520,18 @@ void vlines_event(struct vlines *m, const struct ev *e)
 unsigned vlines_contexts(const struct vlines *m)
 {
     return m->nctx;
+}
+
+const char *vlines_ctx_name(const struct vlines *m, uint32_t id, char *buf, size_t len)
+{
+    if (id == VLINES_NO_CTX || !m->names)
+        return NULL;
+    return render_ctx_name(m->names, m->conf.sym, m->conf.bias, id, 0, buf, len);
+}
+
+const struct names *vlines_names(const struct vlines *m)
+{
+    return m->names;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -841,6 +861,7 @@ void vlines_free(struct vlines *m)
     free(m->lines);
     fnstat_free(m->fs);
     graph_free(m->g);
+    names_free(m->names);
     free(m->snap);
     free(m->chain);
     free(m);

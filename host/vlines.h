@@ -4,8 +4,8 @@
  * One call tree per context (tree.h), each call a line added at its entry so that the tree
  * grows live; its duration is filled in when it returns. A call with callees reads
  * "name() {", its duration on this opening line, down to a closing "}" line that names it
- * again; one without is "name();". Marks, faults, losses and triggers that fired are lines of
- * their own. Behind the
+ * again; one without is "name();". Marks, faults, losses, triggers that fired and what the
+ * scheduler did ("-- blocked on queue "jobs" (receive)") are lines of their own. Behind the
  * trees, the per-function table (fnstat.h).
  *
  * Lines have ids that only grow; the store keeps the newest ones up to a bound, the oldest go
@@ -23,6 +23,7 @@
 
 #include "dec.h"
 #include "fnstat.h"
+#include "names.h"
 #include "sym.h"
 
 #define VLINES_NONE UINT64_MAX   /* no line: "from the oldest" as a start, "none" as a result */
@@ -70,6 +71,13 @@ void vlines_event(struct vlines *m, const struct ev *e);
 
 /* Returns the number of contexts seen (the screen shows a context column beyond one). */
 unsigned vlines_contexts(const struct vlines *m);
+
+/* The name context id goes by (render_ctx_name: its NAME records, else its handle's function),
+ * or NULL; buf (len bytes) may hold it. */
+const char *vlines_ctx_name(const struct vlines *m, uint32_t id, char *buf, size_t len);
+
+/* What the NAME and CONTEXT records fed so far say (NULL when out of memory). */
+const struct names *vlines_names(const struct vlines *m);
 
 /* Returns the id of the oldest line kept; ids only grow. */
 uint64_t vlines_first(const struct vlines *m);

@@ -517,6 +517,75 @@ START_TEST(test_dec_specials)
 }
 END_TEST
 
+/* RTOS records (FORMAT.md 7.5), 32-bit: a TIME record is no event, but the clock: the CONTEXT
+ * and SCHED records after it take its time, and the next call unwraps from it. */
+START_TEST(test_dec_rtos_records_32)
+{
+    struct ringgen g;
+    struct decoded d;
+
+    rg_init(&g, 4, 5, CYG_F_OVERWRITE | CYG_F_TIMESTAMPS);
+    rg_event(&g, 0, 0x100, 100, 0, 0);
+    rg_special(&g, CYG_SP_TIME, 0, 5000, 0);
+    rg_special(&g, CYG_SP_CONTEXT, 3, 0x20001000, 0);
+    rg_special(&g, CYG_SP_SCHED, CYG_SCHED_RESUME | 7u << CYG_SCHED_ID_SHIFT, 0x20002000, 0);
+    rg_special(&g, CYG_SP_NAME, CYG_NAME_OBJECT | 1u << CYG_NAME_OBJ_SHIFT, 0x20003000, 0);
+    rg_special(&g, CYG_SP_NAME, 1 | CYG_NAME_LAST | 4u << CYG_NAME_LEN_SHIFT, 0x73626f6a, 0);
+    rg_event(&g, 1, 0x100, 5010, 0, 0);
+    rg_seal(&g, 0, CYG_S_FROZEN);
+    decode(&g, &d);
+    ck_assert_uint_eq(d.n, 6); /* the TIME record is none of them */
+    ck_assert_uint_eq(d.ev[1].kind, EV_CONTEXT);
+    ck_assert_uint_eq(d.ev[1].time, 5000);
+    ck_assert_uint_eq(d.ev[2].kind, EV_SCHED);
+    ck_assert_uint_eq(d.ev[2].data, CYG_SCHED_RESUME | 7u << CYG_SCHED_ID_SHIFT);
+    ck_assert_uint_eq(d.ev[2].addr, 0x20002000);
+    ck_assert_uint_eq(d.ev[2].ctx, 3);
+    ck_assert_uint_eq(d.ev[2].time, 5000);
+    ck_assert_uint_eq(d.ev[3].kind, EV_NAME);
+    ck_assert_uint_eq(d.ev[3].addr, 0x20003000);
+    ck_assert_uint_eq(d.ev[4].kind, EV_NAME);
+    ck_assert_uint_eq(d.ev[4].data, 1 | CYG_NAME_LAST | 4u << CYG_NAME_LEN_SHIFT);
+    ck_assert_uint_eq(d.ev[5].kind, EV_EXIT);
+    ck_assert_uint_eq(d.ev[5].time, 5010);
+    ck_assert_uint_eq(d.st.decoded, 6);
+    rg_free(&g);
+}
+END_TEST
+
+/* A TIME record of a narrow clock: two of them in a row step the clock further than half its
+ * range, which no call record between says; the specials take each step. Without timestamps
+ * it is skipped all the same. */
+START_TEST(test_dec_rtos_time_narrow_clock)
+{
+    struct ringgen g;
+    struct decoded d;
+
+    rg_init(&g, 4, 5, CYG_F_OVERWRITE | CYG_F_TIMESTAMPS);
+    g.ts_bits = 16;
+    rg_event(&g, 0, 0x100, 60000, 0, 0);
+    rg_special(&g, CYG_SP_TIME, 0, (60000 + 30000) & 0xffff, 0);
+    rg_special(&g, CYG_SP_TIME, 0, (60000 + 60000) & 0xffff, 0);
+    rg_special(&g, CYG_SP_CONTEXT, 2, 0x20001000, 0);
+    rg_event(&g, 1, 0x100, (60000 + 60010) & 0xffff, 0, 0);
+    rg_seal(&g, 0, CYG_S_FROZEN);
+    decode(&g, &d);
+    ck_assert_uint_eq(d.n, 3);
+    ck_assert_uint_eq(d.ev[1].time, 120000);
+    ck_assert_uint_eq(d.ev[2].time, 120010);
+    rg_free(&g);
+
+    rg_init(&g, 4, 5, CYG_F_OVERWRITE);
+    rg_event(&g, 0, 0x100, 0, 0, 0);
+    rg_special(&g, CYG_SP_TIME, 0, 0, 0);
+    rg_event(&g, 1, 0x100, 0, 0, 0);
+    rg_seal(&g, 0, CYG_S_FROZEN);
+    decode(&g, &d);
+    ck_assert_uint_eq(d.n, 2);
+    rg_free(&g);
+}
+END_TEST
+
 START_TEST(test_dec_callsites)
 {
     struct ringgen g;
@@ -643,7 +712,8 @@ START_TEST(test_dec_random_records)
         rg_seal(&g, 0, CYG_S_RUNNING);
         decode(&g, &d);
         ck_assert_uint_le(d.n, 64);
-        ck_assert_uint_eq(d.n + d.st.unwritten + d.st.padding, d.st.end_seq - d.st.first_seq);
+        ck_assert_uint_eq(d.n + d.st.unwritten + d.st.padding + d.st.times,
+                          d.st.end_seq - d.st.first_seq);
         rg_free(&g);
     }
 }
@@ -739,6 +809,71 @@ START_TEST(test_dec_only_index)
                 ck_assert_uint_eq(got[i].time, want[i].time);
                 ck_assert_uint_eq(got[i].kind, want[i].kind);
                 ck_assert_uint_eq(got[i].addr, want[i].addr);
+            }
+        }
+        dec_ctx_free(c.ctx, c.n);
+        dec_index_free(&c.index);
+        src_close(s);
+        rg_free(&g);
+    }
+}
+END_TEST
+
+/* 64-bit rings, with and without lap tags: the same, and a pass of one thread (dec_only, with
+ * the index) unwraps every time as a pass over all does, though the TIME records that step
+ * the clock are another thread's. */
+START_TEST(test_dec_rtos_time_64_only)
+{
+    static struct ev want[40000], got[40000];
+
+    for (int tag = 0; tag < 2; tag++) {
+        struct dec_counts c = {.want_index = 1};
+        struct ringgen g;
+        struct dec_ring r;
+        struct src *s;
+        struct dec *dc;
+        const char *why;
+        uint64_t t = 0;
+
+        rg_init(&g, 8, 15, CYG_F_OVERWRITE | CYG_F_TIMESTAMPS | (tag ? CYG_F_LAPTAG : 0));
+        g.ts_bits = 20;
+        for (unsigned n = 0; n < 40000; n++) {
+            unsigned th = n % 9000 < 100 ? 1 : 2;
+
+            rg_event(&g, n & 1, 0x1000 + 16 * th, t & 0xfffff, th, 0);
+            t += 1 + n % 300;
+            if (n % 50 == 49 && th == 2) { /* 800000 ticks: more than half the clock's range */
+                t += 400000;
+                rg_special(&g, CYG_SP_TIME, 0, t & 0xfffff, 2);
+                t += 400000;
+                rg_special(&g, CYG_SP_TIME, 0, t & 0xfffff, 2);
+                rg_special(&g, CYG_SP_CONTEXT, 5, 0x20001000, 2);
+            }
+        }
+        rg_seal(&g, 0, CYG_S_RUNNING);
+        s = src_open_mem("test", g.buf, g.size, 0);
+        ck_assert_int_eq(dec_locate(s, &r, &why), 0);
+        dc = dec_open(s, &r);
+        ck_assert_int_eq(dec_count(dc, &c), 0);
+        dec_close(dc);
+        ck_assert_uint_gt(c.index.n, 1);
+        for (unsigned k = 0; k < c.n; k++) {
+            unsigned nw = events_of(s, &r, c.ctx[k].id, want, 40000), ng = 0;
+
+            dc = dec_open(s, &r);
+            dec_only(dc, c.ctx[k].id, &c.index, c.ctx[k].segs);
+            while (ng < 40000 && dec_next(dc, &got[ng]) > 0)
+                ng++;
+            dec_close(dc);
+            ck_assert_uint_eq(ng, nw);
+            for (unsigned i = 0; i < nw; i++) {
+                ck_assert_uint_eq(got[i].seq, want[i].seq);
+                ck_assert_uint_eq(got[i].time, want[i].time);
+                ck_assert_uint_ne(got[i].kind, EV_TIME);
+            }
+            if (c.ctx[k].id == 1) { /* its calls after a jump: the clock went on */
+                ck_assert_uint_gt(nw, 100);
+                ck_assert_uint_gt(want[nw - 1].time, (uint64_t)1 << 20);
             }
         }
         dec_ctx_free(c.ctx, c.n);
@@ -985,12 +1120,15 @@ Suite *dec_suite(void)
     tcase_add_test(tc, test_dec_counter_wrap_32);
     tcase_add_test(tc, test_dec_specials);
     tcase_add_test(tc, test_dec_callsites);
+    tcase_add_test(tc, test_dec_rtos_records_32);
+    tcase_add_test(tc, test_dec_rtos_time_narrow_clock);
     tcase_add_test(tc, test_dec_locate_in_ram_image);
     tcase_add_test(tc, test_dec_locate_reports_reason);
     tcase_add_test(tc, test_dec_random_records);
     tcase_add_test(tc, test_dec_count_depth_after_longjmp);
     tcase_add_test(tc, test_dec_only_index);
     tcase_add_test(tc, test_dec_index_one_context);
+    tcase_add_test(tc, test_dec_rtos_time_64_only);
     tcase_add_test(tc, test_dec_v3_control_area);
     tcase_add_test(tc, test_dec_v3_control_area_cut_short);
     tcase_add_test(tc, test_dec_v3_control_area_damaged);

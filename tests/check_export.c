@@ -7,7 +7,9 @@
 
 #include "export.h"
 #include "fnstat.h"
+#include "names.h"
 #include "suites.h"
+#include "taskstat.h"
 #include "tree.h"
 
 /* Feeds the script ("A+@t", "A-@t", functions A=0x10, B=0x20, ...; "A0=7" value 7 of argument
@@ -216,6 +218,113 @@ START_TEST(test_export_empty)
 }
 END_TEST
 
+/* An RTOS trace's schedule: the tasks' tracks named, who ran when on a CPU track of its own,
+ * the blocked intervals on the tasks' tracks (events as the decoder gives them: a switch's
+ * CONTEXT carries the time of the TIME record before it). */
+START_TEST(test_export_chrome_schedule)
+{
+    static const struct ev evs[] = {
+        {.kind = EV_CONTEXT, .time = 10, .ctx = 2, .data = 2, .addr = 0x20002000},
+        {.kind = EV_ENTER, .time = 12, .ctx = 2, .addr = 0x10},
+        {.kind = EV_SCHED,
+         .time = 15,
+         .ctx = 2,
+         .addr = 0x20003000,
+         .data = CYG_SCHED_BLOCK | CYG_OBJ_QUEUE << CYG_SCHED_OBJ_SHIFT},
+        {.kind = EV_CONTEXT, .time = 20, .ctx = 1, .data = 1, .addr = 0x20001000},
+        {.kind = EV_CONTEXT, .time = 30, .ctx = 3, .data = 3, .addr = 0x1000},
+        {.kind = EV_SCHED,
+         .time = 32,
+         .ctx = 3,
+         .addr = 0x20002000,
+         .data = CYG_SCHED_WAKE | 2u << CYG_SCHED_ID_SHIFT},
+        {.kind = EV_CONTEXT, .time = 35, .ctx = 2, .data = 2, .addr = 0x20002000},
+        {.kind = EV_SCHED,
+         .time = 35,
+         .ctx = 2,
+         .addr = 0x1000,
+         .data = CYG_SCHED_RESUME | 3u << CYG_SCHED_ID_SHIFT},
+        {.kind = EV_EXIT, .time = 40, .ctx = 2, .addr = 0x10},
+    };
+    struct export_opts o = {
+        .format = EXPORT_CHROME, .hz = 1000000, .pid = 7, .ctx_word = "context"};
+    struct names *nm = names_new();
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    struct export *x = export_new(f, &o);
+    struct taskstat *s;
+
+    ck_assert_ptr_nonnull(x);
+    ck_assert_ptr_nonnull(nm);
+    ck_assert_int_eq(names_set_ctx(nm, 1, "prod"), 0);
+    ck_assert_int_eq(names_set_ctx(nm, 2, "cons"), 0);
+    ck_assert_int_eq(names_set_obj(nm, 0x20003000, CYG_OBJ_QUEUE, "jobs"), 0);
+    export_names(x, nm);
+    feed(export_sink(x, 2, 0), 0, "A+@12 A-@40");
+    ck_assert_ptr_nonnull(s = taskstat_new(export_taskstat_span, x));
+    for (unsigned i = 0; i < sizeof evs / sizeof evs[0]; i++)
+        ck_assert_int_eq(taskstat_feed(s, &evs[i]), 0);
+    taskstat_end(s);
+    taskstat_free(s);
+    ck_assert_int_eq(export_end(x), 0);
+    export_free(x);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(out,
+                                 "\n{\"ph\":\"M\",\"pid\":7,\"tid\":2,\"name\":\"thread_name\","
+                                 "\"args\":{\"name\":\"cons\"}},"));
+    ck_assert_ptr_nonnull(strstr(out, "\n{\"ph\":\"M\",\"pid\":7,\"tid\":16777216,"
+                                      "\"name\":\"thread_name\",\"args\":{\"name\":\"CPU\"}},"));
+    ck_assert_ptr_nonnull(strstr(out,
+                                 "\n{\"ph\":\"M\",\"pid\":7,\"tid\":1,\"name\":\"thread_name\","
+                                 "\"args\":{\"name\":\"prod\"}},"));
+    ck_assert_ptr_nonnull(strstr(out,
+                                 "\n{\"ph\":\"M\",\"pid\":7,\"tid\":3,\"name\":\"thread_name\","
+                                 "\"args\":{\"name\":\"context 3\"}},"));
+    ck_assert_ptr_nonnull(strstr(out, "\n{\"ph\":\"X\",\"pid\":7,\"tid\":16777216,\"ts\":10.000,"
+                                      "\"dur\":10.000,\"name\":\"cons\"},"));
+    ck_assert_ptr_nonnull(strstr(out, "\n{\"ph\":\"X\",\"pid\":7,\"tid\":16777216,\"ts\":20.000,"
+                                      "\"dur\":10.000,\"name\":\"prod\"},"));
+    ck_assert_ptr_nonnull(strstr(out, "\n{\"ph\":\"X\",\"pid\":7,\"tid\":16777216,\"ts\":30.000,"
+                                      "\"dur\":5.000,\"name\":\"context 3\"},"));
+    ck_assert_ptr_nonnull(strstr(out, "\n{\"ph\":\"X\",\"pid\":7,\"tid\":16777216,\"ts\":35.000,"
+                                      "\"dur\":5.000,\"name\":\"cons\"}\n]}\n"));
+    ck_assert_ptr_nonnull(strstr(out, "\n{\"ph\":\"X\",\"pid\":7,\"tid\":2,\"ts\":15.000,"
+                                      "\"dur\":17.000,\"name\":\"blocked on queue \\\"jobs\\\"\","
+                                      "\"args\":{\"woken by\":\"context 3\"}},"));
+    ck_assert_ptr_nonnull(strstr(out, "\"tid\":2,\"ts\":12.000,\"name\":\"0x10\"}"));
+    free(out);
+    names_free(nm);
+}
+END_TEST
+
+/* A trace without names: the tracks are called as they always were. */
+START_TEST(test_export_chrome_unnamed_tracks)
+{
+    struct export_opts o = {
+        .format = EXPORT_CHROME, .hz = 1000000, .pid = 7, .ctx_word = "context"};
+    struct names *nm = names_new();
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    struct export *x = export_new(f, &o);
+
+    ck_assert_ptr_nonnull(nm);
+    export_names(x, nm);
+    feed(export_sink(x, 5, 0), 0, "A+@1 A-@2");
+    ck_assert_int_eq(export_end(x), 0);
+    export_free(x);
+    fclose(f);
+    ck_assert_str_eq(out,
+                     "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n{\"ph\":\"M\",\"pid\":7,"
+                     "\"tid\":5,\"name\":\"thread_name\",\"args\":{\"name\":\"context 5\"}},\n"
+                     "{\"ph\":\"B\",\"pid\":7,\"tid\":5,\"ts\":1.000,\"name\":\"0x10\"},\n"
+                     "{\"ph\":\"E\",\"pid\":7,\"tid\":5,\"ts\":2.000,\"name\":\"0x10\"}\n]}\n");
+    free(out);
+    names_free(nm);
+}
+END_TEST
+
 Suite *export_suite(void)
 {
     Suite *s = suite_create("export");
@@ -227,6 +336,8 @@ Suite *export_suite(void)
     tcase_add_test(tc, test_export_chrome_values);
     tcase_add_test(tc, test_export_chrome_slow_clock);
     tcase_add_test(tc, test_export_empty);
+    tcase_add_test(tc, test_export_chrome_schedule);
+    tcase_add_test(tc, test_export_chrome_unnamed_tracks);
     suite_add_tcase(s, tc);
     return s;
 }

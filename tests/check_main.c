@@ -26,6 +26,7 @@ int main(void)
     srunner_add_suite(sr, filter_suite());
     srunner_add_suite(sr, export_suite());
     srunner_add_suite(sr, modmap_suite());
+    srunner_add_suite(sr, names_suite());
     srunner_add_suite(sr, dwarf_suite());
     srunner_add_suite(sr, ringlock_suite());
     srunner_add_suite(sr, outfile_suite());
@@ -36,6 +37,8 @@ int main(void)
     srunner_add_suite(sr, ctrl_suite());
     srunner_add_suite(sr, control_suite());
     srunner_add_suite(sr, rtt_suite());
+    srunner_add_suite(sr, rtos_suite());
+    srunner_add_suite(sr, taskstat_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);

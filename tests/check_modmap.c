@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cyg_format.h"
 #include "modmap.h"
 #include "suites.h"
 #include "sym.h"
@@ -122,6 +123,83 @@ START_TEST(test_modmap_rejects_bad_lines)
 
     ck_assert_msg(m == NULL, "case %d parsed", _i);
     ck_assert_msg(strstr(err, bad[_i].why), "case %d: '%s' lacks '%s'", _i, err, bad[_i].why);
+}
+END_TEST
+
+/* ctxname and objname lines: names with spaces and escapes, a round trip through the writer. */
+START_TEST(test_modmap_names_round_trip)
+{
+    static const char text[] =
+        "cygtrace-maps 1\n"
+        "ctxname 3 consumer\n"
+        "ctxname 4 two words\\x5cx\n"
+        "objname 20001234 1 jobs\n"
+        "objname 20001300 2 \\x01sem\n"
+        "ctxname 3 the consumer\n";
+    char err[128] = "", *out = NULL;
+    size_t len = 0;
+    struct modmap *m = parse(text, err, sizeof err), *m2;
+    struct names *n, *n2;
+    unsigned t = 0;
+    FILE *f;
+
+    ck_assert_msg(m != NULL, "%s", err);
+    n = modmap_take_names(m);
+    ck_assert_ptr_nonnull(n);
+    ck_assert_ptr_null(modmap_take_names(m));
+    ck_assert_uint_eq(modmap_count(m), 0);
+    ck_assert_str_eq(names_ctx(n, 3), "the consumer");
+    ck_assert_str_eq(names_ctx(n, 4), "two words\\x");
+    ck_assert_str_eq(names_obj(n, 0x20001234, &t), "jobs");
+    ck_assert_uint_eq(t, CYG_OBJ_QUEUE);
+    ck_assert_str_eq(names_obj(n, 0x20001300, &t), "?sem"); /* shown printable */
+    ck_assert_uint_eq(t, CYG_OBJ_SEMAPHORE);
+    f = open_memstream(&out, &len);
+    ck_assert_int_eq(modmap_write_names(f, n), 0);
+    fclose(f);
+    ck_assert_str_eq(out, "cygtrace-maps 1\n"
+                          "ctxname 3 the consumer\n"
+                          "ctxname 4 two words\\x5cx\n"
+                          "objname 20001234 1 jobs\n"
+                          "objname 20001300 2 ?sem\n");
+    m2 = parse(out, err, sizeof err);
+    ck_assert_msg(m2 != NULL, "%s", err);
+    n2 = modmap_take_names(m2);
+    ck_assert_str_eq(names_ctx(n2, 4), "two words\\x");
+    ck_assert_str_eq(names_obj(n2, 0x20001234, NULL), "jobs");
+    free(out);
+    names_free(n);
+    names_free(n2);
+    modmap_close(m);
+    modmap_close(m2);
+    /* a map of no names gives none */
+    m = parse("cygtrace-maps 1\nprocess 41 40 fork -\n", err, sizeof err);
+    ck_assert_ptr_null(modmap_take_names(m));
+    modmap_close(m);
+}
+END_TEST
+
+START_TEST(test_modmap_names_malformed)
+{
+    static const char *const bad[] = {
+        "cygtrace-maps 1\nctxname 3\n",               /* no name */
+        "cygtrace-maps 1\nctxname x consumer\n",      /* not a number */
+        "cygtrace-maps 1\nctxname 99999999999 a\n",   /* too big */
+        "cygtrace-maps 1\nctxname 3 bad\\x4\n",       /* a short escape */
+        "cygtrace-maps 1\nctxname 3 bad\\n\n",        /* not an escape */
+        "cygtrace-maps 1\nctxname 3 nul\\x00\n",      /* a NUL */
+        "cygtrace-maps 1\nobjname 2000 1\n",          /* no name */
+        "cygtrace-maps 1\nobjname 2000 16 q\n",       /* no such type */
+        "cygtrace-maps 1\nobjname zz 1 q\n",
+    };
+
+    for (unsigned i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char err[128] = "";
+        struct modmap *m = parse(bad[i], err, sizeof err);
+
+        ck_assert_msg(m == NULL, "case %u parsed", i);
+        ck_assert_msg(strstr(err, "line 2"), "case %u: '%s'", i, err);
+    }
 }
 END_TEST
 
@@ -317,6 +395,8 @@ Suite *modmap_suite(void)
     tcase_add_test(tc, test_modmap_names_library_functions);
     tcase_add_test(tc, test_modmap_other_build_stays_unnamed);
     tcase_add_test(tc, test_modmap_later_object_wins);
+    tcase_add_test(tc, test_modmap_names_round_trip);
+    tcase_add_test(tc, test_modmap_names_malformed);
     suite_add_tcase(s, tc);
     return s;
 }

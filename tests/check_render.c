@@ -331,6 +331,96 @@ START_TEST(test_render_duration_units)
 }
 END_TEST
 
+/* What the scheduler's records say (FORMAT.md 7.5), with and without names. */
+START_TEST(test_render_sched_texts)
+{
+    struct names *n = names_new();
+    char buf[256];
+    static const struct {
+        unsigned data;
+        uint64_t a;
+        const char *want;
+    } v[] = {
+        {CYG_SCHED_BLOCK | CYG_OBJ_QUEUE << 4, 0x20001000, "blocked on queue \"jobs\" (receive)"},
+        {CYG_SCHED_BLOCK | CYG_OBJ_QUEUE << 4 | CYG_OP_SEND << 8, 0x20001000,
+         "blocked on queue \"jobs\" (send)"},
+        {CYG_SCHED_BLOCK | CYG_OBJ_STREAM << 4 | CYG_OP_PEEK << 8, 0x20001100,
+         "blocked on stream buffer 0x20001100 (peek)"},
+        {CYG_SCHED_BLOCK | CYG_OBJ_SEMAPHORE << 4, 0x20001234, "blocked on semaphore 0x20001234 (take)"},
+        {CYG_SCHED_BLOCK | CYG_OBJ_MUTEX << 4, 0x20002000, "blocked on mutex \"lock\" (take)"},
+        {CYG_SCHED_BLOCK | CYG_OBJ_EVENTS << 4, 0x20003000, "blocked on event group 0x20003000"},
+        {CYG_SCHED_BLOCK | CYG_OBJ_NONE << 4, 0x20001000, "blocked on queue \"jobs\" (receive)"},
+        {CYG_SCHED_BLOCK | CYG_OBJ_DELAY << 4, 10, "delay 10 ticks"},
+        {CYG_SCHED_BLOCK | CYG_OBJ_DELAY << 4, 1, "delay 1 tick"},
+        {CYG_SCHED_BLOCK | CYG_OBJ_DELAY << 4, 0, "delay"},
+        {CYG_SCHED_BLOCK | CYG_OBJ_NOTIFY << 4, 0, "blocked on a notification"},
+        {CYG_SCHED_BLOCK | CYG_OBJ_SUSPEND << 4, 0, "suspended"},
+        {CYG_SCHED_WAKE | 3u << 4, 0x20004000, "wakes consumer"},
+        {CYG_SCHED_WAKE | 5u << 4, 0x20005000, "wakes context 5"},
+        {CYG_SCHED_RESUME | 3u << 4, 0x20004000, "woken by consumer"},
+        {CYG_SCHED_RESUME | 524303u << 4, 0, "woken by context 524303"},
+        {9, 0, "scheduler record of unknown kind 9"},
+    };
+
+    ck_assert_int_eq(names_set_ctx(n, 3, "consumer"), 0);
+    ck_assert_int_eq(names_set_obj(n, 0x20001000, CYG_OBJ_QUEUE, "jobs"), 0);
+    ck_assert_int_eq(names_set_obj(n, 0x20002000, CYG_OBJ_NONE, "lock"), 0);
+    for (unsigned i = 0; i < sizeof v / sizeof *v; i++) {
+        struct ev e = {.kind = EV_SCHED, .data = v[i].data, .addr = v[i].a};
+
+        render_sched_text(n, NULL, 0, &e, buf, sizeof buf);
+        ck_assert_str_eq(buf, v[i].want);
+    }
+    {
+        struct ev e = {.kind = EV_SCHED, .data = CYG_SCHED_WAKE | 3u << 4};
+
+        render_sched_text(NULL, NULL, 0, &e, buf, sizeof buf);
+        ck_assert_str_eq(buf, "wakes context 3");
+    }
+    ck_assert_ptr_null(render_ctx_name(n, NULL, 0, 4, 0x1000, buf, sizeof buf));
+    ck_assert_str_eq(render_ctx_name(n, NULL, 0, 3, 0, buf, sizeof buf), "consumer");
+    names_free(n);
+}
+END_TEST
+
+/* A SCHED line in the tree, at the depth where it happened; a switch to the tree's own context
+ * is no line: the context resumes where it was. */
+START_TEST(test_render_sched_lines)
+{
+    struct render_opts o = style(RENDER_TREE);
+    struct names *n = names_new();
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    struct render *r;
+    struct tree *t;
+
+    names_set_ctx(n, 3, "consumer");
+    names_set_obj(n, 0x20001000, CYG_OBJ_QUEUE, "jobs");
+    o.names = n;
+    r = render_new(f, &o, NULL, 0);
+    t = tree_new(render_sink(r), 0, NULL, NULL);
+    tree_feed(t, &(struct ev){.kind = EV_ENTER, .addr = 0x10});
+    tree_feed(t, &(struct ev){.kind = EV_ENTER, .addr = 0x20});
+    tree_feed(t, &(struct ev){.kind = EV_SCHED, .data = CYG_SCHED_BLOCK | CYG_OBJ_QUEUE << 4,
+                              .addr = 0x20001000});
+    tree_feed(t, &(struct ev){.kind = EV_CONTEXT, .data = 3, .addr = 0x20004000});
+    tree_feed(t, &(struct ev){.kind = EV_EXIT, .addr = 0x20});
+    tree_feed(t, &(struct ev){.kind = EV_EXIT, .addr = 0x10});
+    tree_finish(t);
+    tree_free(t);
+    render_free(r);
+    fclose(f);
+    ck_assert_str_eq(text, "              0x10() {\n"
+                           "                0x20() {\n"
+                           "                  -- blocked on queue \"jobs\" (receive)\n"
+                           "                } /* 0x20 */\n"
+                           "              } /* 0x10 */\n");
+    free(text);
+    names_free(n);
+}
+END_TEST
+
 Suite *render_suite(void)
 {
     Suite *s = suite_create("render");
@@ -349,6 +439,8 @@ Suite *render_suite(void)
     tcase_add_test(tc, test_render_fault_line);
     tcase_add_test(tc, test_render_braces);
     tcase_add_test(tc, test_render_duration_units);
+    tcase_add_test(tc, test_render_sched_texts);
+    tcase_add_test(tc, test_render_sched_lines);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -443,6 +443,39 @@ START_TEST(test_vlines_trigger_and_mark_class)
 }
 END_TEST
 
+/* What the scheduler did is a line at its depth, with the names the NAME records gave; the
+ * contexts go by their names. */
+START_TEST(test_vlines_sched_and_names)
+{
+    struct vlines *m = model(100);
+    char buf[64];
+
+    /* context 3 is "cons" (NAME words of 32-bit target), queue 0x2000 "q" */
+    vlines_event(m, &(struct ev){.kind = EV_NAME, .ctx = 1, .data = 0, .addr = 3});
+    vlines_event(m, &(struct ev){.kind = EV_NAME, .ctx = 1,
+                                 .data = 1 | CYG_NAME_LAST | 4u << CYG_NAME_LEN_SHIFT,
+                                 .addr = 0x736e6f63});
+    vlines_event(m, &(struct ev){.kind = EV_NAME, .ctx = 1,
+                                 .data = CYG_NAME_OBJECT | CYG_OBJ_QUEUE << CYG_NAME_OBJ_SHIFT,
+                                 .addr = 0x2000});
+    vlines_event(m, &(struct ev){.kind = EV_NAME, .ctx = 1,
+                                 .data = 1 | CYG_NAME_LAST | 1u << CYG_NAME_LEN_SHIFT,
+                                 .addr = 'q'});
+    in(m, EV_ENTER, 1, 'A', 0);
+    vlines_event(m, &(struct ev){.kind = EV_SCHED, .ctx = 1,
+                                 .data = CYG_SCHED_BLOCK | CYG_OBJ_QUEUE << CYG_SCHED_OBJ_SHIFT,
+                                 .addr = 0x2000});
+    vlines_event(m, &(struct ev){.kind = EV_SCHED, .ctx = 1,
+                                 .data = CYG_SCHED_WAKE | 3u << CYG_SCHED_ID_SHIFT});
+    ck_assert_str_eq(shown(m), "0xa00()\n"
+                               "  -- blocked on queue \"q\" (receive)\n"
+                               "  -- wakes cons\n");
+    ck_assert_str_eq(vlines_ctx_name(m, 3, buf, sizeof buf), "cons");
+    ck_assert_ptr_null(vlines_ctx_name(m, 1, buf, sizeof buf));
+    vlines_free(m);
+}
+END_TEST
+
 /* Two contexts, interleaved: each its own tree (depths, durations), lines in arrival order. */
 START_TEST(test_vlines_two_contexts)
 {
@@ -500,6 +533,7 @@ Suite *vlines_suite(void)
     tcase_add_test(tc, test_vlines_loss);
     tcase_add_test(tc, test_vlines_fault);
     tcase_add_test(tc, test_vlines_trigger_and_mark_class);
+    tcase_add_test(tc, test_vlines_sched_and_names);
     tcase_add_test(tc, test_vlines_two_contexts);
     tcase_add_test(tc, test_vlines_configure_again);
     suite_add_tcase(s, tc);

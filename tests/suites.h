@@ -21,6 +21,7 @@ Suite *vlines_suite(void);
 Suite *filter_suite(void);
 Suite *export_suite(void);
 Suite *modmap_suite(void);
+Suite *names_suite(void);
 Suite *dwarf_suite(void);
 Suite *ringlock_suite(void);
 Suite *outfile_suite(void);
@@ -31,5 +32,7 @@ Suite *graph_suite(void);
 Suite *ctrl_suite(void);
 Suite *control_suite(void);
 Suite *rtt_suite(void);
+Suite *rtos_suite(void);
+Suite *taskstat_suite(void);
 
 #endif

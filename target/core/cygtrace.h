@@ -44,6 +44,22 @@ CYGTRACE_API void cygtrace_mark(uint32_t id, uintptr_t value);
 /* Records that execution context id (an RTOS task, an interrupt) runs from now on. */
 CYGTRACE_API void cygtrace_context(uint32_t id, uintptr_t handle);
 
+/* For an RTOS glue (target/rtos/): the records of docs/FORMAT.md 7.5. Each does nothing unless
+ * recording, and may be called with interrupts on. */
+
+/* Records a context switch to id: the clock (a TIME record, when the ring has timestamps),
+ * then the CONTEXT, so that the switch has a time of its own. */
+CYGTRACE_API void cygtrace_switch(uint32_t id, uintptr_t handle);
+
+/* Records what the scheduler did (CYG_SCHED_* of cyg_format.h): kind in data's bits 3..0,
+ * the rest of data packed by the caller as the kind says; a as the kind says. */
+CYGTRACE_API void cygtrace_sched(unsigned kind, uint32_t data, uintptr_t a);
+
+/* Names a context (what = 0, key its id) or an object (what = CYG_NAME_OBJECT | type <<
+ * CYG_NAME_OBJ_SHIFT, key its handle): the key, then the name's bytes up to its NUL, max bytes
+ * or 60 (120 on 64-bit targets), a word a record. */
+CYGTRACE_API void cygtrace_name(unsigned what, uintptr_t key, const char *name, size_t max);
+
 /* Records a fault (kind: CYG_FAULT_* of cyg_format.h) at pc with lr, then freezes. */
 CYGTRACE_API void cygtrace_fault(unsigned kind, uintptr_t pc, uintptr_t lr);
 

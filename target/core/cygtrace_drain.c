@@ -353,15 +353,23 @@ NOINSTR static size_t drain_events(const struct cyg_ctl *ctl, uintptr_t end, int
         }
         if (b & DRAIN_SPECIAL) {
             /* Its time is the event's before it: no dt. */
+            unsigned type;
+
             p[0] = CYG_TK_SPECIAL;
             if (CYG_WORD_BITS == 64) {
-                p[1] = (uint8_t)((uint64_t)b >> CYG64_TYPE_SHIFT & 0x3fu);
+                type = (unsigned)((uint64_t)b >> CYG64_TYPE_SHIFT & 0x3fu);
+                p[1] = (uint8_t)type;
                 p = put_w(p + 2, (uintptr_t)((uint64_t)b & CYG64_TAGGED_DATA_MASK));
             } else {
-                p[1] = (uint8_t)(b >> CYG32_TYPE_SHIFT & 0x3fu);
+                type = (unsigned)(b >> CYG32_TYPE_SHIFT & 0x3fu);
+                p[1] = (uint8_t)type;
                 p = put_w(p + 2, b & CYG32_DATA_MASK);
             }
             p = put_w(p, a);
+            /* A TIME record is a clock reading (FORMAT.md 7.5): the next dt, and the next
+             * frame's t0, count from it, as the host's clock does. */
+            if ((flags & CYG_F_TIMESTAMPS) && type == CYG_SP_TIME)
+                ts = a;
         } else {
             uintptr_t addr, ex;
             unsigned slot;

@@ -81,7 +81,7 @@ expect_error record-no-program 2 'record' "$CT" record
 expect_error tree-bad-style 2 'style' "$CT" tree --style=fancy "$CRUMBLE" "$T/good.trace"
 expect_error tree-bad-depth 2 'depth' "$CT" tree --depth=0 "$CRUMBLE" "$T/good.trace"
 expect_error tree-bad-depth-text 2 'depth' "$CT" tree --depth=deep "$CRUMBLE" "$T/good.trace"
-expect_error tree-bad-thread 2 'thread' "$CT" tree --thread=x "$CRUMBLE" "$T/good.trace"
+expect_error tree-bad-thread 2 'thread' "$CT" tree --thread=4x "$CRUMBLE" "$T/good.trace"
 expect_error tree-absent-thread 1 'no thread 9' "$CT" tree --thread=9 "$CRUMBLE" "$T/good.trace"
 expect_error record-bad-mode 2 'mode' "$CT" record --mode=sometimes -- "$CRUMBLE"
 run no-command "$CT"

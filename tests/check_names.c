@@ -1,0 +1,165 @@
+/* check_names.c - the names of contexts and objects: NAME words put back together per writing
+ * context, CONTEXT bindings, and the lookups. */
+#include <check.h>
+#include <string.h>
+
+#include "cyg_format.h"
+#include "dec.h"
+#include "names.h"
+#include "suites.h"
+
+/* Feeds a NAME word: part, last, len bytes, the word; writer ctx. */
+static void word(struct names *n, uint32_t ctx, unsigned data, uint64_t a, unsigned w)
+{
+    struct ev e = {.kind = EV_NAME, .ctx = ctx, .data = data, .addr = a};
+
+    names_feed(n, &e, w);
+}
+
+#define PART(i, len, last) ((i) | (len) << CYG_NAME_LEN_SHIFT | ((last) ? CYG_NAME_LAST : 0))
+
+/* "consumer" on a 32-bit target: the key, then two words of 4 bytes. */
+static void consumer(struct names *n, uint32_t writer, uint32_t id)
+{
+    word(n, writer, PART(0, 0, 0), id, 4);
+    word(n, writer, PART(1, 4, 0), 0x736e6f63, 4); /* "cons" */
+    word(n, writer, PART(2, 4, 1), 0x72656d75, 4); /* "umer" */
+}
+
+START_TEST(test_names_reassembles)
+{
+    struct names *n = names_new();
+
+    ck_assert_ptr_nonnull(n);
+    consumer(n, 0, 3);
+    ck_assert_str_eq(names_ctx(n, 3), "consumer");
+    ck_assert_ptr_null(names_ctx(n, 4));
+    /* 64-bit words, a NUL before the word's end; an object of type queue */
+    word(n, 1, PART(0, 0, 0) | CYG_NAME_OBJECT | CYG_OBJ_QUEUE << CYG_NAME_OBJ_SHIFT,
+         0x7fff00001000u, 8);
+    word(n, 1, PART(1, 8, 1), 0x000000736272u /* "rbs" */, 8);
+    {
+        unsigned t = 99;
+
+        ck_assert_str_eq(names_obj(n, 0x7fff00001000u, &t), "rbs");
+        ck_assert_uint_eq(t, CYG_OBJ_QUEUE);
+    }
+    /* a later name wins */
+    word(n, 0, PART(0, 0, 0), 3, 4);
+    word(n, 0, PART(1, 3, 1), 0x00626f6a, 4);
+    ck_assert_str_eq(names_ctx(n, 3), "job");
+    names_free(n);
+}
+END_TEST
+
+START_TEST(test_names_out_of_order_and_cut)
+{
+    struct names *n = names_new();
+
+    /* a word skipped: dropped, and its last word commits nothing */
+    word(n, 0, PART(0, 0, 0), 5, 4);
+    word(n, 0, PART(2, 4, 1), 0x72656d75, 4);
+    ck_assert_ptr_null(names_ctx(n, 5));
+    /* the key overwritten (the ring starts in the middle of the name) */
+    word(n, 0, PART(1, 4, 0), 0x736e6f63, 4);
+    word(n, 0, PART(2, 4, 1), 0x72656d75, 4);
+    ck_assert_ptr_null(names_ctx(n, 0x736e6f63));
+    ck_assert_uint_eq(names_ctx_count(n), 0);
+    /* cut at the end: never committed */
+    word(n, 0, PART(0, 0, 0), 6, 4);
+    word(n, 0, PART(1, 4, 0), 0x736e6f63, 4);
+    ck_assert_ptr_null(names_ctx(n, 6));
+    /* a new key restarts it */
+    consumer(n, 0, 7);
+    ck_assert_str_eq(names_ctx(n, 7), "consumer");
+    ck_assert_ptr_null(names_ctx(n, 6));
+    /* more bytes than a word holds: malformed */
+    word(n, 0, PART(0, 0, 0), 8, 4);
+    word(n, 0, PART(1, 5, 1), 0x736e6f63, 4);
+    ck_assert_ptr_null(names_ctx(n, 8));
+    /* a loss drops the names in flight */
+    word(n, 0, PART(0, 0, 0), 9, 4);
+    names_feed(n, &(struct ev){.kind = EV_LOST, .addr = 3}, 4);
+    word(n, 0, PART(1, 4, 1), 0x736e6f63, 4);
+    ck_assert_ptr_null(names_ctx(n, 9));
+    names_free(n);
+}
+END_TEST
+
+/* Two writers, one preempting the other mid-name: each name is its writer's. */
+START_TEST(test_names_interleaved_writers)
+{
+    struct names *n = names_new();
+
+    word(n, 1, PART(0, 0, 0), 10, 4);
+    word(n, 1, PART(1, 4, 0), 0x736e6f63, 4);
+    consumer(n, 2, 11);
+    word(n, 1, PART(2, 2, 1), 0x6161, 4);
+    ck_assert_str_eq(names_ctx(n, 10), "consaa");
+    ck_assert_str_eq(names_ctx(n, 11), "consumer");
+    names_free(n);
+}
+END_TEST
+
+static void collect(void *arg, uint32_t id, const char *name)
+{
+    char *buf = arg;
+    size_t k = strlen(buf);
+
+    snprintf(buf + k, 256 - k, "%u=%s;", id, name);
+}
+
+START_TEST(test_names_handles_and_lookups)
+{
+    struct names *n = names_new();
+    char buf[256] = "";
+    uint32_t id = 0;
+
+    names_feed(n, &(struct ev){.kind = EV_CONTEXT, .data = 4, .addr = 0x2000}, 4);
+    ck_assert_uint_eq(names_handle(n, 4), 0x2000);
+    ck_assert_ptr_null(names_ctx(n, 4)); /* a handle alone is no name */
+    names_feed(n, &(struct ev){.kind = EV_CONTEXT, .data = 4, .addr = 0x3000}, 4);
+    ck_assert_uint_eq(names_handle(n, 4), 0x3000);
+    ck_assert_uint_eq(names_handle(n, 5), 0);
+    ck_assert_int_eq(names_set_ctx(n, 9, "tab\there\x7f"), 0);
+    ck_assert_str_eq(names_ctx(n, 9), "tab?here?");
+    ck_assert_int_eq(names_set_ctx(n, 2, "idle"), 0);
+    ck_assert_uint_eq(names_handle(n, 2), 0);
+    names_each_ctx(n, collect, buf);
+    ck_assert_str_eq(buf, "2=idle;9=tab?here?;");
+    ck_assert_int_eq(names_find_ctx(n, "idle", &id), 1);
+    ck_assert_uint_eq(id, 2);
+    ck_assert_int_eq(names_find_ctx(n, "nobody", &id), 0);
+    ck_assert_int_eq(names_set_ctx(n, 3, "idle"), 0);
+    ck_assert_int_eq(names_find_ctx(n, "idle", &id), -1);
+    /* long names are cut */
+    {
+        char longname[200];
+
+        memset(longname, 'x', sizeof longname - 1);
+        longname[sizeof longname - 1] = 0;
+        names_set_obj(n, 0x10, CYG_OBJ_MUTEX, longname);
+        ck_assert_uint_eq(strlen(names_obj(n, 0x10, NULL)), NAMES_MAX);
+    }
+    /* many keys: the table grows */
+    for (uint32_t i = 100; i < 5000; i++)
+        ck_assert_int_eq(names_set_handle(n, i, i * 16), 0);
+    for (uint32_t i = 100; i < 5000; i++)
+        ck_assert_uint_eq(names_handle(n, i), i * 16);
+    ck_assert_ptr_null(names_ctx(NULL, 1));
+    names_free(n);
+}
+END_TEST
+
+Suite *names_suite(void)
+{
+    Suite *s = suite_create("names");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, test_names_reassembles);
+    tcase_add_test(tc, test_names_out_of_order_and_cut);
+    tcase_add_test(tc, test_names_interleaved_writers);
+    tcase_add_test(tc, test_names_handles_and_lookups);
+    suite_add_tcase(s, tc);
+    return s;
+}
