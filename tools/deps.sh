@@ -6,7 +6,8 @@ set -eu
 
 PKGS="gcc libc6-dev make pkg-config binutils-dev libdwarf-dev libncurses-dev check
       gcc-arm-none-eabi libnewlib-arm-none-eabi gcc-riscv64-unknown-elf
-      qemu-system-arm gdb-multiarch gdbserver cmake clang valgrind jq uftrace hyperfine time tmux
+      picolibc-riscv64-unknown-elf qemu-system-arm qemu-system-misc gdb-multiarch gdbserver
+      cmake clang valgrind jq uftrace hyperfine time tmux
       debhelper dpkg-dev lintian man-db"
 
 missing=""

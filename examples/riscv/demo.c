@@ -1,0 +1,27 @@
+/* demo.c - calls worth a trace, as examples/firmware/demo.c makes them on Cortex-M: the "Poor
+ * Man's Trace" call structure DEMO_RUNS times (default 3), then the apple crumble. Prints
+ * "demo: done" and sleeps, so that a debugger can read the ring:
+ *     cygtrace pull --gdb=127.0.0.1:1234 build/firmware/riscv-virt/demo.elf
+ * wrap.elf is this program with DEMO_RUNS=60: some 2000 events lap the 512-record ring
+ * (overwrite mode, the default) about four times. */
+#include "board.h"
+
+#define WORK_PUTS(s) board_puts(s)
+#define WORK_PUTU(v) board_putu(v)
+#include "../firmware/demo_work.h"
+
+#ifndef DEMO_RUNS
+#define DEMO_RUNS 3
+#endif
+
+int main(void)
+{
+    for (int run = 0; run < DEMO_RUNS; run++) {
+        board_puts("DEMO_Run: ");
+        board_putu((uint32_t)DEMO_Run());
+        board_puts("\n");
+    }
+    Crumble_make_apple_crumble();
+    board_puts("demo: done\n");
+    return 0;
+}
