@@ -4,7 +4,9 @@
 #   make demo       install missing packages, build, crash a firmware under QEMU, pull its
 #                   trace through the GDB server and print the call tree (demo-linux: Linux;
 #                   demo-live: a firmware streaming its calls, watched with cygtrace live;
-#                   demo-rtt: the same over RTT, read through QEMU's GDB server)
+#                   demo-rtt: the same over RTT, read through QEMU's GDB server;
+#                   demo-freertos: a FreeRTOS firmware's tasks and interrupts, a tree each;
+#                   demo-riscv: the crash demo on a RISC-V firmware, QEMU's virt board)
 #   make check      install missing packages, build, run every test
 #   make deps       install missing Debian packages (quick and silent when all are there)
 #   make bench      hook cost and decode throughput benchmarks (bench/)
@@ -61,9 +63,11 @@ endif
 BASE_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
 
-.PHONY: all demo demo-linux demo-live demo-rtt check deps install clean bench runtime host examples firmware-cores fuzz
+.PHONY: all demo demo-linux demo-live demo-rtt demo-freertos demo-riscv check deps install clean bench runtime host examples firmware-cores fuzz
 all: host runtime examples firmware-cores firmware
 include examples/firmware/firmware.mk
+include examples/riscv/riscv.mk
+include examples/freertos/freertos.mk
 
 # ---------------------------------------------------------------------------------------------
 # common/ and the target runtime
@@ -284,6 +288,14 @@ demo-live: deps
 demo-rtt: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tools/demo.sh $(O) rtt
+
+demo-riscv: deps
+	$(Q)$(MAKE) --no-print-directory host firmware-riscv
+	$(Q)tools/demo.sh $(O) riscv
+
+demo-freertos: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tools/demo.sh $(O) freertos
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all

@@ -1,5 +1,6 @@
 #!/bin/bash
-# demo.sh BUILD_DIR [linux|live|rtt] - the product's main job, as a user would run it.
+# demo.sh BUILD_DIR [linux|live|rtt|riscv [virt|sifive_e]] - the product's main job, as a user
+# would run it.
 #   default: a Cortex-M3 firmware (QEMU's mps2-an385 board) crashes in HardFault; cygtrace
 #            pulls its frozen ring buffer through QEMU's GDB server and prints the call tree
 #            that ends in the fault, with its backtrace.
@@ -9,6 +10,10 @@
 #            two seconds of the tree as text.
 #   rtt:     the same firmware's calls over RTT instead: a ring in target RAM that "cygtrace
 #            live --gdb" reads through QEMU's GDB server (halt, read, resume), the UART silent.
+#   freertos: a FreeRTOS firmware (two tasks, a timer interrupt) faults in one task; cygtrace
+#            pulls the ring and prints a call tree per task and per interrupt, with who woke
+#            whom.
+#   riscv:   the crash demo on RISC-V (QEMU's virt, or sifive_e), pulled through the gdbstub.
 set -eu
 B=${1:-build}
 D="$B/demo"
@@ -54,6 +59,30 @@ firmware_demo() {
     local elf="$B/firmware/mps2-an385/crash.elf" log="$D/uart.log" port
     echo "cygtrace demo: a Cortex-M3 firmware crashes; its flight recorder is read through a"
     echo "GDB server (here QEMU's) and shows the calls that led to the HardFault."
+    rm -f "$log"
+    qemu_up -serial "file:$log" -gdb "tcp:127.0.0.1:PORT" -kernel "$elf"
+    printf '\n$ qemu-system-arm -M mps2-an385 -serial file:%s -gdb tcp:127.0.0.1:%s -kernel %s &\n' \
+        "$log" "$port" "$elf"
+    for _ in $(seq 100); do
+        grep -q "HardFault" "$log" 2>/dev/null && break
+        sleep 0.2
+    done
+    sed 's/^/    uart| /' "$log"
+    run "$B/cygtrace" pull --gdb="127.0.0.1:$port" "$elf"
+    kill "$qpid" 2>/dev/null; wait "$qpid" 2>/dev/null || true
+    qpid=""
+}
+
+freertos_demo() {
+    local elf="$B/firmware/mps2-an385/freertos.elf" log="$D/freertos-uart.log" port
+    if [ ! -f "$elf" ]; then
+        echo "cygtrace: demo: $elf: not built (no FreeRTOS-Kernel: make FREERTOS_DIR=...)" >&2
+        exit 1
+    fi
+    echo "cygtrace demo: a FreeRTOS firmware on a Cortex-M3: a timer interrupt wakes the task"
+    echo "\"producer\", which feeds \"consumer\" through a queue, until the consumer faults."
+    echo "Its flight recorder, read through QEMU's GDB server, has a call tree per task and per"
+    echo "interrupt."
     rm -f "$log"
     qemu_up -serial "file:$log" -gdb "tcp:127.0.0.1:PORT" -kernel "$elf"
     printf '\n$ qemu-system-arm -M mps2-an385 -serial file:%s -gdb tcp:127.0.0.1:%s -kernel %s &\n' \
@@ -117,9 +146,47 @@ rtt_demo() {
     qpid=""
 }
 
+# riscv [BOARD]: the crash demo on a 32-bit RISC-V microcontroller, QEMU's virt board (or
+# sifive_e, the HiFive1's FE310): a load access fault, the ring read through QEMU's gdbstub.
+riscv_demo() {
+    local board=${1:-virt} elf log="$D/riscv-uart.log" port bios=()
+    elf="$B/firmware/riscv-$board/crash.elf"
+    [ "$board" = virt ] && bios=(-bios none)
+    echo "cygtrace demo: a RISC-V (rv32imac) firmware crashes on a bad pointer; its flight"
+    echo "recorder is read through a GDB server (here QEMU's) and shows the calls that led there."
+    if ! command -v qemu-system-riscv32 >/dev/null; then
+        echo "cygtrace: demo: qemu-system-riscv32 is missing; run 'make deps' (qemu-system-misc)" >&2
+        exit 1
+    fi
+    rm -f "$log"
+    for _ in $(seq 20); do
+        port=$((20000 + RANDOM % 40000))
+        timeout 120 qemu-system-riscv32 -M "$board" "${bios[@]}" -icount shift=0 -display none \
+            -monitor none -serial "file:$log" -gdb "tcp:127.0.0.1:$port" -kernel "$elf" \
+            </dev/null >"$D/qemu.err" 2>&1 &
+        qpid=$!
+        sleep 0.5
+        kill -0 "$qpid" 2>/dev/null && break
+        qpid=""
+    done
+    [ -n "$qpid" ] || { echo "cygtrace: demo: QEMU did not start: $(cat "$D/qemu.err")" >&2; exit 1; }
+    printf '\n$ qemu-system-riscv32 -M %s %s-icount shift=0 -serial file:%s -gdb tcp:127.0.0.1:%s -kernel %s &\n' \
+        "$board" "${bios[*]:+${bios[*]} }" "$log" "$port" "$elf"
+    for _ in $(seq 100); do
+        grep -q "trace frozen" "$log" 2>/dev/null && break
+        sleep 0.2
+    done
+    sed 's/^/    uart| /' "$log"
+    run "$B/cygtrace" pull --srcline --gdb="127.0.0.1:$port" "$elf"
+    kill "$qpid" 2>/dev/null; wait "$qpid" 2>/dev/null || true
+    qpid=""
+}
+
 case "${2:-}" in
+riscv) riscv_demo "${3:-}" ;;
 linux) linux_demo ;;
 live) live_demo ;;
 rtt) rtt_demo ;;
+freertos) freertos_demo ;;
 *) firmware_demo ;;
 esac
