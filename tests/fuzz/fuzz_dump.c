@@ -31,6 +31,7 @@
 #include "export.h"
 #include "filter.h"
 #include "fnstat.h"
+#include "taskstat.h"
 #include "fuzzsink.h"
 #include "load.h"
 
@@ -105,15 +106,16 @@ static void render_ctx(struct load *l, uint8_t opt, const struct dec_ctx *c)
 }
 
 /* The decoder's own bookkeeping: every slot between first and end is decoded, unwritten,
- * padding or truncated, exactly once; holes are some of the unwritten. A miscount is a bug
- * even when nothing crashes. */
+ * padding, a TIME record (no event) or truncated, exactly once; holes are some of the
+ * unwritten. A miscount is a bug even when nothing crashes. */
 static void check_stats(const struct load *l, const struct load_stats *st)
 {
     const struct dec_stats *d = &st->dec;
 
     if (l->stream)
         return;
-    if (d->decoded + d->unwritten + d->truncated + d->padding != d->end_seq - d->first_seq ||
+    if (d->decoded + d->unwritten + d->truncated + d->padding + d->times !=
+            d->end_seq - d->first_seq ||
         d->holes > d->unwritten)
         abort();
 }
@@ -167,6 +169,24 @@ static void report_rows(struct fnstat *s, uint64_t hz)
             render_addr(NULL, 0, rows[i].addr, name, sizeof name);
         }
     }
+}
+
+/* report's per-context section and the export's schedule, as cmd_report and cmd_export drive
+ * them: one pass into the accounting, every interval into the export, the rows and their names
+ * formatted. */
+static void tasks(struct load *l, const struct filter_time *ft, struct export *x)
+{
+    struct taskstat *s = taskstat_new(export_taskstat_span, x);
+    const struct taskstat_ctx *v;
+    unsigned n;
+    char buf[128];
+
+    if (!s)
+        return;
+    if (taskstat_run(l, *ft, s) == 0 && (v = taskstat_contexts(s, &n)))
+        for (unsigned i = 0; i < n; i++)
+            taskstat_name(l->names, NULL, 0, v[i].waker, buf, sizeof buf);
+    taskstat_free(s);
 }
 
 /* report and export as cmd_filter_run drives them: a scan of the events in the time range
@@ -240,6 +260,7 @@ static void report_and_export(struct load *l, uint8_t mode, uint8_t opt)
         for (unsigned k = 0; k < 2; k++)
             tree_finish(cr[i].t[k]);
     report_rows(fs, l->ring.ts_hz);
+    tasks(l, &ft, x);
     export_end(x);
 out:
     for (unsigned i = 0; i < MAX_CTX; i++)

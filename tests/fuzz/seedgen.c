@@ -68,6 +68,14 @@ static void record(unsigned calls, int fault)
     }
     cygtrace_mark(7, 0xbeef);
     cygtrace_context(2, 0x1234);
+    /* What an RTOS glue writes: names, a timed switch, a block, a wake, a resume. */
+    cygtrace_name(0, 3, "consumer", 16);
+    cygtrace_name(CYG_NAME_OBJECT | CYG_OBJ_QUEUE << CYG_NAME_OBJ_SHIFT, 0x5000, "jobs", 16);
+    cygtrace_sched(CYG_SCHED_BLOCK, CYG_OBJ_QUEUE << CYG_SCHED_OBJ_SHIFT, 0x5000);
+    cygtrace_switch(3, 0x2000);
+    cygtrace_sched(CYG_SCHED_WAKE, 2u << CYG_SCHED_ID_SHIFT, 0x1234);
+    cygtrace_switch(2, 0x1234);
+    cygtrace_sched(CYG_SCHED_RESUME, 3u << CYG_SCHED_ID_SHIFT, 0x2000);
     __cyg_profile_func_enter((void *)0x403000, site);
     if (fault)
         cygtrace_fault(CYG_FAULT_SIGNAL + 11, 0x403010, 0x403004);
