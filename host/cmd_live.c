@@ -66,6 +66,8 @@ struct live {
     struct live_ctx *ctx;
     unsigned nctx;
     int cur;            /* the context of the last line printed, -1 before any */
+    int head_due;       /* cur's header is owed: said before its first event that shows (a
+                           switch alone shows nothing: an idle task would fill the screen) */
     struct ev lost0;    /* records lost before any context's first event (addr 0: none) */
     struct names *names; /* what the NAME and CONTEXT records said so far */
     uint64_t unmatched;
@@ -219,6 +221,18 @@ static struct live_ctx *plain_ctx(struct live *l, uint32_t id)
 /* --plain: the event goes to its context's tree; a line says when the context changes. A loss
  * may have taken any context's events: every tree forgets what it cannot know, and the
  * current one shows the line. */
+/* "# context N "NAME"" and then end: the header of context id in --plain. */
+static void plain_header(const struct live *l, uint32_t id, const char *end)
+{
+    char nb[256];
+    const char *name = render_ctx_name(l->names, l->sym, l->ring.load_bias, id, 0, nb, sizeof nb);
+
+    printf("# %s %u", l->ring.word_bytes == 8 ? "thread" : "context", id);
+    if (name)
+        printf(" \"%s\"", name);
+    fputs(end, stdout);
+}
+
 static void plain_event(struct live *l, const struct ev *e)
 {
     struct live_ctx *c;
@@ -250,14 +264,13 @@ static void plain_event(struct live *l, const struct ev *e)
             goto oom;
         idx = (int)(c - l->ctx);
         if (idx != l->cur && l->nctx > 1) {
-            char nb[256];
-            const char *name = render_ctx_name(l->names, l->sym, l->ring.load_bias, e->ctx, 0,
-                                               nb, sizeof nb);
-
             if (l->cur >= 0)
                 render_flush(l->ctx[l->cur].render);
-            printf("# %s %u", l->ring.word_bytes == 8 ? "thread" : "context", e->ctx);
-            printf(name ? " \"%s\"\n" : "\n", name);
+            l->head_due = 1;
+        }
+        if (l->head_due && e->kind != EV_CONTEXT && e->kind != EV_NAME) {
+            plain_header(l, e->ctx, "\n");
+            l->head_due = 0;
         }
         l->cur = idx;
         if (l->lost0.addr) {
@@ -463,8 +476,7 @@ static void plain_finish(struct live *l)
 
     for (unsigned i = 0; i < l->nctx; i++) {
         if (l->nctx > 1)
-            printf("# %s %u: calls still open\n", l->ring.word_bytes == 8 ? "thread" : "context",
-                   l->ctx[i].id);
+            plain_header(l, l->ctx[i].id, ": calls still open\n");
         tree_finish(l->ctx[i].tree);
         l->unmatched += tree_unmatched(l->ctx[i].tree);
         render_flush(l->ctx[i].render);

@@ -371,6 +371,8 @@ static int parse_token(struct sdec *d, struct frame *f, struct sdec_state *s)
         e->addr = v;
         e->time = s->clock.last_time;
         e->ctx = w8 ? f->thread : s->ctx;
+        if (!w8) /* a CONTEXT may be among the lost: whose the next events are is not known */
+            s->ctx = 0;
         f->seq += v;
         f->n++;
         return 1;
@@ -481,6 +483,10 @@ static int on_events(struct sdec *d, const uint8_t *p, size_t len)
         return -1;
     f.seq = start;
     f.raw = t0;
+    /* Frames lost on the link may have held a CONTEXT: the events of this one belong to a
+     * context not known (0, as at the start) until the next CONTEXT. */
+    if (start > d->s.expect && d->desc.word_bytes != 8)
+        s.ctx = 0;
     /* t0 is the time of the event before the frame: after frames lost on the link, the
      * specials that open this one take it, not the time of the last event seen. Not for the
      * first time base: a drain that has sent no event yet says 0. */

@@ -427,6 +427,51 @@ START_TEST(test_stream_vectors_32)
 }
 END_TEST
 
+/* After a loss a 32-bit stream does not know whose its next events are (the lost records may
+ * have held a CONTEXT): context 0 until the next CONTEXT, after a SKIP in a frame and after
+ * frames lost on the link alike. */
+static const uint8_t events32_skip[] = {
+    0x45, 0x01, 0x00, 0x00,                         /* seq 0, t0 0 */
+    0x82, 0x02, 0x05, 0x80, 0xa0, 0x80, 0x80, 0x02, /* CONTEXT 5, handle 0x20001000 */
+    0x80, 0x80, 0x84, 0x80, 0x80, 0x01, 0x10,       /* ENTER 0x08000100, dt 0x10 */
+    0x83, 0x04,                                     /* SKIP 4 (seq 2..5) */
+    0x81, 0x80, 0x84, 0x80, 0x80, 0x01, 0x10,       /* EXIT 0x08000100, dt 0x10 (seq 6) */
+};
+
+static const uint8_t events32_after_gap[] = {
+    0x45, 0x01, 0x0a, 0x30,                         /* seq 10, t0 0x30: 7..9 lost */
+    0x80, 0x80, 0x84, 0x80, 0x80, 0x01, 0x10,       /* ENTER 0x08000100, dt 0x10 */
+    0x82, 0x02, 0x07, 0x80, 0xa0, 0x80, 0x80, 0x02, /* CONTEXT 7 */
+    0x81, 0x80, 0x84, 0x80, 0x80, 0x01, 0x10,       /* EXIT 0x08000100 */
+};
+
+START_TEST(test_stream_context_unknown_after_loss)
+{
+    struct got g;
+    struct wb w = {.n = 0};
+
+    got_init(&g, 64);
+    wire(&w, desc32, sizeof desc32);
+    wire(&w, events32_skip, sizeof events32_skip);
+    wire(&w, events32_after_gap, sizeof events32_after_gap);
+    feed(&g, &w);
+    ck_assert_uint_eq(g.n, 8);
+    ck_assert_uint_eq(g.ev[1].kind, EV_ENTER);
+    ck_assert_uint_eq(g.ev[1].ctx, 5);
+    ck_assert_uint_eq(g.ev[2].kind, EV_LOST);
+    ck_assert_uint_eq(g.ev[2].ctx, 5); /* the loss itself is told where it happened */
+    ck_assert_uint_eq(g.ev[3].kind, EV_EXIT);
+    ck_assert_uint_eq(g.ev[3].ctx, 0);
+    ck_assert_uint_eq(g.ev[4].kind, EV_LOST);
+    ck_assert_uint_eq(g.ev[4].data, EV_LOST_LINK);
+    ck_assert_uint_eq(g.ev[5].kind, EV_ENTER);
+    ck_assert_uint_eq(g.ev[5].ctx, 0);
+    ck_assert_uint_eq(g.ev[6].kind, EV_CONTEXT);
+    ck_assert_uint_eq(g.ev[7].ctx, 7);
+    got_free(&g);
+}
+END_TEST
+
 /* Events frames before the first description show nothing; a description of an unknown
  * version is ignored whole; one that ends early is malformed. */
 START_TEST(test_stream_desc_first)
@@ -764,6 +809,8 @@ static void make_events(struct ev *ev, unsigned n, unsigned word, unsigned ts_bi
         if (v->kind != EV_ENTER && v->kind != EV_EXIT)
             v->time = last_time;
         v->ctx = ctx;
+        if (word == 4 && v->kind == EV_LOST)
+            ctx = 0; /* the lost records may have held a CONTEXT: unknown until the next */
         seq += v->kind == EV_LOST ? v->addr : 1;
     }
 }
@@ -1585,6 +1632,7 @@ Suite *stream_suite(void)
     tcase_add_test(tc, test_stream_cobs_random_round_trips);
     tcase_add_test(tc, test_stream_vectors_64);
     tcase_add_test(tc, test_stream_vectors_32);
+    tcase_add_test(tc, test_stream_context_unknown_after_loss);
     tcase_add_test(tc, test_stream_desc_first);
     tcase_add_test(tc, test_stream_flipped_bit_rejected);
     tcase_add_test(tc, test_stream_crc_rejects);

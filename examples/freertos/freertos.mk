@@ -6,13 +6,15 @@
 #                                                                (512 records): it wraps
 #                      $(O)/firmware/<board>/freertos_live.elf   no fault; the idle task drains
 #                                                                the ring over the UART
+#                      $(O)/firmware/<board>/freertos_rtt.elf    the same into the RTT channel,
+#                                                                for `cygtrace live --gdb`
 # The kernel is not part of this tree: FREERTOS_DIR names a FreeRTOS-Kernel (V11) source tree,
 # by default the one next to this checkout when there is one; without it, the example is
 # skipped. The kernel is built the way target/rtos/freertos/freertos.mk says, a copy per board.
 
 FREERTOS_DIR ?= $(wildcard $(CURDIR)/../shared/thirdparty/FreeRTOS-Kernel)
 FREX_DIR := examples/freertos
-FREX_PROGRAMS := freertos freertos_wrap freertos_live
+FREX_PROGRAMS := freertos freertos_wrap freertos_live freertos_rtt
 FREX_BOARDS := mps2-an385 mps2-an386 mps2-an505 microbit
 FREERTOS_ROUNDS ?= 40
 
@@ -74,6 +76,7 @@ $$(frex_obj_$(1))/freertos.o: FREX_PDEF := -DFREERTOS_ROUNDS=$(or $(frex_rounds_
     -DCYGTRACE_CM_BUFFER_BYTES=$(fwex_stress_ring_$(1))
 $$(frex_obj_$(1))/freertos_wrap.o: FREX_PDEF := -DFREERTOS_ROUNDS=400
 $$(frex_obj_$(1))/freertos_live.o: FREX_PDEF := -DFREERTOS_LIVE
+$$(frex_obj_$(1))/freertos_rtt.o: FREX_PDEF := -DFREERTOS_LIVE -DFREERTOS_RTT
 $(FREX_PROGRAMS:%=$$(frex_obj_$(1))/%.o): $$(frex_obj_$(1))/%.o: $(FREX_DIR)/main.c \
     $(FREX_DIR)/FreeRTOSConfig.h target/rtos/freertos/cygtrace_freertos.h $(FWEX_DEPS)
 	@mkdir -p $$(@D)
@@ -86,6 +89,8 @@ $(O)/firmware/$(1)/freertos.elf: $$(frex_obj_$(1))/freertos.o $$(frex_common_$(1
 $(O)/firmware/$(1)/freertos_wrap.elf: $$(frex_obj_$(1))/freertos_wrap.o $$(frex_common_$(1)) \
     $$(FWEX_SUPPORT_$(1))
 $(O)/firmware/$(1)/freertos_live.elf: $$(frex_obj_$(1))/freertos_live.o $$(frex_common_$(1)) \
+    $$(FWEX_SUPPORT_$(1))
+$(O)/firmware/$(1)/freertos_rtt.elf: $$(frex_obj_$(1))/freertos_rtt.o $$(frex_common_$(1)) \
     $$(FWEX_SUPPORT_$(1))
 $(FREX_PROGRAMS:%=$(O)/firmware/$(1)/%.elf): $(FWEX_DIR)/boards/$(1).ld $(FWEX_DIR)/sections.ld
 	$$(call say,LD,$$@)$(ARM_CC) $(fwex_cpu_$(1)) -mthumb $(FWEX_LDFLAGS) \

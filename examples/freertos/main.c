@@ -12,7 +12,8 @@
  * records it and freezes the ring; the hook below says so on the UART and waits for a debugger:
  *     cygtrace pull --gdb=HOST:PORT build/firmware/mps2-an385/freertos.elf
  * FREERTOS_LIVE (freertos_live.elf): no fault, for ever, the ring drained over the UART by the
- * idle task (vApplicationIdleHook) for `cygtrace live`.
+ * idle task (vApplicationIdleHook) for `cygtrace live`; with FREERTOS_RTT too (freertos_rtt.elf)
+ * drained into the RTT channel instead, for `cygtrace live --gdb`.
  *
  * The timer: TIMER1 of the CMSDK boards (TIMER0 is the trace's clock), TIMER2 of the nRF51,
  * whose TIMER1 is the kernel's tick (the nRF51 has no SysTick). */
@@ -23,6 +24,9 @@
 
 #include "board.h"
 #include "cygtrace_cm.h"
+#ifdef FREERTOS_RTT
+#include "cygtrace_rtt.h"
+#endif
 
 #ifndef FREERTOS_ROUNDS
 #define FREERTOS_ROUNDS 40
@@ -251,7 +255,7 @@ NOINSTR void freertos_assert_failed(const char *file, int line)
     board_idle();
 }
 
-#ifdef FREERTOS_LIVE
+#if defined(FREERTOS_LIVE) && !defined(FREERTOS_RTT)
 NOINSTR static size_t uart_sink(void *arg, const void *buf, size_t len)
 {
     (void)arg;
@@ -278,7 +282,11 @@ NOINSTR void cygtrace_cm_fault_hook(void)
 
 int main(void)
 {
-#ifdef FREERTOS_LIVE
+#if defined(FREERTOS_LIVE) && defined(FREERTOS_RTT)
+    board_puts("freertos: streaming the trace over RTT\n");
+    cygtrace_rtt_init(); /* the control block before the first frame: a host finds it at once */
+    cygtrace_drain_init(cygtrace_rtt_sink, NULL);
+#elif defined(FREERTOS_LIVE)
     cygtrace_drain_init(uart_sink, NULL);
 #else
     board_puts("freertos: producer, consumer, timer interrupt; ");
@@ -295,6 +303,11 @@ int main(void)
     xTaskCreate(producer, "producer", 256, NULL, 2, NULL);
     xTaskCreate(consumer, "consumer", 256, NULL, 1, NULL);
     timer_start();
+#ifdef FREERTOS_LIVE
+    /* The names of the tasks and queues out before the tasks run: a host that missed them
+     * would show handles (the ring is drained by the idle task only, once they run). */
+    cygtrace_drain_flush();
+#endif
     vTaskStartScheduler();
     return 0; /* not reached: the scheduler runs for ever */
 }

@@ -11,7 +11,8 @@
 #          the tasks are long gone, the names come from the TCBs (and a saved dump keeps them
 #          in DUMP.maps); the fault is still in the consumer's tree
 #   live   freertos_live.elf streams over the UART (the idle task drains): `live` names the
-#          tasks and shows the waking as it comes
+#          tasks and shows the waking as it comes; freertos_rtt.elf the same over RTT, read
+#          through the gdbstub (`live --gdb`)
 # The kernel is third-party: without one (FREERTOS_DIR, or the default folder) the build skips
 # the example, and so does this script, in one line.
 set -u
@@ -218,5 +219,29 @@ if cp "$BUILD/firmware/mps2-an385/freertos_live.elf" "$ELF" 2>/dev/null; then
     qemu_stop
 else
     fail "$tag-firmware" "$BUILD/firmware/mps2-an385/freertos_live.elf is missing: run make"
+fi
+
+# --- live over RTT: the same, read through the gdbstub ------------------------------------------
+tag=rtt
+ELF=$T/freertos_rtt.elf
+if cp "$BUILD/firmware/mps2-an385/freertos_rtt.elf" "$ELF" 2>/dev/null; then
+    if qemu_start "$tag" mps2-an385 "$ELF"; then
+        run "$tag" "$CT" live --plain --duration=2 --gdb=127.0.0.1:$PORT "$ELF"
+        check "$tag-runs" "status $RC: $(head -n 1 "$T/$tag.err")" [ "$RC" -eq 0 ]
+        for name in producer consumer IRQ9_Handler; do
+            check "$tag-named-$name" "no context \"$name\" in the live output" \
+                grep -Eq "^# context [0-9]+ \"$name\"$" "$T/$tag.out"
+        done
+        check "$tag-woken" "no wake in the live output" \
+            eval 'grep -q "^ *-- woken by IRQ9_Handler$" "$T/$tag.out" &&
+                  grep -q "^ *-- wakes consumer$" "$T/$tag.out"'
+        # A switch alone prints nothing: the idle task, which makes no calls, is switched in
+        # hundreds of times a second and gets a header only for a loss (the drain runs in it).
+        check "$tag-idle-quiet" "$(grep -c '"IDLE"' "$T/$tag.out") headers of the idle task" \
+            eval '[ "$(grep -c "^# context [0-9]* \"IDLE\"$" "$T/$tag.out")" -le 2 ]'
+    fi
+    qemu_stop
+else
+    fail "$tag-firmware" "$BUILD/firmware/mps2-an385/freertos_rtt.elf is missing: run make"
 fi
 finish
