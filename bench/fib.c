@@ -13,23 +13,7 @@
 
 #define NOINSTR __attribute__((no_instrument_function))
 
-/* noinline: the compiler may not fold recursion levels into one, which would drop events. */
-__attribute__((noinline)) long fib(int n)
-{
-    return n < 2 ? n : fib(n - 1) + fib(n - 2);
-}
-
-NOINSTR static long fib_calls(int n)
-{
-    long a = 0, b = 1; /* F(0), F(1) */
-
-    for (int i = 0; i < n + 1; i++) {
-        long t = a + b;
-        a = b;
-        b = t;
-    }
-    return 2 * a - 1; /* a = F(n + 1) */
-}
+#include "fib_work.h"
 
 NOINSTR static long long now_ns(void)
 {

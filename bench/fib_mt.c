@@ -19,22 +19,7 @@
 #define DEFAULT_THREADS 2
 #define MAX_THREADS 64
 
-__attribute__((noinline)) long fib(int n)
-{
-    return n < 2 ? n : fib(n - 1) + fib(n - 2);
-}
-
-NOINSTR static long fib_calls(int n)
-{
-    long a = 0, b = 1;
-
-    for (int i = 0; i < n + 1; i++) {
-        long t = a + b;
-        a = b;
-        b = t;
-    }
-    return 2 * a - 1;
-}
+#include "fib_work.h"
 
 NOINSTR static long long now_ns(void)
 {

@@ -55,10 +55,10 @@ qemu_up() {
     exit 1
 }
 
-firmware_demo() {
-    local elf="$B/firmware/mps2-an385/crash.elf" log="$D/uart.log" port
-    echo "cygtrace demo: a Cortex-M3 firmware crashes; its flight recorder is read through a"
-    echo "GDB server (here QEMU's) and shows the calls that led to the HardFault."
+# fault_demo ELF LOG: runs the Cortex-M3 firmware ELF until it reports its HardFault on the
+# UART (into LOG), then pulls its frozen ring through QEMU's GDB server.
+fault_demo() {
+    local elf=$1 log=$2 port
     rm -f "$log"
     qemu_up -serial "file:$log" -gdb "tcp:127.0.0.1:PORT" -kernel "$elf"
     printf '\n$ qemu-system-arm -M mps2-an385 -serial file:%s -gdb tcp:127.0.0.1:%s -kernel %s &\n' \
@@ -73,8 +73,14 @@ firmware_demo() {
     qpid=""
 }
 
+firmware_demo() {
+    echo "cygtrace demo: a Cortex-M3 firmware crashes; its flight recorder is read through a"
+    echo "GDB server (here QEMU's) and shows the calls that led to the HardFault."
+    fault_demo "$B/firmware/mps2-an385/crash.elf" "$D/uart.log"
+}
+
 freertos_demo() {
-    local elf="$B/firmware/mps2-an385/freertos.elf" log="$D/freertos-uart.log" port
+    local elf="$B/firmware/mps2-an385/freertos.elf"
     if [ ! -f "$elf" ]; then
         echo "cygtrace: demo: $elf: not built (no FreeRTOS-Kernel: make FREERTOS_DIR=...)" >&2
         exit 1
@@ -83,18 +89,7 @@ freertos_demo() {
     echo "\"producer\", which feeds \"consumer\" through a queue, until the consumer faults."
     echo "Its flight recorder, read through QEMU's GDB server, has a call tree per task and per"
     echo "interrupt."
-    rm -f "$log"
-    qemu_up -serial "file:$log" -gdb "tcp:127.0.0.1:PORT" -kernel "$elf"
-    printf '\n$ qemu-system-arm -M mps2-an385 -serial file:%s -gdb tcp:127.0.0.1:%s -kernel %s &\n' \
-        "$log" "$port" "$elf"
-    for _ in $(seq 100); do
-        grep -q "HardFault" "$log" 2>/dev/null && break
-        sleep 0.2
-    done
-    sed 's/^/    uart| /' "$log"
-    run "$B/cygtrace" pull --gdb="127.0.0.1:$port" "$elf"
-    kill "$qpid" 2>/dev/null; wait "$qpid" 2>/dev/null || true
-    qpid=""
+    fault_demo "$elf" "$D/freertos-uart.log"
 }
 
 live_demo() {

@@ -77,6 +77,8 @@ loop_def_uart := -DBENCH_SINK=2
 loop_def_fp_nodrain := -DBENCH_SINK=0 -DBENCH_HEAD=0
 loop_def_fp_drain := -DBENCH_SINK=1 -DBENCH_HEAD=0
 CM_DEPS := $(wildcard common/*.h target/core/*.h target/cortex-m/*.h $(EX)/*.h)
+# fib.c and what it includes (the workload, shared with bench/riscv and the host benches).
+FIB_DEPS := bench/cortex-m/fib.c bench/fib_fw.h bench/fib_work.h $(EX)/board.h $(EX)/board_base.h
 
 # board_rules BOARD: its objects under $(B)/BOARD/obj, its ELFs in $(B)/BOARD.
 define board_rules
@@ -89,16 +91,16 @@ $(1)_ELFS := $$(foreach v,$$(or $$(variants_$(1)),$(VARIANTS)),$(B)/$(1)/fib_$$(
              $(if $(filter mps2-an385,$(1)),$(LOOP_VARIANTS:%=$(B)/$(1)/loop_%.elf))
 all: $$($(1)_ELFS)
 
-$(B)/$(1)/obj/fib_instr.o: bench/cortex-m/fib.c $(EX)/board.h
+$(B)/$(1)/obj/fib_instr.o: $(FIB_DEPS)
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(WORK_CFLAGS) $$($(1)_CPU) -finstrument-functions \
 	    -c $$< -o $$@
-$(B)/$(1)/obj/fib_armed.o $(B)/$(1)/obj/fib_armed6.o: $(B)/$(1)/obj/fib_%.o: bench/cortex-m/fib.c \
-    $(EX)/board.h target/core/cygtrace.h
+$(B)/$(1)/obj/fib_armed.o $(B)/$(1)/obj/fib_armed6.o: $(B)/$(1)/obj/fib_%.o: $(FIB_DEPS) \
+    target/core/cygtrace.h
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$< [$(1) $$*])$(ARM_CC) $(WORK_CFLAGS) $$($(1)_CPU) \
 	    -finstrument-functions -DBENCH_ARMED=$$(if $$(filter armed6,$$*),2,1) -c $$< -o $$@
-$(B)/$(1)/obj/fib_plain.o: bench/cortex-m/fib.c $(EX)/board.h
+$(B)/$(1)/obj/fib_plain.o: $(FIB_DEPS)
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(WORK_CFLAGS) $$($(1)_CPU) -c $$< -o $$@
 $(B)/$(1)/obj/fibloop_%.o: bench/cortex-m/fibloop.c $(EX)/board.h target/core/cygtrace.h
@@ -109,7 +111,7 @@ $(B)/$(1)/obj/support/%.o: $(EX)/%.c $(CM_DEPS)
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(RT_CFLAGS) $$($(1)_CPU) $(fwex_def_$(1)) \
 	    -DCYGTRACE_CM_CLOCK=3 -c $$< -o $$@
-$(B)/$(1)/obj/hooks_empty.o: bench/cortex-m/hooks_empty.c
+$(B)/$(1)/obj/hooks_empty.o: bench/cortex-m/hooks_empty.c bench/hooks_empty.c
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(RT_CFLAGS) $$($(1)_CPU) -c $$< -o $$@
 $(B)/$(1)/obj/hooks_pmt.o: bench/cortex-m/hooks_pmt.c

@@ -21,6 +21,7 @@ CC=${RV_CC:-riscv64-unknown-elf-gcc}
 BOARDS="virt sifive_e"
 EX=examples/riscv
 failed=0
+. bench/fw_common.sh
 
 command -v "$CC" >/dev/null || { echo "run.sh: $CC not found (make deps)" >&2; exit 1; }
 command -v qemu-system-riscv32 >/dev/null ||
@@ -50,7 +51,7 @@ build() { # build BOARD: $B/BOARD/fib_VARIANT.elf for every variant
     cc "$d/obj/fib_instr.o" bench/riscv/fib.c -O1 -fno-inline -finstrument-functions
     cc "$d/obj/fib_plain.o" bench/riscv/fib.c -O1 -fno-inline
     cc "$d/obj/hooks_empty.o" bench/riscv/hooks_empty.c -Os
-    cc "$d/obj/recorded_rt.o" bench/riscv/recorded_rt.c -Os
+    cc "$d/obj/recorded_rt.o" bench/cortex-m/recorded_rt.c -Os # portable: the runtime's API
     objs="$d/obj/start.o $d/obj/board_common.o $d/obj/board_$b.o"
     for v in "${!RT[@]}"; do
         for s in $RT_SRC; do
@@ -70,22 +71,13 @@ build() { # build BOARD: $B/BOARD/fib_VARIANT.elf for every variant
     done
 }
 
-# run BOARD ELF: runs it until it prints its ticks= line; sets $line.
+# run BOARD ELF, field NAME: fw_common.sh's, on qemu-system-riscv32 (virt without a BIOS: the
+# ELF is the whole firmware).
 run() {
-    local log pid bios=()
+    local bios=()
     [ "$1" = virt ] && bios=(-bios none)
-    log=$(mktemp)
-    timeout 20 qemu-system-riscv32 -M "$1" "${bios[@]}" -icount shift=0 -display none \
-        -monitor none -serial "file:$log" -kernel "$2" </dev/null 2>/dev/null &
-    pid=$!
-    for _ in $(seq 100); do grep -aq 'ticks=[0-9]*$' "$log" && break; sleep 0.1; done
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-    line=$(grep -a 'ticks=[0-9]*$' "$log" | tail -n 1 || true)
-    rm -f "$log"
-    [ -n "$line" ] || { echo "run.sh: $2 on $1 printed nothing" >&2; exit 1; }
+    fw_run qemu-system-riscv32 "$1" "$2" "${bios[@]}"
 }
-field() { sed "s/.*[ \n]$1=\([0-9]*\).*/\1/" <<<"$line"; }
 
 declare -A ticks events bad
 for b in $BOARDS; do

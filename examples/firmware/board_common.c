@@ -1,25 +1,10 @@
-/* board_common.c - the parts of board.h that are the same on every Cortex-M board. */
+/* board_common.c - the parts of board.h that are the same on every Cortex-M board: those of
+ * every board, Cortex-M or RISC-V (board_print.h), and the reset, idle loop and exit. */
 #include "board.h"
+#include "board_print.h"
 
 #define SCB_AIRCR (*(volatile uint32_t *)0xE000ED0Cu)
 #define AIRCR_SYSRESETREQ (0x05FAu << 16 | 1u << 2) /* VECTKEY, SYSRESETREQ */
-
-BOARD_NOINSTR void board_puts(const char *s)
-{
-    while (*s)
-        board_putc(*s++);
-}
-
-BOARD_NOINSTR void board_putu(uint32_t v)
-{
-    char buf[11], *p = buf + sizeof buf;
-
-    *--p = 0;
-    do
-        *--p = (char)('0' + v % 10u);
-    while ((v /= 10u) != 0);
-    board_puts(p);
-}
 
 BOARD_NOINSTR void board_reset(void)
 {

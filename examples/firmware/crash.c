@@ -1,7 +1,8 @@
-/* crash.c - a bad pointer read a few calls deep: main -> app_run -> parse_packet -> read_field,
- * which loads through a corrupt payload pointer. The bus fault lands in HardFault (the
- * configurable faults are off), in cygtrace_fault_handler: the ring gets the faulting PC and
- * LR and freezes, then the hook below reports on the UART and the core waits for a debugger.
+/* crash.c - a bad pointer read a few calls deep: main -> app_run -> parse_packet -> read_field
+ * (crash_work.h, shared with examples/riscv), which loads through a corrupt payload pointer.
+ * The bus fault lands in HardFault (the configurable faults are off), in
+ * cygtrace_fault_handler: the ring gets the faulting PC and LR and freezes, then the hook below
+ * reports on the UART and the core waits for a debugger.
  *     cygtrace tree build/firmware/mps2-an385/crash.elf ring.bin
  * ends with the fault, where it happened and the calls that led there. */
 #include "board.h"
@@ -11,38 +12,7 @@
  * answers everything from 0xF0000000 up, reading 0.) */
 #define BAD_POINTER 0xBFFFFFF0u
 
-struct packet {
-    uint32_t len;
-    const volatile uint32_t *payload;
-};
-
-static const uint32_t payload[2] = {0x1234, 0x5678};
-
-uint32_t read_field(const struct packet *p, unsigned i)
-{
-    return p->payload[i];
-}
-
-uint32_t parse_packet(const struct packet *p)
-{
-    uint32_t sum = 0;
-
-    for (unsigned i = 0; i < p->len; i++)
-        sum += read_field(p, i);
-    return sum;
-}
-
-void app_run(void)
-{
-    const struct packet good = {2, payload};
-    const struct packet corrupt = {2, (const volatile uint32_t *)BAD_POINTER};
-
-    board_puts("crash: good packet ");
-    board_putu(parse_packet(&good));
-    board_puts("\n");
-    parse_packet(&corrupt);
-    board_puts("crash: survived the bad pointer?\n");
-}
+#include "crash_work.h"
 
 int main(void)
 {

@@ -19,10 +19,15 @@ RVEX_INSTR := -finstrument-functions -O1 -fno-inline
 RVEX_PLAIN := -fno-instrument-functions -Os
 RVEX_LDFLAGS := $(RVEX_ARCH) -nostdlib -nostartfiles -Wl,--gc-sections -Wl,--build-id \
                 -L$(RVEX_DIR)
+# What is not RISC-V's own is shared with the Cortex-M examples: the board's printing
+# (board_base.h, board_print.h), the crash's calls, and the demo program itself.
+RVEX_SHARED := $(addprefix examples/firmware/,board_base.h board_print.h crash_work.h demo_work.h)
 RVEX_DEPS := $(wildcard common/*.h target/core/*.h target/riscv/*.h $(RVEX_DIR)/*.h) \
-             examples/firmware/demo_work.h
+             $(RVEX_SHARED)
+# A program's source: $(RVEX_DIR)/PROGRAM.c unless rvex_src_PROGRAM says otherwise.
+rvex_src_demo := examples/firmware/demo.c
 # wrap: demo.c run often enough to lap the ring.
-rvex_src_wrap := demo
+rvex_src_wrap := examples/firmware/demo.c
 rvex_def_wrap := -DDEMO_RUNS=60
 
 .PHONY: firmware-riscv
@@ -48,7 +53,7 @@ endef
 # rvex_prog BOARD PROGRAM: the instrumented object and the ELF (explicit rules: make keeps the
 # objects, no intermediates).
 define rvex_prog
-$(O)/firmware/riscv-$(1)/prog/$(2).o: $(RVEX_DIR)/$(or $(rvex_src_$(2)),$(2)).c $(RVEX_DEPS)
+$(O)/firmware/riscv-$(1)/prog/$(2).o: $(or $(rvex_src_$(2)),$(RVEX_DIR)/$(2).c) $(RVEX_DEPS)
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$< [riscv-$(1) $(2)])$(RV_CC) $(RVEX_CFLAGS) $(RVEX_INSTR) $(rvex_def_$(2)) \
 	    -c $$< -o $$@

@@ -23,52 +23,13 @@ fi
 need "$CT"
 trap '[ -n "$QEMU_PID" ] && kill "$QEMU_PID" 2>/dev/null' EXIT
 
-# rv_start TAG BOARD ELF: as lib.sh's qemu_start, on qemu-system-riscv32 (virt without a BIOS:
-# the ELF is the whole firmware), with the instruction count as the clock.
+# rv_start TAG BOARD ELF: lib.sh's qemu_start on qemu-system-riscv32 (virt without a BIOS: the
+# ELF is the whole firmware), with the instruction count as the clock.
+QEMU_BIN=qemu-system-riscv32
 rv_start() {
-    local tag=$1 board=$2 elf=$3 base=$((20000 + RANDOM % 20000)) i bios=()
-    [ "$board" = virt ] && bios=(-bios none)
-    for ((i = 0; i < 20; i++)); do
-        PORT=$((base + i * 7))
-        rm -f "$T/$tag.uart"
-        timeout 60 qemu-system-riscv32 -M "$board" "${bios[@]}" -icount shift=0 -display none \
-            -monitor none -nographic -serial "file:$T/$tag.uart" -gdb "tcp:127.0.0.1:$PORT" \
-            -kernel "$elf" </dev/null >"$T/$tag.qemu" 2>&1 &
-        QEMU_PID=$!
-        sleep 0.3
-        if kill -0 "$QEMU_PID" 2>/dev/null; then
-            return 0
-        fi
-        wait "$QEMU_PID" 2>/dev/null
-        grep -qi 'gdbserver\|address already in use' "$T/$tag.qemu" || break
-    done
-    QEMU_PID=
-    fail "$tag-qemu" "QEMU did not start: $(head -n 2 "$T/$tag.qemu" | tr '\n' '|')"
-    return 1
-}
-
-# nested FILE NAME...: the first call of each NAME after the one before is indented deeper
-# (as in pull_qemu.sh); prints what is wrong, nothing when they nest.
-nested() {
-    local file=$1 prev=-1 prev_line=0 name found n line
-    shift
-    for name in "$@"; do
-        found=$(awk -v fn="$name" -v after="$prev_line" '
-            NR <= after { next }
-            { match($0, /^ */); ind = RLENGTH; rest = substr($0, ind + 1) }
-            index(rest, fn "() {") == 1 || index(rest, fn "();") == 1 { print ind, NR; exit }' "$file")
-        if [ -z "$found" ]; then
-            echo "no call of $name after line $prev_line"
-            return
-        fi
-        read -r n line <<<"$found"
-        if [ "$n" -le "$prev" ] || [ "$line" -le "$prev_line" ]; then
-            echo "$name (line $line, indented $n) is not inside the call before it"
-            return
-        fi
-        prev=$n
-        prev_line=$line
-    done
+    local bios=()
+    [ "$2" = virt ] && bios=(-bios none)
+    qemu_start "$1" "$2" "$3" "${bios[@]}" -icount shift=0
 }
 
 # info_field FILE NAME: the number after "NAME:" in cygtrace info's output.
@@ -77,15 +38,7 @@ info_field() {
 }
 
 for board in $BOARDS; do
-    missing=0
-    mkdir -p "$T/$board"
-    for prog in crash demo wrap; do
-        if ! cp "$FW/riscv-$board/$prog.elf" "$T/$board/" 2>/dev/null; then
-            fail "$board-firmware" "$FW/riscv-$board/$prog.elf is missing: run make"
-            missing=1
-        fi
-    done
-    [ "$missing" -eq 0 ] || continue
+    elf_copy "$board" "$FW/riscv-$board" "$T/$board" crash demo wrap || continue
     crash=$T/$board/crash.elf demo=$T/$board/demo.elf wrap=$T/$board/wrap.elf
 
     # --- crash: the fault and the call stack end the tree --------------------------------------
@@ -125,8 +78,8 @@ for board in $BOARDS; do
         check "$tag-info-frozen" "$(grep -m1 '^state:' "$T/$tag-info.out")" \
             grep -q '^state: *frozen' "$T/$tag-info.out"
         run "$tag-srcline" "$CT" tree --srcline "$crash" "$T/$tag.dump"
-        check "$tag-srcline" "no crash.c line: $(grep -m1 read_field "$T/$tag-srcline.out")" \
-            grep -Eq '^ +read_field\(\) \[crash\.c:[0-9]+\] \{$' "$T/$tag-srcline.out"
+        check "$tag-srcline" "no crash_work.h line: $(grep -m1 read_field "$T/$tag-srcline.out")" \
+            grep -Eq '^ +read_field\(\) \[crash_work\.h:[0-9]+\] \{$' "$T/$tag-srcline.out"
         # A warm reset (QEMU's system reset writes the ELF's segments again, not .noinit):
         # the firmware crashes a second time, and the ring still holds the first crash, kept.
         run "$tag-reset" env -u DEBUGINFOD_URLS gdb-multiarch -batch -nx \

@@ -247,15 +247,16 @@ need_qemu() {
 # qemu_start TAG BOARD ELF [QEMU_ARGS...]: runs the firmware on QEMU's model of BOARD with its
 # UART in $T/TAG.uart and its gdbstub on a free port ($PORT), its process id in $QEMU_PID (a
 # script that starts QEMU kills it in its EXIT trap). A port someone else holds makes QEMU exit
-# at once: then the next one.
+# at once: then the next one. The QEMU is $QEMU_BIN, qemu-system-arm unless the script says
+# otherwise (fw_riscv.sh: qemu-system-riscv32).
 qemu_start() {
     local tag=$1 board=$2 elf=$3 base=$((20000 + RANDOM % 20000)) i
     shift 3
     for ((i = 0; i < 20; i++)); do
         PORT=$((base + i * 7))
         rm -f "$T/$tag.uart"
-        timeout 60 qemu-system-arm -M "$board" "$@" -display none -monitor none -nographic \
-            -serial "file:$T/$tag.uart" -gdb "tcp:127.0.0.1:$PORT" -kernel "$elf" \
+        timeout 60 "${QEMU_BIN:-qemu-system-arm}" -M "$board" "$@" -display none -monitor none \
+            -nographic -serial "file:$T/$tag.uart" -gdb "tcp:127.0.0.1:$PORT" -kernel "$elf" \
             </dev/null >"$T/$tag.qemu" 2>&1 &
         QEMU_PID=$!
         sleep 0.3
@@ -288,4 +289,45 @@ uart_wait() {
     done
     fail "$1-uart" "no '$2' on the UART: $(tr '\n' '|' <"$T/$1.uart" 2>/dev/null | cut -c1-160)"
     return 1
+}
+
+# elf_copy TAG DIR DEST PROGRAM...: copies DIR/PROGRAM.elf for each PROGRAM into DEST, so that
+# QEMU and pull see the same ELF even if a make rebuilds it meanwhile; a TAG-firmware failure
+# for each one missing, and then returns 1.
+elf_copy() {
+    local tag=$1 dir=$2 dest=$3 prog missing=0
+    shift 3
+    mkdir -p "$dest"
+    for prog in "$@"; do
+        if ! cp "$dir/$prog.elf" "$dest/" 2>/dev/null; then
+            fail "$tag-firmware" "$dir/$prog.elf is missing: run make"
+            missing=1
+        fi
+    done
+    return "$missing"
+}
+
+# nested FILE NAME...: in the tree FILE (a tree_body), the first call of each NAME ("NAME() {"
+# or "NAME();") after the one before is indented deeper than it: the calls nest as listed.
+# Prints what is wrong, nothing when they do.
+nested() {
+    local file=$1 prev=-1 prev_line=0 name found n line
+    shift
+    for name in "$@"; do
+        found=$(awk -v fn="$name" -v after="$prev_line" '
+            NR <= after { next }
+            { match($0, /^ */); ind = RLENGTH; rest = substr($0, ind + 1) }
+            index(rest, fn "() {") == 1 || index(rest, fn "();") == 1 { print ind, NR; exit }' "$file")
+        if [ -z "$found" ]; then
+            echo "no call of $name after line $prev_line"
+            return
+        fi
+        read -r n line <<<"$found"
+        if [ "$n" -le "$prev" ] || [ "$line" -le "$prev_line" ]; then
+            echo "$name (line $line, indented $n) is not inside the call before it"
+            return
+        fi
+        prev=$n
+        prev_line=$line
+    done
 }

@@ -12,42 +12,8 @@ FW=$BUILD/firmware
 need "$CT"
 need_qemu
 
-# nested FILE NAME...: in the tree FILE (a tree_body), the first call of each NAME ("NAME() {"
-# or "NAME();") after the one before is indented deeper than it: the calls nest as listed.
-# Prints what is wrong, nothing when they do.
-nested() {
-    local file=$1 prev=-1 prev_line=0 name found n line
-    shift
-    for name in "$@"; do
-        found=$(awk -v fn="$name" -v after="$prev_line" '
-            NR <= after { next }
-            { match($0, /^ */); ind = RLENGTH; rest = substr($0, ind + 1) }
-            index(rest, fn "() {") == 1 || index(rest, fn "();") == 1 { print ind, NR; exit }' "$file")
-        if [ -z "$found" ]; then
-            echo "no call of $name after line $prev_line"
-            return
-        fi
-        read -r n line <<<"$found"
-        if [ "$n" -le "$prev" ] || [ "$line" -le "$prev_line" ]; then
-            echo "$name (line $line, indented $n) is not inside the call before it"
-            return
-        fi
-        prev=$n
-        prev_line=$line
-    done
-}
-
 for board in $BOARDS; do
-    # Copies: QEMU and pull must see the same ELF even if a make rebuilds it meanwhile.
-    missing=0
-    mkdir -p "$T/$board"
-    for prog in demo crash reset; do
-        if ! cp "$FW/$board/$prog.elf" "$T/$board/" 2>/dev/null; then
-            fail "$board-firmware" "$FW/$board/$prog.elf is missing: run make (needs arm-none-eabi-gcc)"
-            missing=1
-        fi
-    done
-    [ "$missing" -eq 0 ] || continue
+    elf_copy "$board" "$FW/$board" "$T/$board" demo crash reset || continue
     demo=$T/$board/demo.elf crash=$T/$board/crash.elf reset=$T/$board/reset.elf
 
     # --- demo: the tree of a normal run ------------------------------------------------------
