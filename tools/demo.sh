@@ -55,10 +55,11 @@ qemu_up() {
     exit 1
 }
 
-# fault_demo ELF LOG: runs the Cortex-M3 firmware ELF until it reports its HardFault on the
-# UART (into LOG), then pulls its frozen ring through QEMU's GDB server.
+# fault_demo ELF LOG [DUMP]: runs the Cortex-M3 firmware ELF until it reports its HardFault on
+# the UART (into LOG), then pulls its frozen ring through QEMU's GDB server: prints its trees,
+# or saves it as DUMP.
 fault_demo() {
-    local elf=$1 log=$2 port
+    local elf=$1 log=$2 dump=${3:-} port
     rm -f "$log"
     qemu_up -serial "file:$log" -gdb "tcp:127.0.0.1:PORT" -kernel "$elf"
     printf '\n$ qemu-system-arm -M mps2-an385 -serial file:%s -gdb tcp:127.0.0.1:%s -kernel %s &\n' \
@@ -68,7 +69,7 @@ fault_demo() {
         sleep 0.2
     done
     sed 's/^/    uart| /' "$log"
-    run "$B/cygtrace" pull --gdb="127.0.0.1:$port" "$elf"
+    run "$B/cygtrace" pull --gdb="127.0.0.1:$port" ${dump:+-o "$dump"} "$elf"
     kill "$qpid" 2>/dev/null; wait "$qpid" 2>/dev/null || true
     qpid=""
 }
@@ -89,7 +90,14 @@ freertos_demo() {
     echo "\"producer\", which feeds \"consumer\" through a queue, until the consumer faults."
     echo "Its flight recorder, read through QEMU's GDB server, has a call tree per task and per"
     echo "interrupt."
-    fault_demo "$elf" "$D/freertos-uart.log"
+    fault_demo "$elf" "$D/freertos-uart.log" "$D/freertos.dump"
+    run "$B/cygtrace" report --tasks "$elf" "$D/freertos.dump"
+    printf '\n$ %s | head -n 26\n' "$B/cygtrace tree --thread=producer $elf $D/freertos.dump"
+    "$B/cygtrace" tree --thread=producer "$elf" "$D/freertos.dump" | head -n 26
+    printf '\n$ %s | tail -n 24\n' "$B/cygtrace tree --thread=consumer $elf $D/freertos.dump"
+    "$B/cygtrace" tree --thread=consumer "$elf" "$D/freertos.dump" | tail -n 24
+    echo
+    echo "(every tree: $B/cygtrace tree $elf $D/freertos.dump)"
 }
 
 live_demo() {
