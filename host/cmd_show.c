@@ -197,7 +197,7 @@ int cmd_scan(struct load *l, struct filter_time ft, struct tree_scan *sc, struct
     }
     while ((rc = load_pass_next(p, &e)) > 0) {
         /* a name given before the time range still names what is in it */
-        if (e.kind == EV_NAME || e.kind == EV_CONTEXT || e.kind == EV_LOST)
+        if (e.kind == EV_NAME || e.kind == EV_CONTEXT || e.kind == EV_SCHED || e.kind == EV_LOST)
             names_feed(l->names, &e, l->ring.word_bytes);
         if (!filter_time_keep(&ft, &e))
             continue;

@@ -893,7 +893,7 @@ static inline __attribute__((always_inline)) int count_w(struct dec *d, struct d
                     d->st.times++;
                     continue;
                 }
-                if (c->names && (e.kind == EV_NAME || e.kind == EV_CONTEXT))
+                if (c->names && (e.kind == EV_NAME || e.kind == EV_CONTEXT || e.kind == EV_SCHED))
                     names_feed(c->names, &e, w);
                 d->st.decoded++;
                 if ((!x || x->id != e.ctx) &&

@@ -163,8 +163,24 @@ int names_set_obj(struct names *n, uint64_t handle, unsigned objtype, const char
         return full ? 0 : -1;
     copy_name(e->name, name);
     e->named = 1;
-    e->type = (uint8_t)(objtype & CYG_NAME_OBJ_MASK);
+    if (objtype != CYG_OBJ_NONE) /* a name without a type (the queue registry's) keeps it */
+        e->type = (uint8_t)(objtype & CYG_NAME_OBJ_MASK);
     return 0;
+}
+
+/* A task blocked on the object at handle: its type, for a name that comes without one. */
+static void note_type(struct names *n, const struct ev *e)
+{
+    unsigned type = e->data >> CYG_SCHED_OBJ_SHIFT & CYG_SCHED_OBJ_MASK;
+    struct ent *x;
+    int full;
+
+    if ((e->data & CYG_SCHED_KIND_MASK) != CYG_SCHED_BLOCK || !e->addr ||
+        type < CYG_OBJ_QUEUE || type > CYG_OBJ_STREAM ||
+        (find(&n->obj, e->addr) && find(&n->obj, e->addr)->type))
+        return;
+    if ((x = get(&n->obj, e->addr, &full)))
+        x->type = (uint8_t)type;
 }
 
 const char *names_ctx(const struct names *n, uint32_t id)
@@ -304,6 +320,9 @@ void names_feed(struct names *n, const struct ev *e, unsigned w)
         break;
     case EV_CONTEXT:
         names_set_handle(n, e->data, e->addr);
+        break;
+    case EV_SCHED:
+        note_type(n, e);
         break;
     case EV_LOST: /* the words of any name in flight may be among those lost */
         n->npend = 0;

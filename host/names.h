@@ -41,8 +41,9 @@ const char *names_obj(const struct names *n, uint64_t handle, unsigned *objtype)
 
 /* Takes an event of a pass in ring order: NAME words (EV_NAME), put back together per
  * context (a word out of order drops the name it belongs to), and CONTEXT bindings
- * (EV_CONTEXT: id to handle). w is the ring's word size (4 or 8). An EV_LOST drops the names
- * in flight. Other events are ignored. */
+ * (EV_CONTEXT: id to handle), and the type of an object a task blocked on (EV_SCHED), for a
+ * name that comes without one. w is the ring's word size (4 or 8). An EV_LOST drops the
+ * names in flight. Other events are ignored. */
 struct ev;
 void names_feed(struct names *n, const struct ev *e, unsigned w);
 

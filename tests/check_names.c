@@ -151,6 +151,35 @@ START_TEST(test_names_handles_and_lookups)
 }
 END_TEST
 
+/* A name without a type (the queue registry's, read from the target) takes the type of the
+ * object a task blocked on; a BLOCK says nothing of an object that has a type. */
+START_TEST(test_names_type_from_block)
+{
+    struct names *n = names_new();
+    struct ev b = {.kind = EV_SCHED, .ctx = 2, .addr = 0x20000180,
+                   .data = CYG_SCHED_BLOCK | CYG_OBJ_SEMAPHORE << CYG_SCHED_OBJ_SHIFT};
+    unsigned t = 99;
+
+    names_feed(n, &b, 4);
+    ck_assert_ptr_null(names_obj(n, 0x20000180, NULL)); /* a type is no name */
+    ck_assert_int_eq(names_set_obj(n, 0x20000180, CYG_OBJ_NONE, "tick_sem"), 0);
+    ck_assert_str_eq(names_obj(n, 0x20000180, &t), "tick_sem");
+    ck_assert_uint_eq(t, CYG_OBJ_SEMAPHORE);
+    ck_assert_int_eq(names_set_obj(n, 0x20000200, CYG_OBJ_MUTEX, "results"), 0);
+    b.addr = 0x20000200;
+    names_feed(n, &b, 4);
+    ck_assert_str_eq(names_obj(n, 0x20000200, &t), "results");
+    ck_assert_uint_eq(t, CYG_OBJ_MUTEX);
+    b.data = CYG_SCHED_BLOCK | CYG_OBJ_DELAY << CYG_SCHED_OBJ_SHIFT; /* a = ticks: no object */
+    b.addr = 0x20000300;
+    names_feed(n, &b, 4);
+    ck_assert_int_eq(names_set_obj(n, 0x20000300, CYG_OBJ_NONE, "x"), 0);
+    ck_assert_str_eq(names_obj(n, 0x20000300, &t), "x");
+    ck_assert_uint_eq(t, CYG_OBJ_NONE);
+    names_free(n);
+}
+END_TEST
+
 Suite *names_suite(void)
 {
     Suite *s = suite_create("names");
@@ -160,6 +189,7 @@ Suite *names_suite(void)
     tcase_add_test(tc, test_names_out_of_order_and_cut);
     tcase_add_test(tc, test_names_interleaved_writers);
     tcase_add_test(tc, test_names_handles_and_lookups);
+    tcase_add_test(tc, test_names_type_from_block);
     suite_add_tcase(s, tc);
     return s;
 }
