@@ -15,6 +15,8 @@
 #             exclusions, the area full)
 #   dwt       the runtime, DWT CYCCNT clock (the default where the core has one: not on the M0;
 #             it reads 0 under QEMU, but the instructions are the same)
+#   ctimer, cdwt  timer and dwt with the portable core's hooks in C (CYGTRACE_CM_ASM_HOOKS=0),
+#             what the port's hooks in assembly replace (issue 18)
 #
 # The stream drain, on mps2-an385 only (fibloop.c: fib(10) 100 times, the board timer as clock):
 #   loop_empty  empty hooks
@@ -62,11 +64,13 @@ RT_SRC := target/core/cygtrace.c target/core/cygtrace_drain.c target/cortex-m/cy
           common/crc32.c common/cobs.c
 LDFLAGS := -mthumb -nostartfiles --specs=nano.specs -Wl,--gc-sections -Wl,--build-id -L$(EX)
 
-RT_VARIANTS := nots timer dwt
+RT_VARIANTS := nots timer dwt ctimer cdwt
 VARIANTS := plain empty pmt pmt_ts $(RT_VARIANTS) armed armed6
-variants_microbit := $(filter-out dwt,$(VARIANTS)) # ARMv6-M: no DWT cycle counter
+variants_microbit := $(filter-out dwt cdwt,$(VARIANTS)) # ARMv6-M: no DWT cycle counter
 rt_def_dwt := -DCYGTRACE_CM_CLOCK=1
 rt_def_timer := -DCYGTRACE_CM_CLOCK=3
+rt_def_cdwt := -DCYGTRACE_CM_CLOCK=1 -DCYGTRACE_CM_ASM_HOOKS=0
+rt_def_ctimer := -DCYGTRACE_CM_CLOCK=3 -DCYGTRACE_CM_ASM_HOOKS=0
 # No clock to start at boot either (the micro:bit's M0 has no SysTick in QEMU).
 rt_def_nots := -DCYGTRACE_TIMESTAMPS=0 -DCYGTRACE_CM_CLOCK=3
 LOOP_VARIANTS := empty timer null uart

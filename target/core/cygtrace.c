@@ -40,6 +40,9 @@ static struct cyg_ctl cyg_idle_ctl;
 struct cyg_rt cyg_rt = {
     .ctl = &cyg_idle_ctl,
     .last = 0,
+#ifdef CYG_PORT_HOOKS
+    .hot = CYG_PORT_HOT_INIT,
+#endif
 };
 
 #if CYGTRACE_CONTROL
@@ -101,6 +104,17 @@ HOT void cyg_store(uintptr_t *r, uintptr_t a, uintptr_t b, uintptr_t c, unsigned
     *(volatile uintptr_t *)&r[1] = b;
 }
 
+/* Sets cyg_rt.last, what the hooks go by; a port with hooks of its own (CYG_PORT_HOOKS) sets
+ * it together with what they read beside it. */
+HOT void cyg_set_last(uintptr_t last)
+{
+#ifdef CYG_PORT_HOOKS
+    cyg_port_hooks(last);
+#else
+    cyg_rt.last = last;
+#endif
+}
+
 /* The hooks' view of the ring's state (cyg_rt.last): 0 unless running, so that a hook takes its
  * slow path before it reserves; else the last sequence number they may write. Called after
  * every change of state. */
@@ -111,7 +125,7 @@ NOINSTR static void cyg_arm(const struct cyg_ctl *ctl)
     /* Armed triggers and filters, or a request not yet applied: the slow path, every event. */
     if (ctl->state == CYG_S_RUNNING && !CYG_CTRL_ON())
         last = (ctl->flags & CYG_F_OVERWRITE) ? ~(uintptr_t)0 : cyg_rt.mask;
-    cyg_rt.last = last;
+    cyg_set_last(last);
 }
 
 /* Stop mode, and a reservation past the end of the ring: the ring is full from now on. */
@@ -119,15 +133,25 @@ NOINSTR __attribute__((noinline)) static void cyg_full(struct cyg_ctl *ctl)
 {
     /* Compare-and-swap: a freeze or stop that comes in between wins. */
     if (cyg_port_cas_state(&ctl->state, CYG_S_RUNNING, CYG_S_FULL))
-        cyg_rt.last = 0;
+        cyg_set_last(0);
     cyg_core_lost();
 }
 
 /* The hooks under names of our own, so that calling them again after a set-up binds within
  * this object: through the exported names, a shared runtime would call itself through the
  * PLT, and look like an instrumented object to the Linux port's check. */
+#ifdef CYG_PORT_HOOKS
+#define cyg_enter_again __cyg_profile_func_enter /* the port's, in the same firmware */
+#define cyg_exit_again __cyg_profile_func_exit
+#else
 void cyg_enter_again(void *fn, void *site) CYG_HIDDEN;
 void cyg_exit_again(void *fn, void *site) CYG_HIDDEN;
+#endif
+
+/* fn as the hooks take it again from the slow path: on 32-bit targets with the bit 0 that
+ * CYG_SLOW_FN cleared set again, as a Thumb function's address has it (a port's hooks may take
+ * it as given: cygtrace_internal.h, CYG_PORT_HOOKS); the generic hooks clear it anyway. */
+#define CYG_AGAIN_FN(fn) ((void *)(CYG_WORD_BITS == 32 ? (fn) | 1u : (fn)))
 
 #if CYGTRACE_CONTROL
 static void cyg_ctrl_event(uintptr_t fn, uintptr_t site, unsigned exit);
@@ -163,10 +187,23 @@ NOINSTR __attribute__((noinline)) static void cyg_not_running(uintptr_t fn, uint
     else
 #endif
     if (exit)
-        cyg_exit_again((void *)fn, (void *)site);
+        cyg_exit_again(CYG_AGAIN_FN(fn), (void *)site);
     else
-        cyg_enter_again((void *)fn, (void *)site);
+        cyg_enter_again(CYG_AGAIN_FN(fn), (void *)site);
 }
+
+#ifdef CYG_PORT_HOOKS
+/* Called from the port's assembly only: used, so that link-time optimisation keeps them. */
+NOINSTR __attribute__((used)) void cyg_core_slow(uintptr_t a, uintptr_t site)
+{
+    cyg_not_running(a, site, (unsigned)(a & 1u));
+}
+
+NOINSTR __attribute__((used)) void cyg_core_full(void)
+{
+    cyg_full(cyg_rt.ctl);
+}
+#endif
 
 #define CYG_NO_SLOT (~(uintptr_t)0)
 
@@ -350,7 +387,7 @@ HOT void cyg_event(uintptr_t fn, uintptr_t site, unsigned exit)
     }
     cyg_put(seq, fn, site, exit, tid, cyg_rt.recs, cyg_rt.mask, cyg_rt.cap_log2, CYG_SHIFT());
 }
-#else
+#elif !defined(CYG_PORT_HOOKS)
 /* The fast path. cyg_rt is read once, before the reservation (in pairs of loads on Cortex-M),
  * and after cyg_port_thread(), which may call out. A stale copy (the state changed under us in
  * an interrupt or another thread) costs at most one record just after a stop or freeze, as a
@@ -390,6 +427,7 @@ HOT void cyg_event(uintptr_t fn, uintptr_t site, unsigned exit)
 }
 #endif
 
+#ifndef CYG_PORT_HOOKS
 CYGTRACE_API NOINSTR void __cyg_profile_func_enter(void *this_fn, void *call_site)
 {
     cyg_event((uintptr_t)this_fn, (uintptr_t)call_site, 0);
@@ -402,6 +440,7 @@ CYGTRACE_API NOINSTR void __cyg_profile_func_exit(void *this_fn, void *call_site
 
 void cyg_enter_again(void *fn, void *site) __attribute__((alias("__cyg_profile_func_enter")));
 void cyg_exit_again(void *fn, void *site) __attribute__((alias("__cyg_profile_func_exit")));
+#endif
 
 NOINSTR static void cyg_special_at(uintptr_t seq, unsigned type, uintptr_t data, uintptr_t payload,
                                    uintptr_t tid)
@@ -584,9 +623,9 @@ NOINSTR static void cyg_ctrl_event(uintptr_t fn, uintptr_t site, unsigned exit)
         cyg_ctrl_apply(c);
         if (cyg_rt.last != 0) { /* nothing armed: the fast path, from this event on */
             if (exit)
-                cyg_exit_again((void *)fn, (void *)site);
+                cyg_exit_again(CYG_AGAIN_FN(fn), (void *)site);
             else
-                cyg_enter_again((void *)fn, (void *)site);
+                cyg_enter_again(CYG_AGAIN_FN(fn), (void *)site);
             return;
         }
     }
@@ -670,7 +709,7 @@ NOINSTR static int cyg_ctrl_values(void *fn)
 NOINSTR static void cyg_ctrl_changed(struct cyg_ctrl *c)
 {
     c->gen++;
-    cyg_rt.last = 0;
+    cyg_set_last(0);
 }
 
 NOINSTR static int cyg_ctrl_trigger(unsigned kind, uintptr_t what, uint32_t after)
@@ -825,7 +864,7 @@ NOINSTR __attribute__((noinline, used)) void cyg_ctrl_ready(struct cyg_ctl *ctl)
 
 NOINSTR void cyg_core_detach(void)
 {
-    cyg_rt.last = 0;
+    cyg_set_last(0);
     cyg_rt.ctl = &cyg_idle_ctl;
 #if CYGTRACE_CONTROL
     cyg_ctrl = NULL;
@@ -1027,14 +1066,14 @@ NOINSTR void cygtrace_stop(void)
 
     if (ctl->state != CYG_S_RUNNING)
         return;
-    cyg_rt.last = 0; /* the hooks go out before STOP */
+    cyg_set_last(0); /* the hooks go out before STOP */
     cyg_core_special(CYG_SP_STOP, 0, 0, cyg_port_thread());
     ctl->state = CYG_S_STOPPED;
 }
 
 NOINSTR void cygtrace_freeze(void)
 {
-    cyg_rt.last = 0;
+    cyg_set_last(0);
     if (cyg_rt.ctl != &cyg_idle_ctl)
         cyg_rt.ctl->state = CYG_S_FROZEN;
 }
@@ -1051,7 +1090,7 @@ NOINSTR void cygtrace_set_mode(int mode)
         /* Stop mode keeps the oldest records; once the writer has lapped them, the best left
          * to keep is what the ring holds now, read as the flight recorder it was. */
         ctl->state = CYG_S_FULL;
-        cyg_rt.last = 0;
+        cyg_set_last(0);
         return;
     } else {
         ctl->flags &= (uint8_t)~CYG_F_OVERWRITE;

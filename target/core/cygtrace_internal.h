@@ -45,6 +45,20 @@
  *                                    atomically: if *state == from, set it to to and return 1,
  *                                    else return 0 (the default uses the compiler's atomics,
  *                                    which on ARMv6-M would call a library that is not there)
+ * and CYG_PORT_HOOKS, when the port defines __cyg_profile_func_enter and _exit itself (the
+ * fast path in assembly: 32-bit targets without chunks or call sites), with
+ *   struct cyg_port_hot             what its hooks read besides cyg_rt.last (cyg_rt.hot, right
+ *                                    after last), and CYG_PORT_HOT_INIT, its value before init
+ *   void cyg_port_hooks(uintptr_t last)
+ *                                    sets cyg_rt.last to last, and cyg_rt.hot for it and for
+ *                                    the ring cyg_rt points at, as one step that a hook, or
+ *                                    another call, in an interrupt cannot split; the core's
+ *                                    only way to change last
+ * Its hooks store records as FORMAT.md 3.1, 3.3 and 4 say, reserve as cyg_port_reserve
+ * does, and give every event they do not record to cyg_core_slow() (cyg_rt.last 0, which the
+ * host may also write behind the runtime's back) or cyg_core_full() (stop mode, a sequence
+ * number past cyg_rt.last), before they reserve. They may take this_fn as a Thumb function's
+ * address has it, bit 0 set: the core calls them again so (CYG_AGAIN_FN).
  */
 #ifndef CYGTRACE_INTERNAL_H
 #define CYGTRACE_INTERNAL_H
@@ -67,6 +81,10 @@ struct cyg_rt {
     uintptr_t last;            /* 0 unless running: the hooks take their slow path before they
                                   reserve; else the last sequence number they may write: ~0 in
                                   overwrite mode, capacity - 1 in stop mode */
+#ifdef CYG_PORT_HOOKS
+    struct cyg_port_hot hot;   /* what the port's hooks read besides last, in the same load;
+                                  kept by cyg_port_hooks() */
+#endif
     uintptr_t *recs;           /* first record */
     uintptr_t mask;            /* capacity - 1 */
     volatile uintptr_t *head;  /* &ctl->head.v: what the hooks reserve on */
@@ -86,7 +104,8 @@ struct cyg_rt {
 #endif
 };
 /* The order is for the hooks: last alone, then two pairs (two LDRD on Cortex-M, where another
- * order costs a load more). */
+ * order costs a load more); a port's own hooks read last and hot in one load (cyg_rt.last is the
+ * word the host clears to send the hooks to the slow path: FORMAT.md 2.7). */
 
 extern struct cyg_rt cyg_rt CYG_HIDDEN;
 
@@ -114,6 +133,13 @@ void cyg_core_detach(void) CYG_HIDDEN;
 
 /* Counts one event the hooks could not record (stop-when-full, not set up). */
 void cyg_core_lost(void) CYG_HIDDEN;
+
+/* CYG_PORT_HOOKS: an event the ring does not take the fast way (not running, armed control
+ * area), a = its record's word a ((fn & ~1) | exit), site its call site or 0. */
+void cyg_core_slow(uintptr_t a, uintptr_t site) CYG_HIDDEN;
+
+/* CYG_PORT_HOOKS: an event that found the ring full in stop mode (not reserved). */
+void cyg_core_full(void) CYG_HIDDEN;
 
 /* Chunked ports: fills the rest of the calling thread's chunk with PAD records, so that a
  * reader waits for none of its slots (the thread ends); tid as cyg_port_thread() returns it. */

@@ -43,6 +43,34 @@
 #define CYGTRACE_CALLSITES 0
 #endif
 
+/* The hooks: 1 the port's own, in assembly (cygtrace_cm.c: per core the fewest instructions,
+ * the format, the lap bit and interrupt safety as the core's), 0 the portable core's, in C
+ * (which records with call sites take in any case, CYGTRACE_CALLSITES=1). Default: 1. */
+#ifndef CYGTRACE_CM_ASM_HOOKS
+#define CYGTRACE_CM_ASM_HOOKS 1
+#endif
+
+#if CYGTRACE_CM_ASM_HOOKS != 0 && CYGTRACE_CM_ASM_HOOKS != 1
+#error "CYGTRACE_CM_ASM_HOOKS must be 0 or 1"
+#endif
+#if CYGTRACE_CM_ASM_HOOKS && CYGTRACE_CALLSITES == 0
+/* The hooks of cygtrace_cm.c. They load cyg_rt.last and this in one LDM (cygtrace_cm.c says
+ * what each word is for). */
+#define CYG_PORT_HOOKS 1
+struct cyg_port_hot {
+    volatile uintptr_t *head; /* &ctl->head.v; baseline cores, not running: cyg_cm_no_head */
+    uintptr_t mask;           /* capacity - 1; baseline cores: times 8, a slot's offset */
+    uintptr_t k;              /* cap_log2 */
+    uintptr_t x;              /* the clock's constant (CYG_CM_X in cygtrace_cm.c) */
+    uintptr_t cont;           /* mainline cores: cyg_cm_ovw, cyg_cm_stop or cyg_cm_slow */
+};
+void cyg_cm_slow(void) __attribute__((visibility("hidden")));
+extern const uintptr_t cyg_cm_no_head __attribute__((visibility("hidden")));
+#define CYG_PORT_HOT_INIT                                                                          \
+    { .head = (volatile uintptr_t *)&cyg_cm_no_head, .cont = (uintptr_t)cyg_cm_slow }
+void cyg_port_hooks(uintptr_t last) __attribute__((visibility("hidden")));
+#endif
+
 #include "cygtrace_internal.h"
 
 #if CYGTRACE_CM_CLOCK < 0 || CYGTRACE_CM_CLOCK > 3
