@@ -250,6 +250,9 @@ static int print_tasks(const struct tasks *t, struct filter_time ft, int *shown)
                  "first event: ");
         cut_note(t, v, n, TASKSTAT_BLOCKED_END,
                  "# still blocked when the trace ends, counted to the last event: ");
+        if (t->sep) /* after the functions' tables, whose times this explains */
+            printf("# a call's total and self times above run from its entry to its exit: they "
+                   "count the time its context was switched out (blocked, preempted) too\n");
     }
     taskstat_free(s);
     return 0;
