@@ -344,7 +344,8 @@ INSTALL_LIST = \
     $(call inst,lib/cmake/cygtrace,644,tools/cygtrace-config.cmake \
                                        $(O)/pkg/cygtrace-config-version.cmake) \
     $(call inst,share/cygtrace,644,tools/cygtrace.gdb tools/cygtrace.mk tools/cygtrace.cmake) \
-    $(call inst_tree,share/cygtrace,644,$(wildcard common/*.[ch] target/*/*.[ch])) \
+    $(call inst_tree,share/cygtrace,644,$(wildcard common/*.[ch] target/*/*.[ch] \
+                                        target/rtos/*/*.[ch] target/rtos/*/*.mk)) \
     $(call inst,share/man/man1,644,$(MAN1_PAGES)) \
     $(call inst,share/man/man3,644,$(MAN3_PAGES)) \
     $(call inst,share/bash-completion/completions,644,$(wildcard tools/cygtrace.bash))
