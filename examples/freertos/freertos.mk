@@ -9,10 +9,13 @@
 #                      $(O)/firmware/<board>/freertos_rtt.elf    the same into the RTT channel,
 #                                                                for `cygtrace live --gdb`
 # The kernel is not part of this tree: FREERTOS_DIR names a FreeRTOS-Kernel (V11) source tree,
-# by default the one next to this checkout when there is one; without it, the example is
-# skipped. The kernel is built the way target/rtos/freertos/freertos.mk says, a copy per board.
+# by default the one next to this checkout when there is one (see below); without it, the
+# example is skipped. The kernel is built the way target/rtos/freertos/freertos.mk says, a copy per board.
 
-FREERTOS_DIR ?= $(wildcard $(CURDIR)/../shared/thirdparty/FreeRTOS-Kernel)
+# By default the kernel next to this checkout, else this workplace's copy (for a clone made
+# elsewhere on this machine).
+FREERTOS_DIR ?= $(firstword $(wildcard $(CURDIR)/../shared/thirdparty/FreeRTOS-Kernel \
+                                       /work/shared/thirdparty/FreeRTOS-Kernel))
 FREX_DIR := examples/freertos
 FREX_PROGRAMS := freertos freertos_wrap freertos_live freertos_rtt
 FREX_BOARDS := mps2-an385 mps2-an386 mps2-an505 microbit
@@ -83,7 +86,7 @@ $(FREX_PROGRAMS:%=$$(frex_obj_$(1))/%.o): $$(frex_obj_$(1))/%.o: $(FREX_DIR)/mai
 	$$(call say,CC,$$< [$(1) $$*])$(ARM_CC) $$(frex_flags_$(1)) $(WARN) $(FWEX_CFLAGS) \
 	    $(FWEX_INSTR) $$(FREX_PDEF) -c $$< -o $$@
 
-# freertos.elf: the big ring of the stress program (its cygtrace_cm.o), the others the default.
+# freertos.elf: the big ring of the stress program (its cygtrace_static.o), the others the default.
 $(O)/firmware/$(1)/freertos.elf: $$(frex_obj_$(1))/freertos.o $$(frex_common_$(1)) \
     $$(FWEX_SUPPORT_$(1)_stress)
 $(O)/firmware/$(1)/freertos_wrap.elf: $$(frex_obj_$(1))/freertos_wrap.o $$(frex_common_$(1)) \

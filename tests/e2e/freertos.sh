@@ -22,8 +22,11 @@ BOARDS=${FREERTOS_BOARDS:-mps2-an385 mps2-an386 mps2-an505 microbit}
 need "$CT"
 need_qemu
 
-if [ ! -e "$BUILD/firmware/mps2-an385/freertos.elf" ] &&
-    [ -z "${FREERTOS_DIR:-}" ] && [ ! -d "$ROOT/../shared/thirdparty/FreeRTOS-Kernel" ]; then
+# The build's default kernel (examples/freertos/freertos.mk): next to the checkout, or this
+# workplace's copy.
+if [ ! -e "$BUILD/firmware/mps2-an385/freertos.elf" ] && [ -z "${FREERTOS_DIR:-}" ] &&
+    [ ! -d "$ROOT/../shared/thirdparty/FreeRTOS-Kernel" ] &&
+    [ ! -d /work/shared/thirdparty/FreeRTOS-Kernel ]; then
     echo "    skipped: no FreeRTOS kernel (set FREERTOS_DIR to one)"
     finish
 fi
