@@ -103,7 +103,7 @@ core_flags = $(subst @, ,$(word 2,$(subst :, ,$(filter $(1):%,$(CORES)))))
 FW_CFLAGS := -std=gnu11 $(WARN) -Os -g -mthumb -ffreestanding -fno-instrument-functions \
              -ffunction-sections -fdata-sections -Icommon -Itarget/core -Itarget/cortex-m
 FW_SRC := target/core/cygtrace.c target/core/cygtrace_drain.c target/core/cygtrace_rtt.c \
-          target/cortex-m/cygtrace_cm.c $(COMMON_SRC)
+          target/core/cygtrace_static.c target/cortex-m/cygtrace_cm.c $(COMMON_SRC)
 
 ifneq ($(shell command -v $(ARM_CC) 2>/dev/null),)
 firmware-cores: $(foreach c,$(CORE_NAMES),$(O)/$(c)/libcygtrace.a)

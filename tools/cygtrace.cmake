@@ -51,7 +51,8 @@ function(cygtrace_instrument target)
         set(CYG_PORT cortex-m)
     endif()
     if(CYG_PORT STREQUAL "cortex-m")
-        set(port_src "${CYGTRACE_DIR}/target/cortex-m/cygtrace_cm.c")
+        set(port_src "${CYGTRACE_DIR}/target/cortex-m/cygtrace_cm.c"
+                     "${CYGTRACE_DIR}/target/core/cygtrace_static.c")
     elseif(CYG_PORT STREQUAL "linux")
         set(port_src "${CYGTRACE_DIR}/target/linux/cygtrace_linux.c"
                      "${CYGTRACE_DIR}/target/linux/cygtrace_file.c"

@@ -78,7 +78,8 @@ cygtrace_src := $(CYGTRACE_DIR)/target/core/cygtrace.c $(CYGTRACE_DIR)/common/cr
     $(CYGTRACE_DIR)/target/core/cygtrace_drain.c $(CYGTRACE_DIR)/common/cobs.c \
     $(CYGTRACE_DIR)/target/core/cygtrace_rtt.c \
     $(wildcard $(CYGTRACE_DIR)/target/$(CYGTRACE_PORT)/*.c) \
-    $(if $(filter linux,$(CYGTRACE_PORT)),$(CYGTRACE_DIR)/common/cyg_spec.c)
+    $(if $(filter linux,$(CYGTRACE_PORT)),$(CYGTRACE_DIR)/common/cyg_spec.c, \
+         $(CYGTRACE_DIR)/target/core/cygtrace_static.c)
 cygtrace_obj := $(addprefix $(CYGTRACE_BUILD)/,$(notdir $(cygtrace_src:.c=.o)))
 cygtrace_hdr := $(wildcard $(CYGTRACE_DIR)/common/*.h $(CYGTRACE_DIR)/target/core/*.h \
                            $(CYGTRACE_DIR)/target/$(CYGTRACE_PORT)/*.h)

@@ -60,7 +60,8 @@ BASE_CFLAGS := -std=gnu11 $(WARN) -g -mthumb -ffreestanding -ffunction-sections 
 # The runtime and the hooks as the Cortex-M cores build them (-Os, see the top Makefile).
 RT_CFLAGS := $(BASE_CFLAGS) -Os -fno-instrument-functions
 WORK_CFLAGS := $(BASE_CFLAGS) -O1 -fno-inline
-RT_SRC := target/core/cygtrace.c target/core/cygtrace_drain.c target/cortex-m/cygtrace_cm.c \
+RT_SRC := target/core/cygtrace.c target/core/cygtrace_drain.c target/core/cygtrace_static.c \
+          target/cortex-m/cygtrace_cm.c \
           common/crc32.c common/cobs.c
 LDFLAGS := -mthumb -nostartfiles --specs=nano.specs -Wl,--gc-sections -Wl,--build-id -L$(EX)
 

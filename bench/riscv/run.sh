@@ -30,7 +30,7 @@ command -v qemu-system-riscv32 >/dev/null ||
 ARCH="-march=rv32imac -mabi=ilp32"
 CFLAGS="-std=gnu11 -Wall -Wextra -Werror -g $ARCH -ffreestanding -ffunction-sections \
         -fdata-sections -Icommon -Itarget/core -Itarget/riscv -I$EX"
-RT_SRC="target/core/cygtrace.c target/riscv/cygtrace_rv.c common/crc32.c"
+RT_SRC="target/core/cygtrace.c target/core/cygtrace_static.c target/riscv/cygtrace_rv.c common/crc32.c"
 # Runtime variants: name and defines (the runtime and hooks -Os, as examples/riscv builds them).
 declare -A RT=([mcycle]="" [nots]="-DCYGTRACE_TIMESTAMPS=0" [mtime]="-DCYGTRACE_RV_CLOCK=2"
                [mcycle_O2]="-O2")

@@ -26,7 +26,7 @@ fwex_def_mps2-an505 := -DCMSDK_UART=0x50200000u -DCMSDK_TIMER=0x50000000u \
 # The nRF51 has no SysTick: stress.c interrupts with its TIMER1 instead.
 fwex_def_microbit := -DBOARD_NRF51
 # stress: a ring of 32768 records (1024 in the micro:bit's 16 KB of RAM), so that thousands of
-# interrupts land in the hooks before it is full: its own copy of cygtrace_cm.o, and stress.c
+# interrupts land in the hooks before it is full: its own copy of cygtrace_static.o, and stress.c
 # built with the same CYGTRACE_CM_BUFFER_BYTES, as cygtrace_cm.h wants.
 fwex_stress_ring_mps2-an385 := 262528
 fwex_stress_ring_mps2-an386 := 262528
@@ -36,7 +36,8 @@ fwex_stress_ring_microbit := 8576
 # The drain, COBS and the RTT sink are linked into every program; --gc-sections drops them
 # where unused.
 FWEX_RT_SRC := target/core/cygtrace.c target/core/cygtrace_drain.c target/core/cygtrace_rtt.c \
-               target/cortex-m/cygtrace_cm.c common/crc32.c common/cobs.c
+               target/core/cygtrace_static.c target/cortex-m/cygtrace_cm.c common/crc32.c \
+               common/cobs.c
 FWEX_CFLAGS := -std=gnu11 $(WARN) -g -mthumb -ffreestanding -ffunction-sections \
                -fdata-sections -DCYGTRACE_CM_CLOCK=3 -Icommon -Itarget/core -Itarget/cortex-m \
                -I$(FWEX_DIR)
@@ -122,13 +123,14 @@ FWEX_SUPPORT_$(1)_wrapped_live := $$(FWEX_SUPPORT_$(1)_wrapped)
 $(FWEX_WRAPPED:%=$(O)/firmware/$(1)/%.elf): $$(fwex_wrap_dir)/cygtrace_wrap.flags
 $(FWEX_WRAPPED:%=$(O)/firmware/$(1)/%.elf): FWEX_LINK := @$$(fwex_wrap_dir)/cygtrace_wrap.flags
 
-# stress: FWEX_SUPPORT_BOARD_stress, with the ring of fwex_stress_ring_BOARD.
-fwex_stress_cm := $(O)/firmware/$(1)/obj/stress/cygtrace_cm.o
-FWEX_SUPPORT_$(1)_stress := $$(patsubst %/target/cortex-m/cygtrace_cm.o,$$(fwex_stress_cm), \
+# stress: FWEX_SUPPORT_BOARD_stress, with the ring of fwex_stress_ring_BOARD (the buffer is
+# cygtrace_static.o's).
+fwex_stress_cm := $(O)/firmware/$(1)/obj/stress/cygtrace_static.o
+FWEX_SUPPORT_$(1)_stress := $$(patsubst %/target/core/cygtrace_static.o,$$(fwex_stress_cm), \
                                         $$(FWEX_SUPPORT_$(1)))
 $(O)/firmware/$(1)/obj/$(FWEX_DIR)/stress.o $$(fwex_stress_cm): \
     FWEX_RING := -DCYGTRACE_CM_BUFFER_BYTES=$(fwex_stress_ring_$(1))
-$$(fwex_stress_cm): target/cortex-m/cygtrace_cm.c $(FWEX_DEPS)
+$$(fwex_stress_cm): target/core/cygtrace_static.c $(FWEX_DEPS)
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$< [$(1) stress])$(ARM_CC) $(FWEX_CFLAGS) $(fwex_cpu_$(1)) $$(FWEX_RING) \
 	    $(FWEX_PLAIN) -c $$< -o $$@

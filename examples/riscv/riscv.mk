@@ -12,7 +12,8 @@ RVEX_DIR := examples/riscv
 RVEX_BOARDS := sifive_e virt
 RVEX_PROGRAMS := crash demo wrap
 RVEX_ARCH := -march=rv32imac -mabi=ilp32
-RVEX_RT_SRC := target/core/cygtrace.c target/riscv/cygtrace_rv.c common/crc32.c
+RVEX_RT_SRC := target/core/cygtrace.c target/core/cygtrace_static.c target/riscv/cygtrace_rv.c \
+               common/crc32.c
 RVEX_CFLAGS := -std=gnu11 $(WARN) -g $(RVEX_ARCH) -ffreestanding -ffunction-sections \
                -fdata-sections -Icommon -Itarget/core -Itarget/riscv -I$(RVEX_DIR)
 RVEX_INSTR := -finstrument-functions -O1 -fno-inline

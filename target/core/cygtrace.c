@@ -960,36 +960,25 @@ NOINSTR static long cyg_attach(struct cyg_ctl *ctl)
     return (long)(cyg_rt.mask + 1);
 }
 
-NOINSTR long cygtrace_init(void *mem, size_t bytes, unsigned flags)
+NOINSTR void cyg_core_fresh(void *mem, unsigned log2, unsigned flags)
 {
     struct cyg_ctl *ctl = mem;
-    unsigned words = 2, log2;
-    long cap;
-
-    if (CYGTRACE_CALLSITES == 1 ||
-        (CYGTRACE_CALLSITES == 2 && (flags & CYG_F_CALLSITES)))
-        words = 4;
-    log2 = cyg_cap_log2(bytes, words);
-    if (mem == NULL || log2 == 0)
-        return -1;
+    unsigned words = (flags & CYG_F_CALLSITES) ? 4 : 2;
+    size_t recs = (size_t)words * sizeof(uintptr_t) << log2;
 
     cyg_core_detach(); /* hooks stay out while the block is rebuilt */
     /* A fresh file mapping is zero already; clearing it would make every page resident. */
-    cyg_zero(ctl, (flags & CYGTRACE_INIT_ZEROED)
-                      ? CYG_HDR_BYTES
-                      : CYG_HDR_BYTES + ((size_t)words * sizeof(uintptr_t) << log2));
+    cyg_zero(ctl, (flags & CYGTRACE_INIT_ZEROED) ? CYG_HDR_BYTES : CYG_HDR_BYTES + recs);
 #if CYGTRACE_CONTROL
-    cyg_zero((unsigned char *)ctl + CYG_HDR_BYTES + ((size_t)words * sizeof(uintptr_t) << log2),
-             CYG_CTRL_BYTES);
-    cyg_ctrl_init((struct cyg_ctrl *)(void *)((unsigned char *)ctl + CYG_HDR_BYTES +
-                                              ((size_t)words * sizeof(uintptr_t) << log2)));
+    cyg_zero((unsigned char *)ctl + CYG_HDR_BYTES + recs, CYG_CTRL_BYTES);
+    cyg_ctrl_init((struct cyg_ctrl *)(void *)((unsigned char *)ctl + CYG_HDR_BYTES + recs));
     /* applied 0 and gen 0: the request of a fresh ring, nothing armed, is applied already */
 #endif
     ctl->version = CYG_RING_VERSION;
     ctl->word_bytes = (uint8_t)sizeof(uintptr_t);
     ctl->rec_bytes = (uint8_t)(words * sizeof(uintptr_t));
     ctl->cap_log2 = (uint8_t)log2;
-    ctl->flags = (uint8_t)((flags & CYG_F_OVERWRITE) | (words == 4 ? CYG_F_CALLSITES : 0) |
+    ctl->flags = (uint8_t)((flags & (CYG_F_OVERWRITE | CYG_F_CALLSITES)) |
                            (CYGTRACE_TIMESTAMPS ? CYG_F_TIMESTAMPS : 0) |
                            (CYG_WORD_BITS == 64 ? CYG_F_THREADS | CYG_F_LAPTAG : 0));
     ctl->machine = CYG_PORT_MACHINE;
@@ -1003,6 +992,12 @@ NOINSTR long cygtrace_init(void *mem, size_t bytes, unsigned flags)
         ctl->ts_bits = CYG_PORT_TS_BITS;
 #endif
     ctl->ctl_addr = (uint64_t)(uintptr_t)ctl;
+}
+
+NOINSTR long cyg_core_open(struct cyg_ctl *ctl)
+{
+    long cap;
+
     cyg_seal(ctl);
     cap = cyg_attach(ctl);
     cyg_ctrl_ready(ctl);
@@ -1011,10 +1006,26 @@ NOINSTR long cygtrace_init(void *mem, size_t bytes, unsigned flags)
     return cap;
 }
 
-/* A ring that cygtrace_init() of this very build made in this very buffer: the seal holds (so
- * bytes 0..79 are as some runtime wrote them), and the layout it fixes, the capacity for bytes
- * and the block's own address are ours. What changes at run time must be in range. */
-NOINSTR static int cyg_valid(const struct cyg_ctl *ctl, size_t bytes)
+NOINSTR long cygtrace_init(void *mem, size_t bytes, unsigned flags)
+{
+    unsigned log2;
+
+    if (CYGTRACE_CALLSITES == 1)
+        flags |= CYG_F_CALLSITES;
+    else if (CYGTRACE_CALLSITES == 0)
+        flags &= ~(unsigned)CYG_F_CALLSITES;
+    log2 = cyg_cap_log2(bytes, (flags & CYG_F_CALLSITES) ? 4 : 2);
+    if (mem == NULL || log2 == 0)
+        return -1;
+    cyg_core_fresh(mem, log2, flags);
+    return cyg_core_open(mem);
+}
+
+/* A ring that this very build made in this very buffer: the seal holds (so bytes 0..79 are as
+ * some runtime wrote them), and the layout it fixes, the capacity (2^log2, what the buffer's
+ * bytes make) and the block's own address are ours. What changes at run time must be in
+ * range. */
+NOINSTR static int cyg_valid(const struct cyg_ctl *ctl, unsigned log2)
 {
     const uint32_t *magic = (const uint32_t *)(const void *)ctl->magic;
     unsigned words = (ctl->flags & CYG_F_CALLSITES) ? 4 : 2;
@@ -1024,7 +1035,7 @@ NOINSTR static int cyg_valid(const struct cyg_ctl *ctl, size_t bytes)
         return 0;
     if (ctl->version != CYG_RING_VERSION || ctl->word_bytes != sizeof(uintptr_t) ||
         ctl->rec_bytes != words * sizeof(uintptr_t) ||
-        ctl->cap_log2 != cyg_cap_log2(bytes, words) || ctl->cap_log2 == 0 ||
+        ctl->cap_log2 != log2 || ctl->cap_log2 == 0 ||
         ctl->ctl_addr != (uint64_t)(uintptr_t)ctl || ctl->state > CYG_S_FULL ||
         ctl->chunk_log2 != cyg_chunk_log2(ctl->cap_log2))
         return 0;
@@ -1032,11 +1043,11 @@ NOINSTR static int cyg_valid(const struct cyg_ctl *ctl, size_t bytes)
     return CYG_WORD_BITS == 64 || ((ctl->head.pad | ctl->lost.pad) >> 32) == 0;
 }
 
-NOINSTR long cyg_core_adopt(void *mem, size_t bytes)
+NOINSTR long cyg_core_adopt(void *mem, unsigned log2)
 {
     struct cyg_ctl *ctl = mem;
 
-    if (mem == NULL || !cyg_valid(ctl, bytes))
+    if (mem == NULL || !cyg_valid(ctl, log2))
         return -1;
     cyg_core_detach();
     ctl->state = CYG_S_FROZEN; /* outside the check: the seal stays valid */

@@ -118,11 +118,19 @@ void cyg_core_special(unsigned type, uintptr_t data, uintptr_t payload, uintptr_
 /* Sets the image's load bias, process id and timestamp clock; reseals the control block. */
 void cyg_core_set_image(uint64_t load_bias, uint32_t pid, uint64_t ts_hz) CYG_HIDDEN;
 
-/* Takes over the ring that mem (bytes long) already holds, as cygtrace_init() made it for this
- * very buffer before a warm reset, without clearing it: validates the block, points the hooks at
- * it and sets its state FROZEN, so that nothing records over it. Returns its capacity, or -1
- * when mem holds no such ring. */
-long cyg_core_adopt(void *mem, size_t bytes) CYG_HIDDEN;
+/* Takes over the ring that mem already holds, as cygtrace_init() made it for this very buffer
+ * (of 2^log2 records) before a warm reset, without clearing it: validates the block, points the
+ * hooks at it and sets its state FROZEN, so that nothing records over it. Returns its capacity,
+ * or -1 when mem holds no such ring. */
+long cyg_core_adopt(void *mem, unsigned log2) CYG_HIDDEN;
+
+/* cygtrace_init() in two steps, for a set-up that knows its capacity at compile time (a static
+ * buffer): cyg_core_fresh() takes the hooks out and lays a ring of 2^log2 records out at mem
+ * (flags: CYG_F_OVERWRITE, CYG_F_CALLSITES, CYGTRACE_INIT_ZEROED), unsealed, so that the caller
+ * may fill in ts_hz and the build-id before cyg_core_open() seals it, points the hooks at it
+ * and starts it (CYGTRACE_AUTOSTART). cyg_core_open() returns the capacity. */
+void cyg_core_fresh(void *mem, unsigned log2, unsigned flags) CYG_HIDDEN;
+long cyg_core_open(struct cyg_ctl *ctl) CYG_HIDDEN;
 
 /* Called by cygtrace_init() once a ring is laid out, before it records: a debugger's breakpoint
  * (`cygtrace arm` at a reset-halt) writes a request into the control area there. */

@@ -1,8 +1,9 @@
 /* cygtrace_cm.h - the Cortex-M runtime: the ring in a static buffer that survives warm resets,
  * set up at boot, and a fault handler that freezes it. Include it (it includes cygtrace.h) in
- * your startup code; link target/core/cygtrace.c, target/cortex-m/cygtrace_cm.c and
- * common/crc32.c (and, to stream, target/core/cygtrace_drain.c), built with -Itarget/cortex-m
- * (tools/cygtrace.mk and tools/cygtrace.cmake do).
+ * your startup code; link target/core/cygtrace.c, target/core/cygtrace_static.c,
+ * target/cortex-m/cygtrace_cm.c and common/crc32.c (and, to stream,
+ * target/core/cygtrace_drain.c), built with -Itarget/cortex-m (tools/cygtrace.mk and
+ * tools/cygtrace.cmake do).
  *
  * Warm resets (watchdog, NVIC_SystemReset, a debugger's reset): the buffer lives in the
  * .noinit.cygtrace section, which the startup code must not zero and a loader must not write

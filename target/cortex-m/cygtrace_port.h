@@ -95,8 +95,9 @@ void cyg_port_hooks(uintptr_t last) __attribute__((visibility("hidden")));
 #define CYG_PORT_TS_BITS CYGTRACE_CM_USER_CLOCK_BITS
 #endif
 
-#define CYG_CM_DWT_CYCCNT (*(volatile uint32_t *)0xE0001004u)
-#define CYG_CM_SYST_CVR (*(volatile uint32_t *)0xE000E018u)
+#define CYG_CM_REG(a) (*(volatile uint32_t *)(a))
+#define CYG_CM_DWT_CYCCNT CYG_CM_REG(0xE0001004u)
+#define CYG_CM_SYST_CVR CYG_CM_REG(0xE000E018u)
 
 #if CYGTRACE_CM_CLOCK == 3
 uint32_t cygtrace_user_clock(void);
@@ -162,17 +163,6 @@ CYG_CM_INLINE uintptr_t cyg_port_now(void)
 #endif
 }
 
-CYG_CM_INLINE uintptr_t cyg_port_thread(void)
-{
-    return 0; /* contexts are context-switch records on firmware */
-}
-
-CYG_CM_INLINE void cyg_port_release(void)
-{
-    /* One core, program order: only the compiler could reorder the record's stores. */
-    __asm__ volatile("" ::: "memory");
-}
-
 #if !CYG_CM_BASELINE
 /* A record's two words in one STRD: one instruction less than two STRs with their address
  * computed once (the hook's fast path is counted in instructions). Nothing else on this core
@@ -186,17 +176,6 @@ CYG_CM_INLINE void cyg_port_store_pair(uintptr_t *r, uintptr_t a, uintptr_t b)
     __asm__ volatile("strd %1, %2, [%0]" ::"r"(r), "r"(a), "r"(b) : "memory");
 }
 #endif
-
-CYG_CM_INLINE void cyg_port_acquire(void)
-{
-    /* One core: the drain reads what this core wrote, in program order. */
-    __asm__ volatile("" ::: "memory");
-}
-
-CYG_CM_INLINE int cyg_port_wake(void)
-{
-    return 0; /* the firmware sets the ring up at boot: cygtrace_cm_init() */
-}
 
 /* The control area's depth and hide filters count apart in thread mode and in handler mode:
  * interrupts nest and return, so one state serves them all; the code they interrupt keeps its
@@ -212,9 +191,33 @@ CYG_CM_INLINE uint32_t *cyg_port_tstate(void)
     return cyg_cm_tstate[ipsr != 0];
 }
 
-CYG_CM_INLINE int cyg_port_busy(void)
+/* Starts the clock the hooks read at boot (cygtrace_cm_init()), unless it is the user's or
+ * already running. */
+CYG_CM_INLINE void cyg_port_clock_start(void)
 {
-    return 0; /* the runtime calls no function a firmware could wrap */
+#if CYGTRACE_CM_CLOCK == 1
+    CYG_CM_REG(0xE000EDFCu) |= 1u << 24; /* DEMCR.TRCENA */
+    CYG_CM_REG(0xE0001FB0u) = 0xC5ACCE55u; /* DWT LAR: some M7 parts lock the DWT; elsewhere
+                                              write-ignored */
+    if (!(CYG_CM_REG(0xE0001000u) & (1u << 25))) /* DWT CTRL.NOCYCCNT */
+        CYG_CM_REG(0xE0001000u) |= 1u << 0; /* CYCCNTENA */
+#elif CYGTRACE_CM_CLOCK == 2
+    /* An application (an RTOS tick) that runs SysTick already keeps its reload: durations are
+     * then good within one reload period only. */
+    if (!(CYG_CM_REG(0xE000E010u) & 1u)) { /* SYST_CSR.ENABLE */
+        CYG_CM_REG(0xE000E014u) = 0xFFFFFFu; /* SYST_RVR */
+        CYG_CM_SYST_CVR = 0;
+        CYG_CM_REG(0xE000E010u) = 5u; /* enable, core clock, no interrupt */
+    }
+#endif
 }
+
+/* The ring in a static buffer (target/core/cygtrace_static.c), under cygtrace_cm.h's names and
+ * settings, and the rest of the contract, as every single-core bare-metal port has it. */
+#include "cygtrace_cm.h"
+#define CYG_STATIC_API(name) cygtrace_cm_##name
+#define CYG_STATIC_BYTES CYGTRACE_CM_BUFFER_BYTES
+#define CYG_STATIC_KEEP CYGTRACE_CM_KEEP
+#include "cygtrace_static.h"
 
 #endif

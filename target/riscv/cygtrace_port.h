@@ -84,7 +84,8 @@ uint32_t cygtrace_user_clock(void);
 #define CYG_RV_STR(x) CYG_RV_STR_(x)
 /* The immediate is signed 12 bits: the CSR number sign-extended, in the assembler's arithmetic. */
 #define CYG_RV_CSR_IMM(csr) "((" CYG_RV_STR(csr) " ^ 0x800) - 0x800)"
-#define CYG_RV_CSRR(csr, v) __asm__ volatile(".insn i 0x73, 2, %0, x0, " CYG_RV_CSR_IMM(csr) : "=r"(v))
+#define CYG_RV_CSRR(csr, v) \
+    __asm__ volatile(".insn i 0x73, 2, %0, x0, " CYG_RV_CSR_IMM(csr) : "=r"(v))
 #define CYG_RV_CSRW(csr, v) \
     __asm__ volatile(".insn i 0x73, 1, x0, %0, " CYG_RV_CSR_IMM(csr) ::"r"(v) : "memory")
 
@@ -140,36 +141,22 @@ CYG_RV_INLINE uintptr_t cyg_port_now(void)
 #endif
 }
 
-CYG_RV_INLINE uintptr_t cyg_port_thread(void)
+/* Nothing to start at boot: mcycle runs from reset, and the CLINT's mtime always. */
+CYG_RV_INLINE void cyg_port_clock_start(void)
 {
-    return 0; /* contexts are context-switch records on firmware */
-}
-
-CYG_RV_INLINE void cyg_port_release(void)
-{
-    /* One hart, program order: only the compiler could reorder the record's stores. (RVWMO
-     * lets another hart see them out of order; a multi-hart port would need fence w,w.) */
-    __asm__ volatile("" ::: "memory");
-}
-
-CYG_RV_INLINE void cyg_port_acquire(void)
-{
-    __asm__ volatile("" ::: "memory");
-}
-
-CYG_RV_INLINE int cyg_port_wake(void)
-{
-    return 0; /* the firmware sets the ring up at boot: cygtrace_rv_init() */
-}
-
-CYG_RV_INLINE int cyg_port_busy(void)
-{
-    return 0; /* the runtime calls no function a firmware could wrap */
 }
 
 /* No CYG_PORT_TSTATE: machine mode has no IPSR that says "in a trap handler" for free (mcause
  * keeps its value after mret), so the control area's depth and hide filters keep one state for
  * the whole hart, which stays right because traps nest and return. No CYG_PORT_STORE_PAIR:
  * RV32 without D has no 64-bit store; two SW, b (with the lap bit) last. */
+
+/* The ring in a static buffer (target/core/cygtrace_static.c), under cygtrace_rv.h's names and
+ * settings, and the rest of the contract, as every single-core bare-metal port has it. */
+#include "cygtrace_rv.h"
+#define CYG_STATIC_API(name) cygtrace_rv_##name
+#define CYG_STATIC_BYTES CYGTRACE_RV_BUFFER_BYTES
+#define CYG_STATIC_KEEP CYGTRACE_RV_KEEP
+#include "cygtrace_static.h"
 
 #endif

@@ -1,8 +1,9 @@
 /* cygtrace_rv.h - the RISC-V (RV32, machine mode) runtime: the ring in a static buffer that
  * survives warm resets, set up at boot, and trap support that records a fault and freezes the
  * ring. Include it (it includes cygtrace.h) in your startup code; link target/core/cygtrace.c,
- * target/riscv/cygtrace_rv.c and common/crc32.c (and, to stream, target/core/cygtrace_drain.c),
- * built with -Itarget/riscv -Itarget/core -Icommon and without -finstrument-functions.
+ * target/core/cygtrace_static.c, target/riscv/cygtrace_rv.c and common/crc32.c (and, to
+ * stream, target/core/cygtrace_drain.c), built with -Itarget/riscv -Itarget/core -Icommon and
+ * without -finstrument-functions.
  *
  * Warm resets keep the trace exactly as on Cortex-M (cygtrace_cm.h): the buffer lives in
  * .noinit.cygtrace, which the startup code must not zero and which must be in no load segment

@@ -52,6 +52,7 @@ want="usr/bin/cygtrace usr/lib/libcygtrace.a usr/lib/libcygtrace.so
       usr/share/cygtrace/cygtrace.mk usr/share/cygtrace/cygtrace.cmake
       usr/share/cygtrace/cygtrace.gdb usr/share/cygtrace/target/core/cygtrace.c
       usr/share/cygtrace/target/cortex-m/cygtrace_cm.c usr/share/cygtrace/common/crc32.c
+      usr/share/cygtrace/target/core/cygtrace_static.c
       usr/share/cygtrace/target/riscv/cygtrace_rv.c
       usr/share/cygtrace/target/rtos/freertos/cygtrace_freertos.h
       usr/share/cygtrace/target/rtos/freertos/cygtrace_freertos.c
