@@ -339,19 +339,28 @@ static int cmp_ent(const void *a, const void *b)
     return x->key < y->key ? -1 : x->key > y->key;
 }
 
+/* The named entries of t, by key: an array to free, NULL when none (or out of memory). */
+static const struct ent **sorted(const struct tab *t, size_t *k)
+{
+    const struct ent **v;
+
+    *k = 0;
+    if (!t->n || !(v = malloc(t->n * sizeof *v)))
+        return NULL;
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->v[i].used && t->v[i].named)
+            v[(*k)++] = &t->v[i];
+    qsort(v, *k, sizeof *v, cmp_ent);
+    return v;
+}
+
 void names_each_ctx(const struct names *n, void (*fn)(void *arg, uint32_t id, const char *name),
                     void *arg)
 {
-    const struct ent **v;
-    size_t k = 0;
+    size_t k;
+    const struct ent **v = n ? sorted(&n->ctx, &k) : NULL;
 
-    if (!n || !n->ctx.n || !(v = malloc(n->ctx.n * sizeof *v)))
-        return;
-    for (size_t i = 0; i < n->ctx.cap; i++)
-        if (n->ctx.v[i].used && n->ctx.v[i].named)
-            v[k++] = &n->ctx.v[i];
-    qsort(v, k, sizeof *v, cmp_ent);
-    for (size_t i = 0; i < k; i++)
+    for (size_t i = 0; v && i < k; i++)
         fn(arg, (uint32_t)v[i]->key, v[i]->name);
     free(v);
 }
@@ -360,16 +369,10 @@ void names_each_obj(const struct names *n,
                     void (*fn)(void *arg, uint64_t handle, unsigned objtype, const char *name),
                     void *arg)
 {
-    const struct ent **v;
-    size_t k = 0;
+    size_t k;
+    const struct ent **v = n ? sorted(&n->obj, &k) : NULL;
 
-    if (!n || !n->obj.n || !(v = malloc(n->obj.n * sizeof *v)))
-        return;
-    for (size_t i = 0; i < n->obj.cap; i++)
-        if (n->obj.v[i].used && n->obj.v[i].named)
-            v[k++] = &n->obj.v[i];
-    qsort(v, k, sizeof *v, cmp_ent);
-    for (size_t i = 0; i < k; i++)
+    for (size_t i = 0; v && i < k; i++)
         fn(arg, v[i]->key, v[i]->type, v[i]->name);
     free(v);
 }
