@@ -600,29 +600,32 @@ static int is_stop_reply(const struct rsp *c)
     return c->pkt_len >= 3 && strchr("TSWX", c->pkt[0]) && is_hex(c->pkt + 1, 2);
 }
 
-/* Waits for the answer to what was sent (tx); resends it on a '-'. The reply is decoded into
- * c->pkt / c->pkt_len (NUL-terminated). */
-static int await_reply(struct rsp *c, int resend)
+/* The next packet, into c->pkt / c->pkt_len (NUL-terminated), with the protocol's
+ * acknowledgements: a '-' for what we sent sends tx again (when resend; *naks counts them), a
+ * frame with a bad checksum gets a '-' (*bad counts them) and a good one a '+'. A packet that
+ * does not decode (RSP_EFRAME, RSP_ETOOLONG: a frame that did not arrive whole is retried
+ * here) is returned as its code without a message: the caller says whether that ends the
+ * exchange. */
+static int next_packet(struct rsp *c, int64_t deadline, int resend, int *naks, int *bad)
 {
-    int64_t deadline = now_ms() + c->timeout_ms;
-    int naks = 0, bad = 0, rc;
     size_t n;
     long k;
+    int rc;
 
     for (;;) {
         rc = recv_frame(c, deadline, &n);
         if (rc == RSP_NAK) {
-            if (!resend || ++naks > RSP_RETRIES)
+            if (!resend || ++*naks > RSP_RETRIES)
                 return fail(c, RSP_ECHECKSUM,
                             "the server refused our packet %d times (a noisy line, or not a "
                             "GDB server)",
-                            naks);
+                            *naks);
             if ((rc = write_all(c, c->tx, c->tx_len)) < 0)
                 return rc;
             continue;
         }
         if (rc == RSP_ECHECKSUM || rc == RSP_EFRAME) {
-            if (c->no_ack || ++bad > RSP_RETRIES)
+            if (c->no_ack || ++*bad > RSP_RETRIES)
                 return fail(c, RSP_ECHECKSUM,
                             "%s (a noisy line, a wrong baud rate, or not a GDB server)",
                             c->no_ack ? "a reply with a bad checksum"
@@ -637,11 +640,28 @@ static int await_reply(struct rsp *c, int resend)
             return rc;
         k = rsp_decode(c->raw, n, c->pkt, c->pkt_cap - 1);
         if (k < 0)
-            return fail(c, (int)k, "a reply with %s",
-                        k == RSP_ETOOLONG ? "more data than fits in a packet"
-                                          : "bad run-length encoding");
+            return (int)k;
         c->pkt_len = (size_t)k;
         c->pkt[k] = 0;
+        return 0;
+    }
+}
+
+/* Waits for the answer to what was sent (tx); resends it on a '-'. The reply is decoded into
+ * c->pkt / c->pkt_len (NUL-terminated). */
+static int await_reply(struct rsp *c, int resend)
+{
+    int64_t deadline = now_ms() + c->timeout_ms;
+    int naks = 0, bad = 0, rc;
+
+    for (;;) {
+        rc = next_packet(c, deadline, resend, &naks, &bad);
+        if (rc == RSP_ETOOLONG || rc == RSP_EFRAME)
+            return fail(c, rc, "a reply with %s",
+                        rc == RSP_ETOOLONG ? "more data than fits in a packet"
+                                           : "bad run-length encoding");
+        if (rc < 0)
+            return rc;
         if (is_output(c)) {
             output(c);
             continue;
@@ -1090,8 +1110,11 @@ int rsp_write_mem(struct rsp *c, uint64_t addr, const void *buf, size_t len)
     char what[96];
 
     while (done < len) {
-        /* "Xaddr,len:" then at most twice the bytes (escapes; "M": hex) within the packet. */
-        size_t n = len - done, room = (c->feat.packet_size - 40) / 2, o;
+        /* "Xaddr,len:" then at most twice the bytes (escapes; "M": hex) within the packet; a
+         * server whose packets hold less than the header (32 bytes: the least it may say) still
+         * gets a few bytes at a time, not the whole at once. */
+        size_t n = len - done, o,
+               room = c->feat.packet_size > 48 ? (c->feat.packet_size - 40) / 2 : 4;
         uint8_t *pkt;
         int rc;
 
@@ -1202,38 +1225,15 @@ int rsp_wait_stop(struct rsp *c, int timeout_ms, int *sig)
 {
     int64_t deadline = now_ms() + timeout_ms;
     int naks = 0, bad = 0, rc;
-    size_t n;
-    long k;
 
     for (;;) {
-        rc = recv_frame(c, deadline, &n);
+        rc = next_packet(c, deadline, 1, &naks, &bad); /* a '-': the continue was refused */
         if (rc == RSP_ETIMEOUT)
             return fail(c, rc, "the target did not stop within %s", secs(timeout_ms));
-        if (rc == RSP_NAK) { /* the continue itself was refused */
-            if (++naks > RSP_RETRIES)
-                return fail(c, RSP_ECHECKSUM, "the server refused our packet %d times", naks);
-            if ((rc = write_all(c, c->tx, c->tx_len)) < 0)
-                return rc;
-            continue;
-        }
-        if (rc == RSP_ECHECKSUM || rc == RSP_EFRAME) {
-            if (c->no_ack || ++bad > RSP_RETRIES)
-                return fail(c, RSP_ECHECKSUM, "a stop reply with a bad checksum");
-            if ((rc = write_all(c, "-", 1)) < 0)
-                return rc;
-            continue;
-        }
+        if (rc == RSP_ETOOLONG || rc == RSP_EFRAME || (rc == 0 && is_output(c)))
+            continue; /* not a stop reply, whatever it was */
         if (rc < 0)
             return rc;
-        if (!c->no_ack && (rc = write_all(c, "+", 1)) < 0)
-            return rc;
-        k = rsp_decode(c->raw, n, c->pkt, c->pkt_cap - 1);
-        if (k < 0)
-            continue; /* not a stop reply, whatever it was */
-        c->pkt_len = (size_t)k;
-        c->pkt[k] = 0;
-        if (is_output(c))
-            continue;
         if (is_stop_reply(c) && strchr("WX", c->pkt[0]))
             return fail(c, RSP_EREPLY, "the target exited (%s)", (const char *)c->pkt);
         if (is_stop_reply(c)) {
