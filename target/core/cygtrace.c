@@ -716,9 +716,9 @@ NOINSTR static int cyg_ctrl_trigger(unsigned kind, uintptr_t what, uint32_t afte
 {
     struct cyg_ctrl *c = cyg_ctrl;
     struct cyg_ctrl_trig *t;
-    unsigned i = c->ntrig;
+    unsigned i;
 
-    if (c == NULL || i >= CYG_CTRL_TRIGS)
+    if (c == NULL || (i = c->ntrig) >= CYG_CTRL_TRIGS)
         return -1;
     t = &c->trig[i];
     t->what.pad = 0;
@@ -754,9 +754,9 @@ NOINSTR int cygtrace_trigger_freeze_mark(uint32_t id, uint32_t after)
 NOINSTR int cygtrace_exclude(void *fn, int callees)
 {
     struct cyg_ctrl *c = cyg_ctrl;
-    unsigned i = c->nexcl;
+    unsigned i;
 
-    if (c == NULL || i >= CYG_CTRL_EXCLS)
+    if (c == NULL || (i = c->nexcl) >= CYG_CTRL_EXCLS)
         return -1;
     c->excl[i].pad = 0;
     c->excl[i].v = (uintptr_t)fn;

@@ -423,7 +423,7 @@ NOINSTR static void ctl_list(const char *var, const char *list, unsigned type)
         }
         memcpy(item, p, len);
         item[len] = 0;
-        memset(it, 0, sizeof *it);
+        /* Room first: with every slot taken, it points one past the array. */
         if ((type == ITEM_TRIG ? ctl_env.ntrig == CYG_CTRL_TRIGS
                                : ctl_env.nexcl == CYG_CTRL_EXCLS)) {
             ctl_say(var, item, type == ITEM_TRIG
@@ -432,6 +432,7 @@ NOINSTR static void ctl_list(const char *var, const char *list, unsigned type)
                                      "rest ignored");
             return;
         }
+        memset(it, 0, sizeof *it);
         if (type == ITEM_TRIG) {
             why = ctl_trigger(item, it);
         } else {

@@ -31,7 +31,7 @@
 #include "cygtrace_linux.h"
 
 #define NOINSTR CYG_LINUX_NOINSTR
-#define BUF_BYTES ((size_t)64 << 10) /* the read buffer; a multiple of any symbol's size */
+#define BUF_BYTES ((size_t)64 << 10) /* the read buffer */
 #define STR_LOAD_MAX ((uint64_t)16 << 20) /* a larger string table is read name by name */
 #define NOTES_MAX 4096u               /* bytes of a note segment compared with the file's */
 
@@ -176,7 +176,7 @@ NOINSTR static int scan_symbols(struct lookup *lk, int fd, uint64_t off, uint64_
         }
     }
     for (uint64_t at = 0; at < size;) {
-        size_t got = BUF_BYTES;
+        size_t got = BUF_BYTES / sizeof *s * sizeof *s; /* whole symbols: 24 bytes on 64-bit */
 
         if (got > size - at)
             got = (size_t)(size - at);

@@ -186,7 +186,8 @@ why() {
 # whole TAG: the program's whole sequence was recorded, nothing armed.
 whole() {
     [ "$RC" -eq 0 ] && grep -q '^done ' "$T/$1.out" && grep -q "^  } /\* seq \*/" "$T/$1.body" &&
-        ! grep -q '^ *# trigger' "$T/$1.tree" && ! grep '^control:' "$T/$1.info" | grep -qv 'none armed$'
+        ! grep -q '^ *# trigger' "$T/$1.tree" && grep -qx 'control: *none armed' "$T/$1.info" &&
+        ! grep '^control:' "$T/$1.info" | grep -qv 'none armed$'
 }
 
 # --- nothing armed: the whole sequence, no control lines -------------------------------------
@@ -389,6 +390,34 @@ go toomany seq CYGTRACE_TRIGGER=stop@leaf,stop@leaf,stop@leaf,stop@leaf,stop@lea
 check too-many-triggers "$(why toomany)" \
     eval '[ "$(wc -l <"$T/toomany.err")" = 1 ] &&
           grep -q "^cygtrace: CYGTRACE_TRIGGER: .freeze@boom.: more than 6 triggers; it and the rest ignored$" "$T/toomany.err"'
+# The area full (6 triggers, 12 exclusions), then one more hidden function: refused alone, the
+# rest armed as given (a hidden item once cleared the slot past the table, and the counts).
+go full seq CYGTRACE_TRIGGER=stop@boom,stop@boom,stop@boom,stop@boom,stop@boom,stop@boom \
+    CYGTRACE_EXCLUDE=leaf,leaf2,d3,d2,d1,noisy,before,outside,after_boom,after_mark,work,marks \
+    CYGTRACE_HIDE=region
+check area-full-then-hide "$(why full)" \
+    eval '[ "$(wc -l <"$T/full.err")" = 1 ] &&
+          grep -q "^cygtrace: CYGTRACE_HIDE: .region.: more than 12 excluded or hidden functions; it and the rest ignored$" "$T/full.err" &&
+          [ "$(grep -c "^control: *trigger stop@boom" "$T/full.info")" = 6 ] &&
+          [ "$(grep -c "^control: *exclude " "$T/full.info")" = 12 ] &&
+          ! grep -q "^control: *hide" "$T/full.info"'
+# A program of 6000 functions: its symbol table is read in chunks, and every name is found,
+# wherever its symbol sits (a chunk not a whole number of symbols once lost all past the first).
+awk 'BEGIN { for (i = 0; i < 6000; i++) printf "__attribute__((noinline)) void fn%d(void) {}\n", i
+             print "int main(void) { fn0(); fn2999(); fn5999(); return 0; }" }' >"$T/many.c"
+if gcc -std=gnu11 -finstrument-functions -O1 -fPIE -pie -o "$T/many" "$T/many.c" \
+    "$BUILD/linux/libcygtrace.a" -lpthread 2>"$T/many-gcc.err"; then
+    run many env -u CYGTRACE_TRIGGER -u CYGTRACE_HIDE -u CYGTRACE_DEPTH -u CYGTRACE_EVENTS \
+        -u CYGTRACE_RING CYGTRACE_OUT="$T/many.ring" CYGTRACE_EXCLUDE=fn0,fn10,fn2999,fn3000,fn5999 \
+        "$T/many"
+    RUN_RC=$RC
+    run many-info "$CT" info "$T/many" "$T/many.ring"
+    check many-symbols "status $RUN_RC: $(head -n 2 "$T/many.err" | tr '\n' '|')" \
+        eval '[ "$RUN_RC" -eq 0 ] && [ ! -s "$T/many.err" ] &&
+              [ "$(grep -c "^control: *exclude fn" "$T/many-info.out")" = 5 ]'
+else
+    fail many-compile "gcc failed: $(head -n 1 "$T/many-gcc.err")"
+fi
 # A set-user-ID program ignores the environment (secure_getenv): AT_SECURE, as root, through
 # setpriv is what linux_safety.sh tests; here the variables simply must not crash a run.
 go long seq CYGTRACE_TRIGGER="freeze@$(printf 'a%.0s' $(seq 300))" CYGTRACE_EXCLUDE="$(printf 'x%.0s,' $(seq 40))y"
