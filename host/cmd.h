@@ -130,6 +130,10 @@ void cmd_scan_threads(const struct load *l, struct tree_scan *sc);
 int cmd_show_thread(const struct load *l, const struct show_opts *o, const char *dump,
                     uint32_t *id);
 
+/* Says that the thread or context --thread picks (id, as cmd_show_thread gave it) has no
+ * events to show. */
+void cmd_show_no_thread(const struct show_opts *o, const char *dump, uint32_t id);
+
 /* One pass over the events in ft's time range: the contexts and how deep each starts (sc),
  * what the pass skipped (st), and how many of the first functions entered the ELF knows
  * (*known of *checked: none means a stripped ELF or the wrong one); the names of the trace's

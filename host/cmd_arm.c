@@ -11,12 +11,10 @@
  *
  * Nothing is written before every name has resolved and the request fits; a breakpoint that was
  * set is removed on every way out, Ctrl-C included. */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -83,15 +81,14 @@ static uint64_t code_addr(const struct sym_table *sym, uint64_t a)
 static int resolve(const struct sym_table *sym, const char *elf, const char *name, uint64_t *addr)
 {
     const struct sym_info *fi;
-    char *end;
+    unsigned long long v;
 
     if (!strncmp(name, "0x", 2) || !strncmp(name, "0X", 2)) {
-        errno = 0;
-        *addr = strtoull(name, &end, 16);
-        if (errno || *end) {
+        if (cmd_parse_u64(name, &v) < 0) {
             cmd_error("%s: not an address", name);
             return -1;
         }
+        *addr = v;
     } else if (sym_find(sym, name, addr, NULL) < 0) {
         cmd_error("%s: no function '%s' in it", elf, name);
         return -1;

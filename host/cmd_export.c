@@ -26,17 +26,9 @@ static void usage(FILE *f)
             cmd_show_usage);
 }
 
-struct run {
-    struct export *x;
-    struct load *l;
-};
-
 static const struct tree_sink *sink_of(void *arg, const struct dec_ctx *c)
 {
-    struct run *r = arg;
-
-    export_names(r->x, r->l->names); /* complete now: the scan ran */
-    return export_sink(r->x, c->id, c->os_tid);
+    return export_sink(arg, c->id, c->os_tid);
 }
 
 /* The schedule of a 32-bit trace that an RTOS glue wrote (SCHED or NAME records, and
@@ -61,7 +53,6 @@ static int schedule(struct load *l, const char *elf, const char *dump, const str
     taskstat_free(s);
     if (rc < 0 || !in.rtos || !in.switches)
         return rc;
-    export_names(x, l->names);
     if (!(s = taskstat_new(export_taskstat_span, x)))
         return -1;
     rc = taskstat_run(l, ft, s);
@@ -150,7 +141,9 @@ int cmd_export(int argc, char **argv)
         cmd_error("%s: out of memory", dump);
         goto out;
     }
-    if ((rc = cmd_filter_run(&l, elf, dump, &o, sink_of, &(struct run){x, &l}, &run)) != 0)
+    /* l.names fills in the scan, before the first sink is asked for (cmd_filter_run) */
+    export_names(x, l.names);
+    if ((rc = cmd_filter_run(&l, elf, dump, &o, sink_of, x, &run)) != 0)
         goto out;
     if (xo.format == EXPORT_CHROME && l.ring.word_bytes == 4 && run.sc.n > 1 &&
         schedule(&l, elf, dump, &o, x) < 0) {

@@ -166,7 +166,7 @@ int cmd_filter_run(struct load *l, const char *elf, const char *dump, const stru
             goto oom;
     }
     if (o->have_thread && !n) {
-        cmd_error("%s: no thread %u in the trace", dump, thread);
+        cmd_show_no_thread(o, dump, thread);
         goto out;
     }
     if (n && feed(l, ft, cr, n) < 0) {

@@ -218,9 +218,6 @@ static struct live_ctx *plain_ctx(struct live *l, uint32_t id)
     return c;
 }
 
-/* --plain: the event goes to its context's tree; a line says when the context changes. A loss
- * may have taken any context's events: every tree forgets what it cannot know, and the
- * current one shows the line. */
 /* "# context N "NAME"" and then end: the header of context id in --plain. */
 static void plain_header(const struct live *l, uint32_t id, const char *end)
 {
@@ -233,6 +230,9 @@ static void plain_header(const struct live *l, uint32_t id, const char *end)
     fputs(end, stdout);
 }
 
+/* --plain: the event goes to its context's tree; a line says when the context changes. A loss
+ * may have taken any context's events: every tree forgets what it cannot know, and the
+ * current one shows the line. */
 static void plain_event(struct live *l, const struct ev *e)
 {
     struct live_ctx *c;

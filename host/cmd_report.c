@@ -139,8 +139,15 @@ struct tasks {
     int timed;
     int wrapped;   /* the ring wrapped: the first context's switch-in is gone */
     const struct show_opts *o;
+    uint32_t thread; /* --thread, resolved (cmd_show_thread): a name is known after the scan */
     int sep;       /* a blank line before the section: tables came before */
 };
+
+/* Whether context id is one --thread shows. */
+static int task_shown(const struct tasks *t, uint32_t id)
+{
+    return !t->o->have_thread || id == t->thread;
+}
 
 static void ctx_name(const struct tasks *t, uint32_t id, char *buf, size_t len)
 {
@@ -156,7 +163,7 @@ static void cut_note(const struct tasks *t, const struct taskstat_ctx *v, unsign
     for (unsigned i = 0; i < n; i++) {
         char name[NAMES_MAX + 32];
 
-        if (!(v[i].cut & flag) || (t->o->have_thread && v[i].id != t->o->thread))
+        if (!(v[i].cut & flag) || !task_shown(t, v[i].id))
             continue;
         if (k == 8) { /* enough to say what happened */
             printf(", ...");
@@ -234,7 +241,7 @@ static int print_tasks(const struct tasks *t, struct filter_time ft, int *shown)
         printf("%14s %7s %14s ", "running", "share", "blocked");
     printf("%10s %10s  %-16s  %s\n", "switches", "blocks", "context", "woken most by");
     for (unsigned i = 0; i < n; i++)
-        if (!t->o->have_thread || v[i].id == t->o->thread)
+        if (task_shown(t, v[i].id))
             task_row(t, &v[i], whole);
     if (!t->timed) {
         printf("# the trace has no timestamps: only switches and blocks are counted\n");
@@ -278,6 +285,8 @@ static int report_tasks(struct tasks *t, const char *elf, const char *dump)
         cmd_error("%s: read error", dump);
         goto out;
     }
+    if (t->o->have_thread && cmd_show_thread(t->l, t->o, dump, &t->thread) < 0)
+        goto out;
     t->wrapped = st.dec.overwritten > 0;
     if (print_tasks(t, ft, &shown) < 0) {
         cmd_error("%s: read error (or out of memory)", dump);
@@ -321,7 +330,7 @@ static int report(struct load *l, const char *elf, const char *dump, const struc
                   int key, int ticks)
 {
     struct report r = {.l = l, .hz = ticks ? 0 : l->ring.ts_hz};
-    struct tasks t = {l, r.hz, !!(l->ring.flags & CYG_F_TIMESTAMPS), 0, o, 0};
+    struct tasks t = {.l = l, .hz = r.hz, .timed = !!(l->ring.flags & CYG_F_TIMESTAMPS), .o = o};
     struct cmd_filter_run run;
     struct filter_opts fo;
     struct filter_time ft;
@@ -380,8 +389,9 @@ static int report(struct load *l, const char *elf, const char *dump, const struc
     if (dropped)
         printf("# %" PRIu64 " events could not be counted (out of memory)\n", dropped);
     if (l->ring.word_bytes == 4 && run.sc.n > 1) {
-        /* resolved before, by cmd_filter_run: the same range, no message to give */
-        if (cmd_filter_resolve(o, l, elf, dump, &fo, &ft, err, sizeof err) < 0)
+        /* resolved before, by cmd_filter_run: the same range and thread, no message to give */
+        if (cmd_filter_resolve(o, l, elf, dump, &fo, &ft, err, sizeof err) < 0 ||
+            (o->have_thread && cmd_show_thread(l, o, dump, &t.thread) < 0))
             goto out;
         t.wrapped = run.st.dec.overwritten > 0;
         t.sep = 1;
@@ -451,8 +461,8 @@ int cmd_report(int argc, char **argv)
     if ((rc = cmd_load_args(argc, argv, "report", o.force, &l)) != 0)
         return rc;
     if (tasks) {
-        struct tasks t = {&l, ticks ? 0 : l.ring.ts_hz, !!(l.ring.flags & CYG_F_TIMESTAMPS), 0,
-                          &o, 0};
+        struct tasks t = {.l = &l, .hz = ticks ? 0 : l.ring.ts_hz,
+                          .timed = !!(l.ring.flags & CYG_F_TIMESTAMPS), .o = &o};
 
         rc = report_tasks(&t, argv[optind], argv[optind + 1]);
     } else {

@@ -156,6 +156,14 @@ int cmd_show_thread(const struct load *l, const struct show_opts *o, const char 
     return -1;
 }
 
+void cmd_show_no_thread(const struct show_opts *o, const char *dump, uint32_t id)
+{
+    if (o->thread_name)
+        cmd_error("%s: context \"%s\" (%u) made no calls in the trace", dump, o->thread_name, id);
+    else
+        cmd_error("%s: no thread %u in the trace", dump, id);
+}
+
 /* One pass over every event: the contexts, and how deep each starts. It also counts how many
  * of the first functions entered the ELF knows: none means a stripped ELF or the wrong one.
  * The names go into l->names: the fast pass hands them the NAME and CONTEXT records it decodes
@@ -427,11 +435,7 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
         }
     }
     if (o->have_thread && !shown) {
-        if (o->thread_name)
-            cmd_error("%s: context \"%s\" (%u) made no calls in the trace", dump,
-                      o->thread_name, thread);
-        else
-            cmd_error("%s: no thread %u in the trace", dump, thread);
+        cmd_show_no_thread(o, dump, thread);
         goto out;
     }
     if (!shown && ro.style == RENDER_TREE)

@@ -943,7 +943,6 @@ void render_fault_text(const struct sym_table *sym, uint64_t bias, unsigned addr
          * bit 31); the word after the PC is ra, shown as LR is below. */
         unsigned code = kind & CYG_FAULT_RISCV_CODE, irq = (kind & CYG_FAULT_RISCV_IRQ) != 0;
         const char *what = riscv_trap_name(code, irq);
-
         const struct sym_info *f = sym ? sym_lookup(sym, fault->addr - bias) : NULL;
 
         n = (size_t)snprintf(buf, len, "*** %s (mcause %s%u) at %s", what ? what : "trap",

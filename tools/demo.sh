@@ -1,5 +1,5 @@
 #!/bin/bash
-# demo.sh BUILD_DIR [linux|live|rtt|riscv [virt|sifive_e]] - the product's main job, as a user
+# demo.sh BUILD_DIR [linux|live|rtt|freertos|riscv [virt|sifive_e]] - the product's main job, as a user
 # would run it.
 #   default: a Cortex-M3 firmware (QEMU's mps2-an385 board) crashes in HardFault; cygtrace
 #            pulls its frozen ring buffer through QEMU's GDB server and prints the call tree
@@ -34,12 +34,14 @@ linux_demo() {
 qpid=""
 trap '[ -n "$qpid" ] && kill "$qpid" 2>/dev/null; true' EXIT
 
-# qemu_up ARGS...: starts QEMU's mps2-an385 with ARGS, PORT in them replaced by a free port
-# ($port): QEMU exits at once when the one it is given is taken, then the next one.
+# qemu_up ARGS...: starts QEMU ($QEMU: its command and board, QEMU's mps2-an385 unless a demo
+# says otherwise) with ARGS, PORT in them replaced by a free port ($port): QEMU exits at once
+# when the one it is given is taken, then the next one.
+QEMU=(qemu-system-arm -M mps2-an385)
 qemu_up() {
     for _ in $(seq 20); do
         port=$((20000 + RANDOM % 40000))
-        qemu-system-arm -M mps2-an385 -display none -monitor none "${@//PORT/$port}" \
+        "${QEMU[@]}" -display none -monitor none "${@//PORT/$port}" \
             </dev/null >"$D/qemu.err" 2>&1 &
         qpid=$!
         # Up once it waits for its TCP client, or (gdbstub only) after a moment alive.
@@ -125,10 +127,6 @@ rtt_demo() {
     local elf="$B/firmware/mps2-an385/rtt.elf" log="$D/rtt-uart.log" port
     echo "cygtrace demo: a Cortex-M3 firmware streams its calls into an RTT channel in its RAM;"
     echo "cygtrace live reads it through the GDB server (here QEMU's) while the firmware runs."
-    if ! "$B/cygtrace" live --help 2>&1 | grep -q -- '--gdb'; then
-        echo "cygtrace: demo: this cygtrace live has no --gdb (issue 16); build one that has" >&2
-        exit 1
-    fi
     rm -f "$log"
     qemu_up -serial "file:$log" -gdb "tcp:127.0.0.1:PORT" -kernel "$elf"
     printf '\n$ qemu-system-arm -M mps2-an385 -serial file:%s -gdb tcp:127.0.0.1:%s -kernel %s &\n' \
@@ -162,17 +160,8 @@ riscv_demo() {
         exit 1
     fi
     rm -f "$log"
-    for _ in $(seq 20); do
-        port=$((20000 + RANDOM % 40000))
-        timeout 120 qemu-system-riscv32 -M "$board" "${bios[@]}" -icount shift=0 -display none \
-            -monitor none -serial "file:$log" -gdb "tcp:127.0.0.1:$port" -kernel "$elf" \
-            </dev/null >"$D/qemu.err" 2>&1 &
-        qpid=$!
-        sleep 0.5
-        kill -0 "$qpid" 2>/dev/null && break
-        qpid=""
-    done
-    [ -n "$qpid" ] || { echo "cygtrace: demo: QEMU did not start: $(cat "$D/qemu.err")" >&2; exit 1; }
+    QEMU=(timeout 120 qemu-system-riscv32 -M "$board" "${bios[@]}" -icount shift=0)
+    qemu_up -serial "file:$log" -gdb "tcp:127.0.0.1:PORT" -kernel "$elf"
     printf '\n$ qemu-system-riscv32 -M %s %s-icount shift=0 -serial file:%s -gdb tcp:127.0.0.1:%s -kernel %s &\n' \
         "$board" "${bios[*]:+${bios[*]} }" "$log" "$port" "$elf"
     for _ in $(seq 100); do

@@ -130,6 +130,12 @@ for board in $BOARDS; do
         check "$tag-report" "status $RC: $(head -n 1 "$T/$tag-report.err")" \
             eval '[ "$RC" -eq 0 ] && grep -q "producer" "$T/$tag-report.out" &&
                   grep -q "consumer" "$T/$tag-report.out" && grep -q "$irq" "$T/$tag-report.out"'
+        run "$tag-report-one" "$CT" report --tasks --thread=consumer "$ELF" "$T/$tag.dump"
+        check "$tag-report-one" "status $RC: $(grep -v '^#' "$T/$tag-report-one.out" | tr '\n' '|')" \
+            eval '[ "$RC" -eq 0 ] && [ "$(grep -v "^#" "$T/$tag-report-one.out" | grep -vc " running ")" = 1 ] &&
+                  grep -v "^#" "$T/$tag-report-one.out" | grep -q "  consumer  "'
+        expect_error "$tag-report-nosuch" 1 'no context called "nosuch"' \
+            "$CT" report --tasks --thread=nosuch "$ELF" "$T/$tag.dump"
         run "$tag-chrome" "$CT" export --format=chrome "$ELF" "$T/$tag.dump"
         check "$tag-chrome" "status $RC: no thread_name of the tasks" \
             eval '[ "$RC" -eq 0 ] && grep -q "\"thread_name\"" "$T/$tag-chrome.out" &&
