@@ -93,8 +93,7 @@ static int resolve(const struct sym_table *sym, const char *elf, const char *nam
         cmd_error("%s: no function '%s' in it", elf, name);
         return -1;
     }
-    fi = sym_lookup(sym, code_addr(sym, *addr));
-    if (!fi || fi->start != code_addr(sym, *addr)) {
+    if (!(fi = sym_func_at(sym, *addr))) {
         cmd_error("%s: '%s' is not the start of a function", elf, name);
         return -1;
     }
@@ -103,10 +102,9 @@ static int resolve(const struct sym_table *sym, const char *elf, const char *nam
 
 static const char *name_of(void *arg, uint64_t addr)
 {
-    const struct sym_table *sym = arg;
-    const struct sym_info *fi = sym_lookup(sym, code_addr(sym, addr));
+    const struct sym_info *fi = sym_func_at(arg, addr);
 
-    return fi && fi->start == code_addr(sym, addr) ? fi->name : NULL;
+    return fi ? fi->name : NULL;
 }
 
 /* The breakpoint kind GDB sends for the architecture: the size of the instruction replaced. */

@@ -1055,20 +1055,12 @@ const char *render_ctx_name(const struct names *n, const struct sym_table *sym, 
 {
     const char *name = names_ctx(n, id);
     const struct sym_info *s;
-    uint64_t a;
 
     if (name)
         return name;
     if (names_handle(n, id))
         handle = names_handle(n, id);
-    if (!sym || !handle)
-        return NULL;
-    a = handle - bias;
-    s = sym_lookup(sym, a);
-    /* a Thumb handler's address, as a vector table holds it, has bit 0 set */
-    if ((!s || s->start != a) && (a & 1) && sym_machine(sym) == 40)
-        s = sym_lookup(sym, --a);
-    if (!s || s->start != a)
+    if (!sym || !handle || !(s = sym_func_at(sym, handle - bias)))
         return NULL;
     snprintf(buf, len, "%s", s->name);
     return buf;

@@ -695,6 +695,16 @@ const struct sym_info *sym_lookup(const struct sym_table *t, uint64_t addr)
     return s || !t->fallback ? s : t->fallback(t->fallback_arg, addr);
 }
 
+const struct sym_info *sym_func_at(const struct sym_table *t, uint64_t addr)
+{
+    const struct sym_info *s;
+
+    if (t->machine == EM_ARM_)
+        addr &= ~(uint64_t)1;
+    s = sym_lookup(t, addr);
+    return s && s->start == addr ? s : NULL;
+}
+
 void sym_set_fallback(struct sym_table *t, sym_fallback_fn fn, void *arg)
 {
     t->fallback = fn;

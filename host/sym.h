@@ -27,6 +27,10 @@ void sym_close(struct sym_table *t);
 /* Returns the function containing link-time address addr, or NULL. O(log n). */
 const struct sym_info *sym_lookup(const struct sym_table *t, uint64_t addr);
 
+/* Returns the function that starts at link-time address addr, or NULL; on ARM bit 0 (a Thumb
+ * address's, as a vector table or a function pointer holds it) is ignored. */
+const struct sym_info *sym_func_at(const struct sym_table *t, uint64_t addr);
+
 /* What sym_lookup asks for an address the table does not hold: the function there in another
  * object of the process (a shared library), or NULL. */
 typedef const struct sym_info *(*sym_fallback_fn)(void *arg, uint64_t addr);

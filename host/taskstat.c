@@ -366,9 +366,8 @@ void taskstat_name(const struct names *n, const struct sym_table *sym, uint64_t 
         snprintf(buf, len, "%s", name);
         return;
     }
-    /* An interrupt's handle is its handler: a function, whose Thumb bit the table clears. */
-    if (h > bias && sym && (si = sym_lookup(sym, (h & ~(uint64_t)1) - bias)) &&
-        si->start == (h & ~(uint64_t)1) - bias) {
+    /* An interrupt's handle is its handler: a function. */
+    if (h > bias && sym && (si = sym_func_at(sym, h - bias))) {
         snprintf(buf, len, "%s", si->name);
         return;
     }

@@ -190,6 +190,10 @@ START_TEST(test_sym_thumb_bit)
         expect_hit(t, even, s->name, even);
         expect_hit(t, even | 1, s->name, even);
         ck_assert_uint_eq(sym_lookup(t, even)->start & 1, 0);
+        /* sym_func_at: the start, with or without the Thumb bit; not an address inside */
+        ck_assert_ptr_eq(sym_func_at(t, even), sym_lookup(t, even));
+        ck_assert_ptr_eq(sym_func_at(t, even | 1), sym_lookup(t, even));
+        ck_assert_ptr_null(sym_func_at(t, even + 2));
     }
     sym_close(t);
 }
