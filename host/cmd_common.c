@@ -69,8 +69,9 @@ void cmd_load_warn(const struct load *l)
 {
     if (l->warning[0])
         cmd_error("warning: %s", l->warning);
-    if (l->map_err[0])
-        cmd_error("warning: %s; the functions of shared libraries stay unnamed", l->map_err);
+    if (l->map_err[0]) /* a Linux ring's names its libraries, a pulled firmware's its tasks */
+        cmd_error("warning: %s; what it names (shared libraries' functions, tasks) stays "
+                  "unnamed", l->map_err);
 }
 
 int cmd_check_output(const char *out, const char *elf, const char *dump)

@@ -85,7 +85,6 @@ void ctrl_store(const struct ctrl *c, uint8_t *b)
         le_put(b + CYG_CTRL_OFF_EXCL + i * 8, c->excl[i], 8);
 }
 
-/* Whether [s, s + n) starts with 0x or 0X. */
 static const char *const kind_names[CYG_TRIG_KINDS] = {NULL, "start", "stop", "freeze", "freeze"};
 
 int ctrl_parse_trigger(const char *text, struct ctrl_spec *s, char *err, size_t errlen)

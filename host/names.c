@@ -172,12 +172,13 @@ int names_set_obj(struct names *n, uint64_t handle, unsigned objtype, const char
 static void note_type(struct names *n, const struct ev *e)
 {
     unsigned type = e->data >> CYG_SCHED_OBJ_SHIFT & CYG_SCHED_OBJ_MASK;
+    const struct ent *known;
     struct ent *x;
     int full;
 
     if ((e->data & CYG_SCHED_KIND_MASK) != CYG_SCHED_BLOCK || !e->addr ||
         type < CYG_OBJ_QUEUE || type > CYG_OBJ_STREAM ||
-        (find(&n->obj, e->addr) && find(&n->obj, e->addr)->type))
+        ((known = find(&n->obj, e->addr)) && known->type))
         return;
     if ((x = get(&n->obj, e->addr, &full)))
         x->type = (uint8_t)type;

@@ -158,9 +158,7 @@ static int parse_desc(const uint8_t *p, size_t len, struct sdec_desc *o)
         rd_varint(&r, &o->lost) < 0)
         return -1;
     if (r.p < r.end) { /* later drains add their session; what does not read as one, none */
-        uint64_t s;
-
-        uint64_t v;
+        uint64_t s, v;
 
         if (rd_varint(&r, &s) == 0 && s <= UINT32_MAX && s != 0) {
             o->has_session = 1;
