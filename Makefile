@@ -124,19 +124,19 @@ $(foreach c,$(CORE_NAMES),$(eval $(call core_rule,$(c))))
 # ---------------------------------------------------------------------------------------------
 # host/: a library of modules (what the tests link) and the cygtrace command
 
-HOST_CMD_SRC := host/main.c $(wildcard host/cmd_*.c)
-HOST_LIB_SRC := $(filter-out $(HOST_CMD_SRC),$(wildcard host/*.c)) $(COMMON_SRC)
+HOST_CMD_SRC := $(wildcard host/cmd/*.c)
+HOST_LIB_SRC := $(filter-out $(HOST_CMD_SRC),$(wildcard host/*/*.c)) $(COMMON_SRC)
 HOST_INC := -Icommon -Ihost
 # The live view needs ncurses(w); without it, view.c builds as a stub that says so.
 HOST_CURSES := $(firstword $(foreach p,ncursesw ncurses,$(shell pkg-config --exists $(p) && echo $(p))))
 HOST_LIBS := -lbfd -ldwarf $(if $(HOST_CURSES),$(shell pkg-config --libs $(HOST_CURSES)))
-$(O)/host/obj/host/view.o: BASE_CFLAGS += $(if $(HOST_CURSES),-DVIEW_CURSES $(shell pkg-config --cflags $(HOST_CURSES)))
+$(O)/host/obj/host/output/view.o: BASE_CFLAGS += $(if $(HOST_CURSES),-DVIEW_CURSES $(shell pkg-config --cflags $(HOST_CURSES)))
 HOST_LIB_OBJ := $(patsubst %.c,$(O)/host/obj/%.o,$(HOST_LIB_SRC))
 HOST_CMD_OBJ := $(patsubst %.c,$(O)/host/obj/%.o,$(HOST_CMD_SRC))
 
 host: $(O)/cygtrace
 
-$(O)/host/obj/%.o: %.c $(wildcard common/*.h host/*.h)
+$(O)/host/obj/%.o: %.c $(wildcard common/*.h host/*/*.h)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE -DCYGTRACE_VERSION='"$(VERSION)"' \
 	    $(HOST_INC) -c $< -o $@
@@ -248,7 +248,7 @@ $(O)/tests/harm-dyn: tests/harm.c
 TEST_SRC := $(wildcard tests/check_*.c) tests/ringgen.c tests/testdir.c tests/fakegdb.c
 TEST_OBJ := $(patsubst %.c,$(O)/tests/obj/%.o,$(TEST_SRC))
 
-$(O)/tests/obj/%.o: %.c $(wildcard common/*.h host/*.h tests/*.h)
+$(O)/tests/obj/%.o: %.c $(wildcard common/*.h host/*/*.h tests/*.h)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE $(HOST_INC) -Itarget/core -Itests \
 	    -c $< -o $@

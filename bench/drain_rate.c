@@ -25,8 +25,8 @@
 #include "cyg_format.h"
 #include "cygtrace.h"
 #include "cygtrace_config.h"
-#include "sdec.h"
-#include "sframe.h"
+#include "decode/sdec.h"
+#include "decode/sframe.h"
 
 void __cyg_profile_func_enter(void *fn, void *site);
 void __cyg_profile_func_exit(void *fn, void *site);

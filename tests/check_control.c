@@ -7,12 +7,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ctrl.h"
+#include "decode/ctrl.h"
 #include "cyg_format.h"
 #include "cygtrace.h"
 #include "cygtrace_config.h"
 #include "cygtrace_internal.h"
-#include "dec.h"
+#include "decode/dec.h"
 #include "suites.h"
 
 void __cyg_profile_func_enter(void *fn, void *site);

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctrl.h"
+#include "decode/ctrl.h"
 #include "cyg_format.h"
-#include "le.h"
+#include "util/le.h"
 #include "suites.h"
 
 /* An area as the runtime's init leaves it, and its own fields set as after a trigger fired. */

@@ -5,10 +5,10 @@
 
 #include "crc32.h"
 #include "cyg_format.h"
-#include "dec.h"
+#include "decode/dec.h"
 #include "ringgen.h"
 #include "suites.h"
-#include "tree.h"
+#include "model/tree.h"
 
 struct decoded {
     struct dec_ring r;

@@ -13,10 +13,10 @@
 #include "cyg_stream.h"
 #include "cygtrace.h"
 #include "cygtrace_config.h"
-#include "dec.h"
-#include "sdec.h"
-#include "sframe.h"
-#include "src.h"
+#include "decode/dec.h"
+#include "decode/sdec.h"
+#include "decode/sframe.h"
+#include "source/src.h"
 #include "suites.h"
 
 void __cyg_profile_func_enter(void *fn, void *site);

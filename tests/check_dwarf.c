@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dwarf.h"
+#include "symbols/dwarf.h"
 #include "suites.h"
-#include "sym.h"
+#include "symbols/sym.h"
 
 struct fixture {
     const char *file; /* under $CYGTRACE_BUILD/tests/fixtures/ */

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
-#include "fnstat.h"
-#include "names.h"
+#include "output/export.h"
+#include "model/fnstat.h"
+#include "symbols/names.h"
 #include "suites.h"
-#include "taskstat.h"
-#include "tree.h"
+#include "model/taskstat.h"
+#include "model/tree.h"
 
 /* Feeds the script ("A+@t", "A-@t", functions A=0x10, B=0x20, ...; "A0=7" value 7 of argument
  * 0 of the innermost open call of A, "Ar=-1" its return value) to a tree into sink. */

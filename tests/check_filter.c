@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "filter.h"
+#include "model/filter.h"
 #include "suites.h"
-#include "tree.h"
+#include "model/tree.h"
 
 /* A sink that writes what it gets as text: "+A0" enter A at depth 0, "-A0" exit, "!0" a
  * special, "$n" finish with n frames. Functions are addresses 0x10 (A), 0x20 (B), ... */

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fnstat.h"
+#include "model/fnstat.h"
 #include "suites.h"
-#include "sym.h"
-#include "tree.h"
+#include "symbols/sym.h"
+#include "model/tree.h"
 
 #define MAX_CTX 8
 

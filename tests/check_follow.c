@@ -23,8 +23,8 @@
 
 #include "cyg_format.h"
 #include "cygtrace.h"
-#include "dec.h"
-#include "follow.h"
+#include "decode/dec.h"
+#include "source/follow.h"
 #include "ring_writer.h"
 #include "ringgen.h"
 #include "suites.h"

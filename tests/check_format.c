@@ -5,7 +5,7 @@
 
 #include "crc32.h"
 #include "cyg_format.h"
-#include "dec.h"
+#include "decode/dec.h"
 #include "ringgen.h"
 #include "suites.h"
 

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filter.h"
-#include "graph.h"
+#include "model/filter.h"
+#include "model/graph.h"
 #include "suites.h"
-#include "tree.h"
+#include "model/tree.h"
 
 #define MAX_CTX 8
 #define FN(c) ((uint64_t)((c) - 'A' + 1) << 4)

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "link.h"
+#include "source/link.h"
 #include "suites.h"
 
 static char dir[64]; /* made by the fixture in the runner, removed after the last test */

@@ -13,7 +13,7 @@
 
 #include "crc32.h"
 #include "cyg_format.h"
-#include "load.h"
+#include "source/load.h"
 #include "ringgen.h"
 #include "suites.h"
 #include "testdir.h"

@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "cyg_format.h"
-#include "modmap.h"
+#include "symbols/modmap.h"
 #include "suites.h"
-#include "sym.h"
+#include "symbols/sym.h"
 
 static struct modmap *parse(const char *text, char *err, size_t len)
 {

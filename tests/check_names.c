@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "cyg_format.h"
-#include "dec.h"
-#include "names.h"
+#include "decode/dec.h"
+#include "symbols/names.h"
 #include "suites.h"
 
 /* Feeds a NAME word: part, last, len bytes, the word; writer ctx. */

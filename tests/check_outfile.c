@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "outfile.h"
+#include "output/outfile.h"
 #include "suites.h"
 #include "testdir.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cyg_format.h"
-#include "render.h"
+#include "output/render.h"
 #include "suites.h"
 
 /* Runs "+A -A +B ..." (with "+B/A": called from 0xA5, "f" a fault at 0xB2 from 0xA7, "m" mark

@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ringlock.h"
+#include "source/ringlock.h"
 #include "suites.h"
 #include "testdir.h"
 

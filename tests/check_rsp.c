@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "fakegdb.h"
-#include "rsp.h"
+#include "source/rsp.h"
 #include "suites.h"
 #include "testdir.h"
 

@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "cyg_format.h"
-#include "names.h"
-#include "rtos.h"
+#include "symbols/names.h"
+#include "source/rtos.h"
 #include "suites.h"
-#include "sym.h"
+#include "symbols/sym.h"
 
 /* The symbols rtos.c looks for (their contents are served by the fake, not read from here). */
 __attribute__((used)) uint8_t cygtrace_freertos[16];

@@ -11,9 +11,9 @@
 #include "cyg_rtt.h"
 #include "cygtrace.h"
 #include "cygtrace_rtt.h"
-#include "dec.h"
-#include "sdec.h"
-#include "sframe.h"
+#include "decode/dec.h"
+#include "decode/sdec.h"
+#include "decode/sframe.h"
 #include "suites.h"
 
 void __cyg_profile_func_enter(void *fn, void *site);

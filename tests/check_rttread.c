@@ -18,9 +18,9 @@
 
 #include "cyg_rtt.h"
 #include "fakegdb.h"
-#include "le.h"
-#include "rsp.h"
-#include "rtt.h"
+#include "util/le.h"
+#include "source/rsp.h"
+#include "source/rtt.h"
 #include "suites.h"
 #include "testdir.h"
 

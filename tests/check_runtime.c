@@ -9,9 +9,9 @@
 #include "cyg_format.h"
 #include "cygtrace.h"
 #include "cygtrace_config.h"
-#include "dec.h"
+#include "decode/dec.h"
 #include "suites.h"
-#include "wval.h"
+#include "decode/wval.h"
 
 void __cyg_profile_func_enter(void *fn, void *site);
 void __cyg_profile_func_exit(void *fn, void *site);

@@ -12,9 +12,9 @@
 #include "crc32.h"
 #include "cyg_format.h"
 #include "cyg_stream.h"
-#include "sdec.h"
-#include "sframe.h"
-#include "sread.h"
+#include "decode/sdec.h"
+#include "decode/sframe.h"
+#include "source/sread.h"
 #include "suites.h"
 
 /* ---- a deterministic PRNG (splitmix64) ---- */

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sym.h"
+#include "symbols/sym.h"
 
 #define MAX_SYMS 256
 

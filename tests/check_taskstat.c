@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "cyg_format.h"
-#include "dec.h"
-#include "load.h"
+#include "decode/dec.h"
+#include "source/load.h"
 #include "ringgen.h"
 #include "suites.h"
-#include "taskstat.h"
+#include "model/taskstat.h"
 
 #define PROD 1u /* a task */
 #define CONS 2u /* a task that blocks on a queue, then on a delay */

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "suites.h"
-#include "tree.h"
+#include "model/tree.h"
 
 struct log {
     char text[2048];

@@ -9,7 +9,7 @@
 
 #include "cyg_format.h"
 #include "suites.h"
-#include "vlines.h"
+#include "model/vlines.h"
 
 #define FN(c) ((uint64_t)((c) - 'A' + 0xa) << 8)
 

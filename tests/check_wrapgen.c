@@ -15,9 +15,9 @@
 
 #include "suites.h"
 #include "testdir.h"
-#include "wrapgen.h"
-#include "wrapin.h"
-#include "wrapproto.h"
+#include "wrap/wrapgen.h"
+#include "wrap/wrapin.h"
+#include "wrap/wrapproto.h"
 
 /* ---- helpers ---- */
 

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "suites.h"
-#include "tree.h"
-#include "wsig.h"
-#include "wval.h"
+#include "model/tree.h"
+#include "symbols/wsig.h"
+#include "decode/wval.h"
 
 #define FN 0x401230u /* a wrapper's address */
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "rsp.h"
+#include "source/rsp.h"
 
 #define FAKE_ADDR 0x20000000u /* where the image sits in the fake target's memory */
 #define FAKE_BYTES 1024u      /* the image's size, unless given */

@@ -52,6 +52,56 @@ EOF_VG
     E2E_TIMEOUT=120
 fi
 
+# CYGTRACE_COMPARE=OTHER: a refactoring's proof. $CT is a script that runs each command that
+# only reads files (tree, report, export, graph, info) with OTHER (another build of the host
+# tool, say the commit before) as well, and keeps a diff in $T/compare/ where the two differ
+# in standard output, standard error, exit status or an --output file; finish counts every
+# such diff as a failure. The tests see the tool under test's own output. Each command
+# compared is a line in $BUILD/tests/compare.log. Runs on a terminal, and all the others
+# (pull, live, record, arm, wrap: they talk to a target or write files), run the tool alone.
+if [ -n "${CYGTRACE_COMPARE:-}" ] && [ "${VALGRIND:-0}" != 1 ]; then
+    mkdir -p "$T/compare"
+    CT=$T/compare/cygtrace
+    cat >"$CT" <<EOF_CMP
+#!/bin/bash
+new="$CT_NATIVE" ref="$CYGTRACE_COMPARE" dir="$T/compare" log="$BUILD/tests/compare.log"
+EOF_CMP
+    cat >>"$CT" <<'EOF_CMP'
+case "$1" in tree | report | export | graph | info) ;; *) exec "$new" "$@" ;; esac
+[ -t 1 ] && exec "$new" "$@"
+out= prev=
+for a in "$@"; do
+    case "$a" in --output=*) out=${a#--output=} ;; -o?*) out=${a#-o} ;; esac
+    case "$prev" in -o | --output) out=$a ;; esac
+    prev=$a
+done
+w=$(mktemp -d "$dir/run.XXXXXX") || exec "$new" "$@"
+"$ref" "$@" >"$w/ref.out" 2>"$w/ref.err"
+echo $? >"$w/ref.rc"
+[ -n "$out" ] && [ -f "$out" ] && cp "$out" "$w/ref.file"
+"$new" "$@" >"$w/new.out" 2>"$w/new.err"
+rc=$?
+echo $rc >"$w/new.rc"
+[ -n "$out" ] && [ -f "$out" ] && cp "$out" "$w/new.file"
+cat "$w/new.out"
+cat "$w/new.err" >&2
+echo "$*" >>"$log"
+d=
+for f in out err rc file; do
+    if [ -e "$w/ref.$f" ] || [ -e "$w/new.$f" ]; then
+        cmp -s "$w/ref.$f" "$w/new.$f" || d="$d $f"
+    fi
+done
+if [ -n "$d" ]; then
+    { echo "cygtrace $*"; echo "differs in:$d"; } >"$w/DIFF"
+else
+    rm -rf "$w"
+fi
+exit $rc
+EOF_CMP
+    chmod +x "$CT"
+fi
+
 ulimit -c 0 2>/dev/null # the crash scenarios must not leave core files behind
 
 pass() {
@@ -219,6 +269,9 @@ finish() {
     for log in "$T"/valgrind/[0-9]*; do
         [ -s "$log" ] &&
             fail "valgrind-$(basename "$log")" "$(grep -m 1 -E '^==[0-9]+== [^ ]' "$log")"
+    done
+    for log in "$T"/compare/run.*/DIFF; do
+        [ -f "$log" ] && fail "compare-$(basename "$(dirname "$log")")" "$(tr '\n' ' ' <"$log")"
     done
     if [ "$E2E_FAILED" -eq 0 ]; then
         rm -rf "$T"

@@ -21,7 +21,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS := -std=gnu11 $(WARN) -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE \
                -DCYGTRACE_VERSION='"fuzz"' $(HOST_INC) -Itests -Itests/fuzz -Itarget/core
 FUZZ_HOST_OBJ := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(HOST_LIB_SRC))
-FUZZ_HDRS := $(wildcard common/*.h host/*.h tests/fuzz/*.h)
+FUZZ_HDRS := $(wildcard common/*.h host/*/*.h tests/fuzz/*.h)
 FUZZ_SEEDS := $(FUZZ_DIR)/seeds
 
 .PHONY: fuzz fuzz-build fuzz-seeds fuzz-replay

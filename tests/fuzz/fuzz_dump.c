@@ -28,12 +28,12 @@
 
 #include "crc32.h"
 #include "cyg_format.h"
-#include "export.h"
-#include "filter.h"
-#include "fnstat.h"
-#include "taskstat.h"
+#include "output/export.h"
+#include "model/filter.h"
+#include "model/fnstat.h"
+#include "model/taskstat.h"
 #include "fuzzsink.h"
-#include "load.h"
+#include "source/load.h"
 
 #define MAX_CTX 16u /* contexts rendered (cmd_show does all): each costs a pass and a renderer */
 #define SYNTH_FIELDS 10u

@@ -20,7 +20,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "rsp.h"
+#include "source/rsp.h"
 
 #define OUT_CAP 4096u
 

@@ -18,8 +18,8 @@
 #include "crc32.h"
 #include "cyg_stream.h"
 #include "fuzzsink.h"
-#include "sdec.h"
-#include "sframe.h"
+#include "decode/sdec.h"
+#include "decode/sframe.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

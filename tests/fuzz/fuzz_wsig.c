@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "cyg_format.h"
-#include "wsig.h"
-#include "wval.h"
+#include "symbols/wsig.h"
+#include "decode/wval.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

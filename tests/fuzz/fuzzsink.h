@@ -6,9 +6,9 @@
 
 #include <stdint.h>
 
-#include "dec.h"
-#include "render.h"
-#include "tree.h"
+#include "decode/dec.h"
+#include "output/render.h"
+#include "model/tree.h"
 
 #define FUZZSINK_CTX 4u /* trees kept for a live stream: events go to ctx % FUZZSINK_CTX */
 

@@ -15,7 +15,7 @@
 #include "cyg_stream.h"
 #include "cygtrace.h"
 #include "ringgen.h"
-#include "rsp.h"
+#include "source/rsp.h"
 
 void __cyg_profile_func_enter(void *fn, void *site);
 void __cyg_profile_func_exit(void *fn, void *site);

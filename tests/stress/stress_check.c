@@ -42,9 +42,9 @@
 #include <unistd.h>
 
 #include "cyg_format.h"
-#include "dec.h"
-#include "follow.h"
-#include "src.h"
+#include "decode/dec.h"
+#include "source/follow.h"
+#include "source/src.h"
 #include "stress_pattern.h"
 
 #define MAX_THREADS 65536u

@@ -1,0 +1,254 @@
+/* cmd.h - the subcommands. Each parses its own options, prints its own messages
+ * ("cygtrace: INPUT: what is wrong") and returns the exit status: 0 done, 1 bad input or
+ * failure, 2 bad usage. */
+#ifndef CMD_H
+#define CMD_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model/filter.h"
+#include "source/load.h"
+
+/* cygtrace tree [options] ELF DUMP: the call tree. */
+int cmd_tree(int argc, char **argv);
+
+/* cygtrace info [ELF] DUMP: what the control block says. */
+int cmd_info(int argc, char **argv);
+
+/* cygtrace record [options] -- PROGRAM [ARGS]: runs a program with the runtime preloaded. */
+int cmd_record(int argc, char **argv);
+
+/* cygtrace report [options] ELF DUMP: a flat profile per function. */
+int cmd_report(int argc, char **argv);
+
+/* cygtrace graph [--function=FUNC] [options] ELF DUMP: the aggregated call graph. */
+int cmd_graph(int argc, char **argv);
+
+/* cygtrace export --format=chrome|folded|callgrind [options] ELF DUMP: for other tools. */
+int cmd_export(int argc, char **argv);
+
+/* cygtrace pull [options] ELF: read the buffer out of a target through a GDB server. */
+int cmd_pull(int argc, char **argv);
+
+/* cygtrace arm [options] ELF: write triggers and filters into a target through a GDB server. */
+int cmd_arm(int argc, char **argv);
+
+/* How call trees are shown: the options of "tree", shared with "pull" (cmd_show.c). */
+struct show_opts {
+    int style;          /* enum render_style */
+    unsigned max_depth; /* 0: all */
+    int collapse;
+    int have_thread;
+    uint32_t thread;
+    const char *thread_name; /* --thread=NAME: a context's name, resolved after the scan
+                                (cmd_show_thread); NULL: --thread=N or none */
+    int force;          /* decode even when the ELF does not match */
+    unsigned show;      /* RENDER_SRCLINE, RENDER_SIGNATURES, RENDER_FULL_PATH */
+    int color;          /* --color: 1 always, 0 never, -1 auto (a terminal, TERM, NO_COLOR) */
+    const char *only, *hide; /* --only, --hide: function names (cmd_filter.c) */
+    int have_min;
+    struct filter_dur min;   /* --min-time */
+    struct filter_time range; /* --time-range (in ticks once resolved) */
+    struct filter_dur from, to;
+};
+
+enum {
+    CMD_SHOW_STYLE = 0x100,
+    CMD_SHOW_DEPTH,
+    CMD_SHOW_NO_COLLAPSE,
+    CMD_SHOW_THREAD,
+    CMD_SHOW_FORCE,
+    CMD_SHOW_ONLY,
+    CMD_SHOW_HIDE,
+    CMD_SHOW_MIN_TIME,
+    CMD_SHOW_TIME_RANGE,
+    CMD_SHOW_SRCLINE,
+    CMD_SHOW_SIGNATURES,
+    CMD_SHOW_COLOR,
+    CMD_SHOW_NO_ARGS,
+};
+
+/* getopt_long entries of the show options, to put in a command's own table. */
+#define CMD_SHOW_LONGOPTS                                                                          \
+    {"style", required_argument, 0, CMD_SHOW_STYLE},                                              \
+        {"depth", required_argument, 0, CMD_SHOW_DEPTH},                                          \
+        {"no-collapse", no_argument, 0, CMD_SHOW_NO_COLLAPSE},                                    \
+        {"thread", required_argument, 0, CMD_SHOW_THREAD},                                        \
+        {"force", no_argument, 0, CMD_SHOW_FORCE},                                        \
+        {"only", required_argument, 0, CMD_SHOW_ONLY},                                    \
+        {"hide", required_argument, 0, CMD_SHOW_HIDE},                                    \
+        {"min-time", required_argument, 0, CMD_SHOW_MIN_TIME},                            \
+        {"time-range", required_argument, 0, CMD_SHOW_TIME_RANGE},                        \
+        {"srcline", optional_argument, 0, CMD_SHOW_SRCLINE},                              \
+        {"signatures", no_argument, 0, CMD_SHOW_SIGNATURES},                              \
+        {"color", required_argument, 0, CMD_SHOW_COLOR},                                  \
+        {"no-args", no_argument, 0, CMD_SHOW_NO_ARGS}
+
+/* Whether --color=auto means colour: stdout is a terminal, TERM is set and not "dumb", and
+ * NO_COLOR is unset or empty. */
+int cmd_color_auto(void);
+
+/* The usage lines of the show options. */
+extern const char cmd_show_usage[];
+
+/* Sets the defaults. */
+void cmd_show_init(struct show_opts *o);
+
+/* Takes an option getopt_long returned: 1 if it was a show option, 0 if not, -2 after a
+ * message about a bad value. */
+int cmd_show_option(int c, const char *arg, struct show_opts *o);
+
+/* Prints each context's call tree of the trace l holds (elf and dump name the inputs in
+ * messages); returns the exit status. */
+int cmd_show(struct load *l, const char *elf, const char *dump, const struct show_opts *o);
+
+/* Takes a filter option of the show options (cmd_filter.c): as cmd_show_option. */
+int cmd_filter_option(int c, const char *arg, struct show_opts *o);
+
+/* Turns o's filters into what filter.h takes for the trace l holds: names to addresses,
+ * durations to ticks (fo->max_depth stays 0: the caller decides who limits the depth); 0, or
+ * -1 with "INPUT: what is wrong" in err. */
+int cmd_filter_resolve(const struct show_opts *o, const struct load *l, const char *elf,
+                       const char *dump, struct filter_opts *fo, struct filter_time *ft,
+                       char *err, size_t errlen);
+
+/* What cmd_filter_run learned of the trace, for the caller's headers and notes. */
+struct cmd_filter_run {
+    struct tree_scan sc;  /* the contexts (of the events in the time range) */
+    struct load_stats st;
+    uint64_t unmatched;   /* exits that matched no call */
+    uint64_t forced;      /* calls kept because the --min-time hold was full */
+};
+
+/* A context whose THREAD record the ring no longer holds (overwritten) takes its OS id from
+ * the map's thread lines (cmd_scan does this; for scans of one's own). */
+void cmd_scan_threads(const struct load *l, struct tree_scan *sc);
+
+/* The thread or context --thread picks: o->thread, or the context o->thread_name names (the
+ * scan fed l->names). 0 with *id set, or -1 after a message (dump names the trace). */
+int cmd_show_thread(const struct load *l, const struct show_opts *o, const char *dump,
+                    uint32_t *id);
+
+/* Says that the thread or context --thread picks (id, as cmd_show_thread gave it) has no
+ * events to show. */
+void cmd_show_no_thread(const struct show_opts *o, const char *dump, uint32_t id);
+
+/* One pass over the events in ft's time range: the contexts and how deep each starts (sc),
+ * what the pass skipped (st), and how many of the first functions entered the ELF knows
+ * (*known of *checked: none means a stripped ELF or the wrong one); the names of the trace's
+ * NAME records and its contexts' handles go into l->names (all of them, whatever ft). 0, or
+ * -1 on a read error or out of memory. */
+int cmd_scan(struct load *l, struct filter_time ft, struct tree_scan *sc, struct load_stats *st,
+             unsigned *checked, unsigned *known);
+
+/* Gives the sink that context c's filtered tree feeds; NULL when out of memory. */
+typedef const struct tree_sink *(*cmd_sink_of)(void *arg, const struct dec_ctx *c);
+
+/* Builds every context's call tree (only --thread's, if given) through o's filters (--depth
+ * too) into the sinks sink_of gives, in two passes over the trace (the scan, then all the
+ * trees at once); run->sc is the caller's to free. Returns the exit status after its
+ * messages. */
+int cmd_filter_run(struct load *l, const char *elf, const char *dump, const struct show_opts *o,
+                   cmd_sink_of sink_of, void *arg, struct cmd_filter_run *run);
+
+/* What cmd_func_of needs: the symbols and the image's load bias. */
+struct cmd_resolver {
+    const struct sym_table *sym;
+    uint64_t bias;
+};
+
+/* The tree builder's tree_func_of over a struct cmd_resolver: the run-time start of the
+ * function holding a run-time address, 0 when unknown. */
+uint64_t cmd_func_of(void *arg, uint64_t addr);
+
+/* Prints, each on a line that starts with prefix, what a stream lost or dropped. */
+void cmd_stream_notes(FILE *f, const char *prefix, const struct sframe_stats *fr,
+                      const struct sdec_stats *sd);
+
+/* cygtrace live [options] SOURCE ELF: a running target's calls as they happen. */
+int cmd_live(int argc, char **argv);
+
+/* cygtrace wrap [options] [INPUT...]: wrappers (GNU ld --wrap) that trace the calls into a
+ * precompiled library. */
+int cmd_wrap(int argc, char **argv);
+
+/* Prints "cygtrace: " and the formatted message to stderr. */
+void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Opens the ELF and the dump that follow the options (argv[optind], argv[optind + 1]) into l.
+ * Returns 0, or the exit status after a message: 2 when they are not two, 1 when they cannot
+ * be loaded or do not belong together. */
+int cmd_load_args(int argc, char **argv, const char *cmd, int force, struct load *l);
+
+/* Prints what load_open could not check or use (l->warning, l->map_err) as warnings. */
+void cmd_load_warn(const struct load *l);
+
+/* Refuses an output file (NULL: the standard output) that is one of the inputs (elf, dump and
+ * DUMP.maps; NULL ones are skipped), through links too: 0, or 1 after a message. */
+int cmd_check_output(const char *out, const char *elf, const char *dump);
+
+/* --- a GDB server (pull, arm; cmd_common.c) --------------------------------------------------- */
+
+#define CMD_GDB_MAX_MONITOR 16
+
+/* The options that say which GDB server and how to reach the target behind it. */
+struct cmd_gdb {
+    const char *where; /* --gdb: HOST:PORT or /dev/TTY[:BAUD], checked by rsp_parse_where */
+    const char *monitor[CMD_GDB_MAX_MONITOR]; /* --monitor, in order */
+    unsigned nmonitor;
+    int have_attach;
+    unsigned long attach;
+    int timeout_ms; /* --timeout; 5000 */
+};
+
+enum {
+    CMD_GDB_WHERE = 0x200,
+    CMD_GDB_MONITOR,
+    CMD_GDB_ATTACH,
+    CMD_GDB_TIMEOUT,
+};
+
+/* getopt_long entries of the GDB server options, to put in a command's own table. */
+#define CMD_GDB_LONGOPTS                                                                           \
+    {"gdb", required_argument, 0, CMD_GDB_WHERE},                                                  \
+        {"monitor", required_argument, 0, CMD_GDB_MONITOR},                                        \
+        {"attach", required_argument, 0, CMD_GDB_ATTACH},                                          \
+        {"timeout", required_argument, 0, CMD_GDB_TIMEOUT}
+
+/* Sets the defaults. */
+void cmd_gdb_init(struct cmd_gdb *g);
+
+/* Takes an option getopt_long returned: 1 if it was a GDB server option, 0 if not, -2 after a
+ * message about a bad value. */
+int cmd_gdb_option(int c, const char *arg, struct cmd_gdb *g);
+
+/* After the options: 0, or 2 after a message when --gdb is missing (cmd names the command). */
+int cmd_gdb_check(const struct cmd_gdb *g, const char *cmd);
+
+struct rsp;
+
+/* Catches SIGINT, SIGTERM and SIGHUP (a wait on the server ends at once on one; cmd_gdb_signal
+ * says which), connects, runs the --monitor commands and attaches (--attach). Returns the
+ * connection, or NULL after a message (name, "gdb WHERE", names the server in it); either way
+ * cmd_gdb_close follows. */
+struct rsp *cmd_gdb_connect(const struct cmd_gdb *g, const char *name);
+
+/* Returns the signal that came since cmd_gdb_connect, or 0. */
+int cmd_gdb_signal(void);
+
+/* Says why a talk with the server failed: interrupted by a signal, or what (a prefix such as
+ * "cyg_rt: ", or "") and rsp_error(c). */
+void cmd_gdb_error(struct rsp *c, const char *name, const char *what);
+
+/* Detaches and closes c (NULL is fine) and gives the signals back their dispositions; then,
+ * if a signal came, dies of it as the user meant. Returns that signal if it did not die, or 0. */
+int cmd_gdb_close(struct rsp *c);
+
+/* After getopt_long returned '?': says which option was wrong, in one line. */
+void cmd_bad_option(char **argv, const char *cmd);
+
+/* Parses a whole decimal or 0x number into *v; 0, or -1 when s is not one. */
+int cmd_parse_u64(const char *s, unsigned long long *v);
+
+#endif

@@ -1,0 +1,235 @@
+/* cmd_common.c - what the subcommands share: messages, number parsing, and the talk with a GDB
+ * server of the commands that reach a target through one (pull, arm). */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "output/outfile.h"
+#include "source/rsp.h"
+
+void cmd_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    fflush(stdout);
+    fputs("cygtrace: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+void cmd_bad_option(char **argv, const char *cmd)
+{
+    const char *opt = argv[optind - 1];
+
+    if (optopt && opt[0] == '-' && opt[1] != '-')
+        cmd_error("%s: -%c: unknown option or missing value; see 'cygtrace %s --help'", cmd,
+                  optopt, cmd);
+    else
+        cmd_error("%s: %s: unknown option or missing value; see 'cygtrace %s --help'", cmd, opt,
+                  cmd);
+}
+
+int cmd_parse_u64(const char *s, unsigned long long *v)
+{
+    char *end;
+
+    if (!s || !*s || *s == '-')
+        return -1;
+    errno = 0;
+    *v = strtoull(s, &end, 0);
+    return (errno || *end) ? -1 : 0;
+}
+
+int cmd_load_args(int argc, char **argv, const char *cmd, int force, struct load *l)
+{
+    char err[512];
+
+    if (argc - optind != 2) {
+        cmd_error("%s: needs an ELF file and a dump (see 'cygtrace %s --help')", cmd, cmd);
+        return 2;
+    }
+    if (load_open(l, argv[optind], argv[optind + 1], force, err, sizeof err) < 0) {
+        cmd_error("%s", err);
+        return 1;
+    }
+    cmd_load_warn(l);
+    return 0;
+}
+
+void cmd_load_warn(const struct load *l)
+{
+    if (l->warning[0])
+        cmd_error("warning: %s", l->warning);
+    if (l->map_err[0]) /* a Linux ring's names its libraries, a pulled firmware's its tasks */
+        cmd_error("warning: %s; what it names (shared libraries' functions, tasks) stays "
+                  "unnamed", l->map_err);
+}
+
+int cmd_check_output(const char *out, const char *elf, const char *dump)
+{
+    static const char *const what[] = {"the ELF", "the dump", "the dump's map"};
+    char maps[4096];
+    const char *in[3] = {elf, dump, NULL};
+    int i;
+
+    if (dump && snprintf(maps, sizeof maps, "%s.maps", dump) < (int)sizeof maps)
+        in[2] = maps;
+    i = out ? outfile_same(out, in, 3) : outfile_fd_same(STDOUT_FILENO, in, 3);
+    if (i < 0)
+        return 0;
+    cmd_error("%s: is %s (an input); write the output elsewhere", out ? out : "standard output",
+              what[i]);
+    return 1;
+}
+
+/* --- a GDB server ----------------------------------------------------------------------------- */
+
+void cmd_gdb_init(struct cmd_gdb *g)
+{
+    memset(g, 0, sizeof *g);
+    g->timeout_ms = 5000;
+}
+
+int cmd_gdb_option(int c, const char *arg, struct cmd_gdb *g)
+{
+    struct rsp_where w;
+    char err[512], *end;
+    unsigned long long n;
+    double secs;
+
+    switch (c) {
+    case CMD_GDB_WHERE:
+        if (rsp_parse_where(arg, &w, err, sizeof err) < 0) {
+            cmd_error("--gdb=%s: %s", arg, err);
+            return -2;
+        }
+        g->where = arg;
+        return 1;
+    case CMD_GDB_MONITOR:
+        if (g->nmonitor == CMD_GDB_MAX_MONITOR) {
+            cmd_error("--monitor: at most %d commands", CMD_GDB_MAX_MONITOR);
+            return -2;
+        }
+        g->monitor[g->nmonitor++] = arg;
+        return 1;
+    case CMD_GDB_ATTACH:
+        if (cmd_parse_u64(arg, &n) < 0 || n > ULONG_MAX) {
+            cmd_error("--attach=%s: not a target number", arg);
+            return -2;
+        }
+        g->have_attach = 1;
+        g->attach = (unsigned long)n;
+        return 1;
+    case CMD_GDB_TIMEOUT:
+        errno = 0;
+        secs = strtod(arg, &end);
+        if (errno || end == arg || *end || !(secs > 0 && secs <= 3600)) {
+            cmd_error("--timeout=%s: not a number of seconds (0 < S <= 3600)", arg);
+            return -2;
+        }
+        g->timeout_ms = secs * 1000 < 1 ? 1 : (int)(secs * 1000);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int cmd_gdb_check(const struct cmd_gdb *g, const char *cmd)
+{
+    if (g->where)
+        return 0;
+    cmd_error("%s: needs --gdb=HOST:PORT or --gdb=/dev/TTY (see 'cygtrace %s --help')", cmd, cmd);
+    return 2;
+}
+
+/* Ctrl-C (or a kill) while we talk to the target: the wait ends at once (rsp_set_stop), and the
+ * command still detaches, so that the target is not left stopped under its debugger (or with
+ * a breakpoint in it); only then does the process die of the signal. */
+static volatile sig_atomic_t gdb_signal;
+
+static void on_signal(int sig)
+{
+    gdb_signal = sig;
+}
+
+/* on: our handler for the signals that end a program, except those ignored (nohup); off: the
+ * dispositions as they were. */
+static void catch_signals(int on)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    static struct sigaction old[3];
+    static int caught[3];
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal; /* no SA_RESTART: a wait ends at once */
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 3; i++) {
+        if (on && sigaction(sigs[i], NULL, &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
+            caught[i] = sigaction(sigs[i], &sa, NULL) == 0;
+        else if (!on && caught[i])
+            caught[i] = sigaction(sigs[i], &old[i], NULL) != 0;
+    }
+}
+
+static void monitor_output(void *arg, const char *text, size_t len)
+{
+    (void)arg;
+    fwrite(text, 1, len, stderr);
+}
+
+struct rsp *cmd_gdb_connect(const struct cmd_gdb *g, const char *name)
+{
+    char err[1024];
+    struct rsp *c;
+
+    catch_signals(1);
+    rsp_set_stop(&gdb_signal); /* every wait ends at once on Ctrl-C, not at --timeout */
+    if (!(c = rsp_connect(g->where, g->timeout_ms, err, sizeof err))) {
+        cmd_error("gdb %s", err);
+        return NULL;
+    }
+    for (unsigned i = 0; i < g->nmonitor; i++)
+        if (rsp_monitor(c, g->monitor[i], monitor_output, NULL) < 0)
+            goto fail;
+    if (g->have_attach && rsp_attach(c, g->attach) < 0)
+        goto fail;
+    return c;
+fail:
+    cmd_gdb_error(c, name, "");
+    rsp_close(c);
+    return NULL;
+}
+
+int cmd_gdb_signal(void)
+{
+    return gdb_signal;
+}
+
+void cmd_gdb_error(struct rsp *c, const char *name, const char *what)
+{
+    /* Whatever the wait was (a reply, console output, a read), Ctrl-C ended it. */
+    if (gdb_signal)
+        cmd_error("%s: interrupted; detached from the target", name);
+    else
+        cmd_error("%s: %s%s", name, what, rsp_error(c));
+}
+
+int cmd_gdb_close(struct rsp *c)
+{
+    rsp_close(c);
+    catch_signals(0);
+    rsp_set_stop(NULL);
+    if (gdb_signal) /* now that the target is free, die of the signal as the user meant */
+        raise(gdb_signal);
+    return gdb_signal;
+}

@@ -1,0 +1,892 @@
+/* cmd_live.c - "cygtrace live": a running target's calls as they happen.
+ *
+ * Bytes come over a link (serial, TCP, a file or pipe, or an RTT channel in target RAM that a
+ * poller reads through a GDB server: --gdb) and go through the deframer and the stream
+ * decoder; or events come straight from a running Linux program's ring (--follow).
+ * Either way they feed per-context call trees: printed as text (--plain) or shown in the
+ * ncurses view. One loop polls the link, the keyboard and the clock; nothing blocks for long,
+ * so the view stays responsive whatever the link does. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cyg_format.h"
+#include "cyg_rtt.h"
+#include "source/follow.h"
+#include "source/link.h"
+#include "output/render.h"
+#include "source/rsp.h"
+#include "source/rtt.h"
+#include "decode/sdec.h"
+#include "decode/sframe.h"
+#include "model/tree.h"
+#include "output/view.h"
+
+#define LIVE_READ_BYTES 65536u
+#define LIVE_FOLLOW_MAX 200000u /* events per poll of a followed ring: the view stays live */
+#define LIVE_TICK_MS 50
+#define LIVE_POLL_HZ 100 /* --gdb: reads of the RTT channel a second */
+#define LIVE_POLL_MAX 1000
+#define LIVE_DRAIN_MS 3000 /* --gdb: what the poller's last read may take to come through */
+
+/* Above the show options (0x100...) and the GDB server's (0x200...). */
+enum { OPT_PLAIN = 0x300, OPT_POLL, OPT_SAVE, OPT_SERIAL, OPT_TCP, OPT_FILE, OPT_FOLLOW,
+       OPT_DURATION, OPT_FROM_START, OPT_HELP };
+
+/* One context's tree and its text renderer (--plain). */
+struct live_ctx {
+    uint32_t id;
+    struct tree *tree;
+    struct render *render;
+    struct filter *filter; /* the show options' filters, in front of the renderer */
+};
+
+struct live {
+    const char *elf;
+    struct sym_table *sym;
+    struct show_opts show;
+    int plain;
+    struct view *view;
+    /* the trace, once a description (or the followed ring) said what it is */
+    int configured;
+    struct dec_ring ring;
+    struct render_opts ro;
+    struct cmd_resolver res; /* the tree builder's call-site repair */
+    struct filter_opts fo;   /* --only, --hide, --min-time */
+    struct filter_time ft;   /* --time-range: from the first event seen */
+    /* --plain: one tree per context, in order of appearance */
+    struct live_ctx *ctx;
+    unsigned nctx;
+    int cur;            /* the context of the last line printed, -1 before any */
+    int head_due;       /* cur's header is owed: said before its first event that shows (a
+                           switch alone shows nothing: an idle task would fill the screen) */
+    struct ev lost0;    /* records lost before any context's first event (addr 0: none) */
+    struct names *names; /* what the NAME and CONTEXT records said so far */
+    uint64_t unmatched;
+    /* the source */
+    const char *source; /* as the user named it, for messages */
+    struct link *link;
+    struct cmd_gdb gdb; /* --gdb: the server, and the RTT channel read through it */
+    unsigned poll_hz;
+    struct rsp *rsp;
+    struct rtt_poller *rtt; /* the link's: it frees it */
+    struct rtt_chan ch;
+    const char *ch_where; /* how the block was found: a symbol's name, or "a scan" */
+    struct follow *follow;
+    const char *follow_path;
+    int from_start;
+    struct sframe *fr;
+    struct sdec *sd;
+    FILE *save;
+    const char *save_path;
+    /* what the status line and the summary say */
+    uint64_t bytes, events, lost_target, lost_link;
+    int fault;
+    int connected;
+    int ended_ok; /* the source came to its end (EOF, the program or the target exited) */
+    char link_error[512];
+    /* a condition that ends the command with status 1 (checked after each batch) */
+    int failed;
+    char err[512];
+};
+
+static volatile sig_atomic_t live_stop;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    live_stop = 1;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: cygtrace live [options] SOURCE ELF\n"
+            "sources (one):\n"
+            "  --serial=DEV[:BAUD]         a serial port, raw 8N1 (default 115200 baud)\n"
+            "  --tcp=HOST:PORT             a TCP stream (ser2net, QEMU -serial tcp:)\n"
+            "  --file=PATH                 a file, named pipe or device\n"
+            "  --follow=RING               a running Linux program's buffer (CYGTRACE_OUT)\n"
+            "  --gdb=WHERE                 a firmware's RTT channel \"cygtrace\", read through a\n"
+            "                              GDB server: HOST:PORT (OpenOCD :3333, pyOCD, J-Link,\n"
+            "                              QEMU -gdb) or /dev/ttyACM0[:BAUD] (Black Magic\n"
+            "                              Probe); halt, read, resume, --poll times a second\n"
+            "options:\n"
+            "  --plain                     tree lines on stdout, no curses\n"
+            "  --save=FILE                 also keep the raw stream (cygtrace tree ELF FILE)\n"
+            "  --duration=SECONDS          stop after that long\n"
+            "  --from-start                --follow: begin with the ring's first event (those\n"
+            "                              it no longer holds are counted lost), not with\n"
+            "                              the new ones\n"
+            "  --poll=HZ                   --gdb: reads of the channel a second (100); each\n"
+            "                              halts the target for a few of the server's round\n"
+            "                              trips\n"
+            "  --monitor=CMD               --gdb: run a monitor command first (repeatable)\n"
+            "  --attach=N                  --gdb: attach to target N first (Black Magic Probe)\n"
+            "  --timeout=SECONDS           --gdb: give up on a silent server, or on a target\n"
+            "                              whose control block does not appear, after this\n"
+            "                              long (5)\n"
+            "display (with --plain):\n"
+            "%s",
+            cmd_show_usage);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The stream (or the ring) says what it is: check it against the ELF and set up the output.
+ * Called again when a new description differs (a target that reset into another build). */
+static int configure(struct live *l, const struct dec_ring *ring)
+{
+    struct load ld = {.sym = l->sym, .ring = *ring, .id_match = -1};
+
+    if (load_check(&ld, l->elf, l->source, l->show.force, l->err, sizeof l->err) < 0) {
+        l->failed = 1;
+        return -1;
+    }
+    if (l->configured && ring->build_id_len == l->ring.build_id_len &&
+        !memcmp(ring->build_id, l->ring.build_id, ring->build_id_len)) {
+        l->ring = *ring; /* state, lost: the status line shows them */
+        return 0;
+    }
+    l->ring = *ring;
+    l->ro.ts_hz = ring->ts_hz;
+    l->ro.has_time = !!(ring->flags & CYG_F_TIMESTAMPS);
+    l->ro.addr_width = ring->word_bytes * 2;
+    l->ro.ctrl = ring->ctrl_state == DEC_CTRL_OK ? &l->ring.ctrl : NULL;
+    l->res.sym = l->sym;
+    l->res.bias = ring->load_bias;
+    if (cmd_filter_resolve(&l->show, &ld, l->elf, l->source, &l->fo, &l->ft, l->err,
+                           sizeof l->err) < 0) {
+        l->failed = 1;
+        return -1;
+    }
+    if (l->ro.style == RENDER_BRACES && !(ring->flags & CYG_F_CALLSITES)) {
+        snprintf(l->err, sizeof l->err, "%s: --style=braces needs call sites, and this stream "
+                 "has none", l->source);
+        l->failed = 1;
+        return -1;
+    }
+    if (l->view)
+        view_configure(l->view, l->sym, ring->load_bias, ring->ts_hz, l->ro.has_time,
+                       l->ro.addr_width);
+    l->configured = 1;
+    return 0;
+}
+
+static struct live_ctx *plain_ctx(struct live *l, uint32_t id)
+{
+    struct live_ctx *c;
+
+    for (unsigned i = 0; i < l->nctx; i++)
+        if (l->ctx[i].id == id)
+            return &l->ctx[i];
+    c = realloc(l->ctx, (l->nctx + 1) * sizeof *c);
+    if (!c)
+        return NULL;
+    l->ctx = c;
+    c = &l->ctx[l->nctx];
+    memset(c, 0, sizeof *c);
+    c->id = id;
+    c->render = render_new(stdout, &l->ro, l->sym, l->ring.load_bias);
+    /* Live, the depth the trace starts at is unknown: exits of calls made before it are
+     * counted as unmatched, not shown. */
+    if (c->render && (c->filter = filter_new(render_sink(c->render), &l->fo)))
+        c->tree = tree_new(filter_active(&l->fo) ? filter_sink(c->filter) : render_sink(c->render),
+                           0, cmd_func_of, &l->res);
+    if (!c->render || !c->tree) {
+        filter_free(c->filter);
+        render_free(c->render);
+        return NULL;
+    }
+    if (l->nctx == 0)
+        render_header(c->render);
+    l->nctx++;
+    return c;
+}
+
+/* "# context N "NAME"" and then end: the header of context id in --plain. */
+static void plain_header(const struct live *l, uint32_t id, const char *end)
+{
+    char nb[256];
+    const char *name = render_ctx_name(l->names, l->sym, l->ring.load_bias, id, 0, nb, sizeof nb);
+
+    printf("# %s %u", l->ring.word_bytes == 8 ? "thread" : "context", id);
+    if (name)
+        printf(" \"%s\"", name);
+    fputs(end, stdout);
+}
+
+/* --plain: the event goes to its context's tree; a line says when the context changes. A loss
+ * may have taken any context's events: every tree forgets what it cannot know, and the
+ * current one shows the line. */
+static void plain_event(struct live *l, const struct ev *e)
+{
+    struct live_ctx *c;
+    int idx;
+
+    if (e->kind != EV_LOST && l->show.have_thread &&
+        (l->show.thread_name ? !names_ctx(l->names, e->ctx) ||
+                                   strcmp(names_ctx(l->names, e->ctx), l->show.thread_name)
+                             : e->ctx != l->show.thread))
+        return;
+    if (!filter_time_keep(&l->ft, e))
+        return;
+    /* A ring lapped before the follow came: no tree yet, the first one says it first. */
+    if (e->kind == EV_LOST && l->cur < 0) {
+        uint64_t n = l->lost0.addr + e->addr;
+
+        if (!l->lost0.addr)
+            l->lost0 = *e;
+        l->lost0.addr = n;
+        return;
+    }
+    if (e->kind == EV_LOST) {
+        idx = l->cur;
+        for (unsigned i = 0; i < l->nctx; i++)
+            if ((int)i != idx)
+                tree_lost(l->ctx[i].tree);
+    } else {
+        if (!(c = plain_ctx(l, e->ctx)))
+            goto oom;
+        idx = (int)(c - l->ctx);
+        if (idx != l->cur && l->nctx > 1) {
+            if (l->cur >= 0)
+                render_flush(l->ctx[l->cur].render);
+            l->head_due = 1;
+        }
+        if (l->head_due && e->kind != EV_CONTEXT && e->kind != EV_NAME) {
+            plain_header(l, e->ctx, "\n");
+            l->head_due = 0;
+        }
+        l->cur = idx;
+        if (l->lost0.addr) {
+            if (tree_feed(l->ctx[idx].tree, &l->lost0) < 0)
+                goto oom;
+            l->lost0.addr = 0;
+        }
+    }
+    if (tree_feed(l->ctx[idx].tree, e) == 0)
+        return;
+oom:
+    snprintf(l->err, sizeof l->err, "out of memory");
+    l->failed = 1;
+}
+
+static void on_event(void *arg, const struct ev *e)
+{
+    struct live *l = arg;
+
+    if (l->failed)
+        return;
+    if (!l->configured && l->sd) {
+        struct dec_ring ring;
+
+        load_ring_of_desc(sdec_desc(l->sd), &ring);
+        if (configure(l, &ring) < 0)
+            return;
+    }
+    if (e->kind == EV_LOST) {
+        if (e->data == EV_LOST_LINK)
+            l->lost_link += e->addr;
+        else
+            l->lost_target += e->addr;
+    } else {
+        l->events++;
+    }
+    if (e->kind == EV_FAULT)
+        l->fault = 1;
+    names_feed(l->names, e, l->ring.word_bytes);
+    if (l->view)
+        view_event(l->view, e);
+    else
+        plain_event(l, e);
+}
+
+static void on_frame(void *arg, const uint8_t *p, size_t n)
+{
+    struct live *l = arg;
+
+    sdec_frame(l->sd, p, n);
+}
+
+static void plain_flush(struct live *l)
+{
+    if (l->cur >= 0)
+        render_flush(l->ctx[l->cur].render);
+    fflush(stdout);
+}
+
+/* Reads what the link has (waiting at most wait_ms); 0 while it lasts, -1 once it ended. */
+static int pump_link(struct live *l, int wait_ms)
+{
+    static uint8_t buf[LIVE_READ_BYTES];
+    long n = link_read(l->link, buf, sizeof buf, wait_ms, l->link_error, sizeof l->link_error);
+
+    if (n == 0)
+        return 0;
+    if (n < 0) {
+        if (n == -1 && !l->link_error[0])
+            snprintf(l->link_error, sizeof l->link_error, "end of stream");
+        l->ended_ok = n == -1;
+        l->connected = 0;
+        return -1;
+    }
+    l->bytes += (uint64_t)n;
+    if (l->save && fwrite(buf, 1, (size_t)n, l->save) != (size_t)n) {
+        snprintf(l->err, sizeof l->err, "%s: cannot write: %s", l->save_path, strerror(errno));
+        l->failed = 1;
+    }
+    sframe_feed(l->fr, buf, (size_t)n);
+    /* A new description may say the target froze or reset: keep what the status shows. */
+    if (l->configured && sdec_desc(l->sd)) {
+        struct dec_ring ring;
+
+        load_ring_of_desc(sdec_desc(l->sd), &ring);
+        configure(l, &ring);
+    }
+    return 0;
+}
+
+/* Tries to open the followed ring: the program may not have made it yet. 0 when open. */
+static int follow_try(struct live *l)
+{
+    char why[256];
+
+    l->follow = follow_open(l->follow_path, l->from_start, why, sizeof why);
+    if (l->follow) {
+        l->link_error[0] = 0;
+        return 0;
+    }
+    if (!l->link_error[0] && l->plain)
+        fprintf(stderr, "cygtrace: %s: %s; waiting for the program (CYGTRACE_OUT=%s)\n",
+                l->follow_path, why, l->follow_path);
+    snprintf(l->link_error, sizeof l->link_error, "waiting for %s: %s", l->follow_path, why);
+    return -1;
+}
+
+/* Polls the followed ring; 0 while the program runs, -1 once it is gone (and drained). */
+static int pump_follow(struct live *l)
+{
+    char why[256];
+    long n;
+    const struct dec_ring *r;
+
+    if (follow_restarted(l->follow)) {
+        l->configured = 0;
+        if (l->plain) {
+            for (unsigned i = 0; i < l->nctx; i++) {
+                tree_free(l->ctx[i].tree);
+                filter_free(l->ctx[i].filter);
+                render_free(l->ctx[i].render);
+            }
+            l->nctx = 0;
+            l->cur = -1;
+            l->lost0.addr = 0;
+            printf("# the program started again\n");
+        }
+    }
+    r = follow_ring(l->follow);
+    if (!l->configured && configure(l, r) < 0)
+        return -1;
+    n = follow_poll(l->follow, on_event, l, LIVE_FOLLOW_MAX, why, sizeof why);
+    if (n < 0) {
+        snprintf(l->link_error, sizeof l->link_error, "%s", why);
+        l->connected = 0;
+        return -1;
+    }
+    l->ring.state = follow_ring(l->follow)->state;
+    /* what fired since: the renderers name triggers by it, the notes say it at the end */
+    if (l->ring.ctrl_state == DEC_CTRL_OK && follow_ring(l->follow)->ctrl_state == DEC_CTRL_OK)
+        l->ring.ctrl = follow_ring(l->follow)->ctrl;
+    /* The program is gone once its process is; what it wrote between the poll above and its
+     * exit is read before the end. */
+    if (n == 0 && r->pid && kill((pid_t)r->pid, 0) < 0 && errno == ESRCH) {
+        while ((n = follow_poll(l->follow, on_event, l, LIVE_FOLLOW_MAX, why, sizeof why)) > 0)
+            ;
+        snprintf(l->link_error, sizeof l->link_error, "the program exited");
+        l->ended_ok = 1;
+        l->connected = 0;
+        return -1;
+    }
+    return 0;
+}
+
+static void fill_status(const struct live *l, struct view_status *st)
+{
+    struct sframe_stats fs = {0};
+    struct sdec_stats ds = {0};
+
+    if (l->fr)
+        sframe_get_stats(l->fr, &fs);
+    if (l->sd)
+        sdec_get_stats(l->sd, &ds);
+    memset(st, 0, sizeof *st);
+    st->link = l->source;
+    st->connected = l->connected;
+    st->link_error = l->connected ? NULL : l->link_error;
+    st->events = l->events;
+    st->bytes = l->bytes;
+    st->lost_target = l->lost_target;
+    st->lost_link = l->lost_link;
+    st->bad_frames = fs.bad + ds.malformed;
+    st->have_desc = l->configured;
+    st->state = l->ring.state;
+    st->fault = l->fault;
+}
+
+/* --gdb: how often the channel was read and how long each read held the target. */
+static void rtt_notes(const struct live *l, FILE *f, const char *p)
+{
+    struct rtt_stats st;
+
+    if (!l->rtt)
+        return;
+    rtt_poller_stats(l->rtt, &st);
+    fprintf(f,
+            "%srtt: %" PRIu64 " polls in %.1f s (%.1f a second); the target halted %.3f ms a "
+            "poll (median; mean %.3f, max %.3f); %.1f bytes a poll (max %" PRIu32 "); the "
+            "channel was full at %" PRIu64 " polls\n",
+            p, st.polls, st.seconds, st.seconds > 0 ? (double)(st.polls - 1) / st.seconds : 0.0,
+            st.halt_median_ms, st.halt_mean_ms, st.halt_max_ms,
+            st.polls ? (double)st.bytes / (double)st.polls : 0.0, st.max_bytes, st.full);
+}
+
+/* The end of a --plain session: the calls still open, then what was lost and a summary, as
+ * notes: "#" lines in the tree style, on stderr in the others (whose output stays exact). */
+static void plain_finish(struct live *l)
+{
+    FILE *f = l->ro.style == RENDER_TREE ? stdout : stderr;
+    const char *p = l->ro.style == RENDER_TREE ? "# " : "cygtrace: note: ";
+    struct sframe_stats fs = {0};
+    struct sdec_stats ds = {0};
+
+    for (unsigned i = 0; i < l->nctx; i++) {
+        if (l->nctx > 1)
+            plain_header(l, l->ctx[i].id, ": calls still open\n");
+        tree_finish(l->ctx[i].tree);
+        l->unmatched += tree_unmatched(l->ctx[i].tree);
+        render_flush(l->ctx[i].render);
+    }
+    if (l->fr) {
+        sframe_get_stats(l->fr, &fs);
+        sdec_get_stats(l->sd, &ds);
+        cmd_stream_notes(f, p, &fs, &ds);
+        if (!l->configured)
+            fprintf(f, "%sno stream description came: nothing to decode (is the target "
+                       "streaming, at this baud?)\n", p);
+    } else if (l->lost_target) {
+        fprintf(f, "%s%" PRIu64 " events were lost: %s\n", p, l->lost_target,
+                (l->ring.flags & CYG_F_OVERWRITE) ? "the program lapped the reader"
+                                                  : "the ring was full (stop mode)");
+    }
+    {
+        char cp[64];
+
+        snprintf(cp, sizeof cp, "%scontrol: ", p);
+        render_ctrl_notes(f, cp, &l->ring, l->sym);
+    }
+    rtt_notes(l, f, p);
+    fprintf(f, "%s%" PRIu64 " events", p, l->events);
+    if (l->fr)
+        fprintf(f, ", %" PRIu64 " bytes (%.2f bytes/event)", l->bytes,
+                l->events ? (double)l->bytes / (double)l->events : 0.0);
+    fprintf(f, "; %s\n", l->link_error[0] ? l->link_error
+                          : live_stop                 ? "interrupted"
+                                                      : "the time given is up");
+    fflush(stdout);
+}
+
+static int parse_args(struct live *l, int argc, char **argv, double *duration)
+{
+    static const struct option opts[] = {CMD_SHOW_LONGOPTS,
+                                         CMD_GDB_LONGOPTS,
+                                         {"poll", required_argument, 0, OPT_POLL},
+                                         {"plain", no_argument, 0, OPT_PLAIN},
+                                         {"save", required_argument, 0, OPT_SAVE},
+                                         {"serial", required_argument, 0, OPT_SERIAL},
+                                         {"tcp", required_argument, 0, OPT_TCP},
+                                         {"file", required_argument, 0, OPT_FILE},
+                                         {"follow", required_argument, 0, OPT_FOLLOW},
+                                         {"duration", required_argument, 0, OPT_DURATION},
+                                         {"from-start", no_argument, 0, OPT_FROM_START},
+                                         {"help", no_argument, 0, OPT_HELP},
+                                         {0, 0, 0, 0}};
+    int c, rc, kind = 0, sources = 0, gdb_opts = 0;
+    unsigned long long hz;
+    char *end;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if ((rc = cmd_show_option(c, optarg, &l->show)) == 1)
+            continue;
+        if (rc < 0)
+            return 2;
+        if ((rc = cmd_gdb_option(c, optarg, &l->gdb)) < 0)
+            return 2;
+        if (rc == 1 && c == CMD_GDB_WHERE) {
+            kind = c;
+            l->source = optarg;
+            sources++;
+            continue;
+        }
+        if (rc == 1) {
+            gdb_opts = 1;
+            continue;
+        }
+        switch (c) {
+        case OPT_HELP:
+            usage(stdout);
+            return 0;
+        case OPT_PLAIN:
+            l->plain = 1;
+            break;
+        case OPT_SAVE:
+            l->save_path = optarg;
+            break;
+        case OPT_SERIAL:
+        case OPT_TCP:
+        case OPT_FILE:
+        case OPT_FOLLOW:
+            kind = c;
+            l->source = optarg;
+            sources++;
+            break;
+        case OPT_DURATION:
+            *duration = strtod(optarg, &end);
+            if (end == optarg || *end || !(*duration > 0)) {
+                cmd_error("--duration=%s: not a number of seconds", optarg);
+                return 2;
+            }
+            break;
+        case OPT_FROM_START:
+            l->from_start = 1;
+            break;
+        case OPT_POLL:
+            if (cmd_parse_u64(optarg, &hz) < 0 || hz < 1 || hz > LIVE_POLL_MAX) {
+                cmd_error("--poll=%s: not a rate in Hz (1..%d)", optarg, LIVE_POLL_MAX);
+                return 2;
+            }
+            l->poll_hz = (unsigned)hz;
+            gdb_opts = 1;
+            break;
+        default:
+            cmd_bad_option(argv, "live");
+            return 2;
+        }
+    }
+    if (sources != 1) {
+        cmd_error("live: needs one source: --serial, --tcp, --file, --follow or --gdb (see "
+                  "'cygtrace live --help')");
+        return 2;
+    }
+    if (gdb_opts && kind != CMD_GDB_WHERE) {
+        cmd_error("live: --poll, --monitor, --attach and --timeout go with --gdb");
+        return 2;
+    }
+    if (argc - optind != 1) {
+        cmd_error("live: needs the ELF file of the traced program (see 'cygtrace live --help')");
+        return 2;
+    }
+    if (kind == OPT_FOLLOW && l->save_path) {
+        cmd_error("live: --save keeps a stream; a followed ring is a file already");
+        return 2;
+    }
+    l->elf = argv[optind];
+    return -kind; /* go on: which source */
+}
+
+/* Looks for the control block until it appears (a target just reset, or held at reset by its
+ * probe, has not laid it out yet) or --timeout: halts the target for each look, lets it run
+ * between them, and leaves it halted (for the poller's first read, or for the detach). */
+static int find_rtt(struct live *l, char *why, size_t whylen)
+{
+    static const char *const syms[] = {"cygtrace_rtt", "_SEGGER_RTT"};
+    struct rtt_range ram[RTT_MAX_RANGES];
+    struct rtt_mem m = rtt_mem_rsp(l->rsp);
+    uint64_t cand[2];
+    const char *cand_name[2];
+    unsigned ncand = 0;
+    char names[256], more[512];
+    double deadline = now_s() + l->gdb.timeout_ms / 1000.0;
+    int nram, rc;
+
+    for (unsigned i = 0; i < 2; i++)
+        if (sym_find(l->sym, syms[i], &cand[ncand], NULL) == 0)
+            cand_name[ncand++] = syms[i];
+    if ((nram = rtt_ram_ranges(l->elf, ram, RTT_MAX_RANGES, names, sizeof names, more,
+                               sizeof more)) < 0) {
+        snprintf(why, whylen, "%s: %s", l->elf, more);
+        return RTT_EBAD;
+    }
+    for (;;) {
+        if (rsp_halt(l->rsp) < 0)
+            return RTT_EMEM;
+        rc = rtt_find(&m, sym_word_bytes(l->sym), cand, ncand, ram, (unsigned)nram, &l->ch, why,
+                      whylen);
+        if (rc != RTT_ENONE || now_s() >= deadline || cmd_gdb_signal())
+            break;
+        /* Looks as often as polls: a block that appears has a channel that fills. */
+        if (rsp_continue(l->rsp) < 0)
+            return RTT_EMEM;
+        usleep(1000000 / l->poll_hz);
+    }
+    if (rc == RTT_ENONE) {
+        snprintf(more, sizeof more, "%.400s", why);
+        snprintf(why, whylen,
+                 "no RTT control block after %g s (%s; symbols: %s%s%s; RAM: %s); "
+                 "is the firmware built with cygtrace's RTT sink (or SEGGER's RTT), and is it %s?",
+                 l->gdb.timeout_ms / 1000.0, more, ncand ? cand_name[0] : "none",
+                 ncand > 1 ? " " : "", ncand > 1 ? cand_name[1] : "",
+                 names[0] ? names : "none in the ELF", l->elf);
+        return RTT_ENONE;
+    }
+    if (rc == 0) {
+        l->ch_where = "a scan of RAM";
+        for (unsigned i = 0; i < ncand && !l->ch.scanned; i++)
+            if (cand[i] == l->ch.block)
+                l->ch_where = cand_name[i];
+    }
+    return rc;
+}
+
+/* --gdb: connects, finds the channel and starts the poller, whose link the loop reads. */
+static int open_rtt(struct live *l)
+{
+    char why[1024];
+    int rc;
+
+    if (!(l->rsp = cmd_gdb_connect(&l->gdb, l->source)))
+        return -1;
+    rc = find_rtt(l, why, sizeof why);
+    if (rc == RTT_EMEM || cmd_gdb_signal()) {
+        cmd_gdb_error(l->rsp, l->source, "");
+        return -1;
+    }
+    if (rc < 0) {
+        cmd_error("%s: %s", l->source, why);
+        return -1;
+    }
+    if (!l->ch.named)
+        cmd_error("warning: %s: the control block at 0x%" PRIx64 " has no up buffer named \"%s\": "
+                  "reading up buffer 0 (\"%s\")",
+                  l->source, l->ch.block, CYG_RTT_CHANNEL_NAME, l->ch.name);
+    if (l->plain)
+        fprintf(stderr,
+                "cygtrace: note: rtt: up buffer %u \"%s\" (%" PRIu32 " bytes at 0x%" PRIx64
+                ") of the control block at 0x%" PRIx64 " (%s), read %u times a second\n",
+                l->ch.index, l->ch.name, l->ch.size, l->ch.buffer, l->ch.block, l->ch_where,
+                l->poll_hz);
+    if (!(l->rtt = rtt_poller_start(l->rsp, &l->ch, l->poll_hz, why, sizeof why)) ||
+        !(l->link = link_open_rtt(l->rtt, l->source, why, sizeof why))) {
+        l->rtt = NULL;
+        cmd_error("%s: %s", l->source, why);
+        return -1;
+    }
+    return 0;
+}
+
+/* --gdb, once the loop is over: the poller's last read (the target halted for the detach)
+ * comes through, then its end. A run that ended by the clock or the user did not end by the
+ * link. */
+static void finish_rtt(struct live *l)
+{
+    double deadline = now_s() + LIVE_DRAIN_MS / 1000.0;
+    int by_link = !l->connected;
+
+    rtt_poller_stop(l->rtt);
+    while (l->connected && !l->failed && now_s() < deadline)
+        pump_link(l, 100);
+    if (!by_link && l->ended_ok) {
+        l->connected = 1;
+        l->link_error[0] = 0;
+    }
+}
+
+static int open_source(struct live *l, int kind)
+{
+    char why[256];
+
+    if (kind == OPT_FOLLOW) {
+        l->follow_path = l->source;
+        return 0;
+    }
+    if (kind == CMD_GDB_WHERE) {
+        if (open_rtt(l) < 0)
+            return -1;
+    } else {
+        if (kind == OPT_SERIAL)
+            l->link = link_open_serial(l->source, why, sizeof why);
+        else if (kind == OPT_TCP)
+            l->link = link_open_tcp(l->source, why, sizeof why);
+        else
+            l->link = link_open_file(l->source, why, sizeof why);
+        if (!l->link) {
+            cmd_error("%s: %s", l->source, why);
+            return -1;
+        }
+    }
+    l->fr = sframe_new(on_frame, l);
+    l->sd = sdec_new(on_event, l);
+    if (!l->fr || !l->sd) {
+        cmd_error("out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* The loop: the source, the keys, the screen, until the source ends, the time is up, the user
+ * quits or a signal comes. */
+static void run(struct live *l, double duration)
+{
+    double start = now_s(), last_draw = 0, deadline = duration > 0 ? start + duration : 0;
+    int ended = 0;
+    struct view_status st;
+
+    while (!live_stop && !l->failed && (deadline == 0 || now_s() < deadline)) {
+        if (!ended && l->link) {
+            ended = pump_link(l, l->view ? 0 : LIVE_TICK_MS) < 0;
+        } else if (!ended && l->follow_path) {
+            if (l->follow || follow_try(l) == 0)
+                ended = pump_follow(l) < 0;
+            if (!ended && !l->view)
+                usleep(LIVE_TICK_MS * 1000);
+        }
+        if (!l->view) {
+            plain_flush(l);
+            if (ended)
+                break;
+            continue;
+        }
+        /* The view: wait for a key or the link, at most one tick. */
+        {
+            struct pollfd p[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
+                                  {.fd = l->link && !ended ? link_fd(l->link) : -1,
+                                   .events = POLLIN}};
+
+            poll(p, 2, l->follow_path && !ended ? LIVE_TICK_MS / 2 : LIVE_TICK_MS);
+        }
+        if (view_input(l->view))
+            break;
+        if (now_s() - last_draw >= 0.1) {
+            fill_status(l, &st);
+            view_draw(l->view, &st);
+            last_draw = now_s();
+        }
+    }
+}
+
+int cmd_live(int argc, char **argv)
+{
+    struct live l = {.cur = -1, .connected = 1, .poll_hz = LIVE_POLL_HZ};
+    struct sigaction sa;
+    double duration = 0;
+    char why[256];
+    int rc, kind;
+
+    cmd_show_init(&l.show);
+    cmd_gdb_init(&l.gdb);
+    rc = parse_args(&l, argc, argv, &duration);
+    if (rc >= 0)
+        return rc;
+    kind = -rc;
+    if (!l.plain && (l.show.only || l.show.hide || l.show.have_min || l.show.range.on)) {
+        cmd_error("live: --only, --hide, --min-time and --time-range need --plain");
+        return 2;
+    }
+    if (!(l.names = names_new())) {
+        cmd_error("live: out of memory");
+        return 1;
+    }
+    l.ro.names = l.names;
+    l.ro.style = (enum render_style)l.show.style;
+    l.ro.max_depth = l.show.max_depth;
+    l.ro.collapse = l.show.collapse;
+    l.ro.show = l.show.show;
+    if (l.show.color > 0 || (l.show.color < 0 && cmd_color_auto()))
+        l.ro.show |= RENDER_COLOR;
+    if (!(l.sym = sym_open(l.elf, why, sizeof why))) {
+        cmd_error("%s: %s", l.elf, why);
+        names_free(l.names);
+        return 1;
+    }
+    if (l.show.show & (RENDER_SRCLINE | RENDER_SIGNATURES))
+        l.ro.dwarf = dwarf_src_open(l.elf); /* read lazily; NULL (no memory): names only */
+    rc = 1;
+    if (l.save_path && !(l.save = fopen(l.save_path, "wb"))) {
+        snprintf(l.err, sizeof l.err, "%s: %s", l.save_path, strerror(errno));
+        l.failed = 1;
+        goto out;
+    }
+    /* Before the view: what finding the source says (--gdb may look for a while) stays on
+     * the screen. */
+    if (open_source(&l, kind) < 0)
+        goto out;
+    if (!l.plain && !(l.view = view_open(why, sizeof why))) {
+        cmd_error("live: %s", why);
+        goto out;
+    }
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal; /* no SA_RESTART: poll returns, the loop ends cleanly */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    run(&l, duration);
+    if (l.rtt)
+        finish_rtt(&l);
+    if (l.follow_path && !l.follow) {
+        snprintf(l.err, sizeof l.err, "%s: no cygtrace buffer came (%s)", l.source,
+                 strstr(l.link_error, ": ") ? strstr(l.link_error, ": ") + 2 : l.link_error);
+        l.failed = 1;
+    }
+    rc = 0;
+out:
+    if (l.view)
+        view_close(l.view);
+    if (l.plain && !l.failed && rc == 0)
+        plain_finish(&l);
+    else if (rc == 0)
+        rtt_notes(&l, stderr, "cygtrace: note: ");
+    if (l.failed) {
+        cmd_error("%s", l.err);
+        rc = 1;
+    } else if (rc == 0 && l.link_error[0] && !l.connected && !l.ended_ok) {
+        cmd_error("%s: %s", l.source, l.link_error);
+        rc = 1;
+    }
+    if (l.save)
+        fclose(l.save);
+    for (unsigned i = 0; i < l.nctx; i++) {
+        tree_free(l.ctx[i].tree);
+        filter_free(l.ctx[i].filter);
+        render_free(l.ctx[i].render);
+    }
+    free(l.ctx);
+    sframe_free(l.fr);
+    sdec_free(l.sd);
+    if (l.link)
+        link_close(l.link); /* the poller goes with it: the target is halted, or lost */
+    else
+        rtt_poller_free(l.rtt);
+    if (l.rsp)
+        cmd_gdb_close(l.rsp); /* the detach resumes the target */
+    follow_close(l.follow);
+    dwarf_src_close(l.ro.dwarf);
+    sym_close(l.sym);
+    names_free(l.names);
+    return rc;
+}

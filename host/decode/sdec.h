@@ -1,0 +1,72 @@
+/* sdec.h - the stream decoder: checked frame payloads in, events out (struct ev of dec.h).
+ *
+ * It shows nothing until a description frame has said what the stream is; then every events
+ * frame decodes alone (cyg_stream.h). A frame whose content is malformed delivers no event at
+ * all: events are decoded into a frame-sized buffer first and delivered only when the whole
+ * frame parsed. Losses become EV_LOST events where they happened: EV_LOST_TARGET for SKIP
+ * tokens, EV_LOST_LINK for a sequence gap between frames (frames lost to noise). */
+#ifndef SDEC_H
+#define SDEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decode/dec.h"
+
+/* What the last description frame said (cyg_stream.h, CYG_FR_DESC). */
+struct sdec_desc {
+    unsigned version;
+    unsigned word_bytes;
+    unsigned flags;       /* CYG_F_* of the ring */
+    unsigned machine;
+    unsigned ts_bits;
+    unsigned state;       /* CYG_S_* */
+    unsigned resets;
+    unsigned cap_log2;
+    unsigned build_id_len;
+    uint8_t build_id[32];
+    uint64_t ts_hz;
+    uint64_t load_bias;
+    uint32_t pid;
+    uint64_t next_seq;
+    uint64_t lost;        /* the ring's lost counter */
+    int has_session;      /* the drain says its session (later drains do) */
+    uint32_t session;     /* new at each start of the stream */
+    unsigned ring_version; /* the ring's format version, when the drain says it (after the
+                              session; 0: it does not, a ring of version 1 or 2) */
+};
+
+struct sdec_stats {
+    uint64_t frames;      /* payloads given to sdec_frame */
+    uint64_t desc;        /* description frames */
+    uint64_t early;       /* events frames dropped before the first description */
+    uint64_t malformed;   /* frames dropped: content does not parse */
+    uint64_t events;      /* events delivered (not counting EV_LOST) */
+    uint64_t lost_target; /* records the target lost (SKIP) */
+    uint64_t lost_link;   /* records lost on the link (sequence gaps) */
+    uint64_t dup;         /* events frames dropped: every record already seen */
+    uint64_t restarts;    /* descriptions that said the target started over */
+    uint64_t replays;     /* descriptions of this session seen again: the link replayed them */
+};
+
+/* Called with each event. */
+typedef void (*sdec_fn)(void *arg, const struct ev *e);
+
+struct sdec;
+
+/* A decoder that calls fn(arg, e) for each event; NULL when out of memory. */
+struct sdec *sdec_new(sdec_fn fn, void *arg);
+
+/* Decodes one checked frame payload; 0, or -1 when it was malformed (nothing delivered). */
+int sdec_frame(struct sdec *d, const uint8_t *payload, size_t len);
+
+/* The last description, or NULL before the first. */
+const struct sdec_desc *sdec_desc(const struct sdec *d);
+
+/* Returns the counters. */
+void sdec_get_stats(const struct sdec *d, struct sdec_stats *st);
+
+/* Frees the decoder. NULL is fine. */
+void sdec_free(struct sdec *d);
+
+#endif

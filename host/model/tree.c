@@ -1,0 +1,356 @@
+/* tree.c - one context's call stack, repaired as the events come. */
+#include "model/tree.h"
+
+#include "cyg_format.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct tree {
+    struct tree_sink sink;
+    tree_func_of func_of;
+    void *func_arg;
+    struct tree_frame *stack;
+    unsigned n, cap;
+    unsigned unknown;  /* frames at the bottom still waiting for the exit that names them */
+    unsigned kept;     /* frames at the bottom open across the latest loss (unknown ones too) */
+    uint64_t unmatched;
+    int pending;       /* the top frame's enter is not told yet: its values may follow */
+    struct wval_set **vals; /* a wrapped call's values at each depth, allocated when first used */
+    unsigned n_vals;
+    uint64_t stray_values;
+    uint64_t value_bias; /* tree_set_value_bias */
+};
+
+struct tree *tree_new(const struct tree_sink *sink, unsigned start_depth, tree_func_of func_of,
+                      void *func_arg)
+{
+    struct tree *t = calloc(1, sizeof *t);
+
+    if (!t)
+        return NULL;
+    t->sink = *sink;
+    t->func_of = func_of;
+    t->func_arg = func_arg;
+    t->cap = start_depth + 64;
+    t->stack = calloc(t->cap, sizeof *t->stack);
+    if (!t->stack) {
+        free(t);
+        return NULL;
+    }
+    /* The frames the trace starts inside: their exits will come and name them. */
+    for (unsigned i = 0; i < start_depth; i++)
+        t->stack[i].before_trace = 1;
+    t->n = t->unknown = start_depth;
+    return t;
+}
+
+static __attribute__((noinline)) int grow(struct tree *t)
+{
+    unsigned cap = t->cap * 2;
+    struct tree_frame *s = realloc(t->stack, cap * sizeof *s);
+
+    if (!s)
+        return -1;
+    t->stack = s;
+    t->cap = cap;
+    return 0;
+}
+
+/* Pops frames until n remain; they never returned. A frame open across a loss goes without
+ * a word: its exit may be what was lost. */
+static void abandon_to(struct tree *t, unsigned n, uint64_t when)
+{
+    while (t->n > n) {
+        t->n--;
+        if (t->n < t->kept)
+            t->kept = t->n;
+        else
+            t->sink.exit(t->sink.arg, &t->stack[t->n], t->n, when, TREE_ABANDONED);
+    }
+}
+
+/* Whether frame k runs in the code of the frame below it: the hooks of a function inlined
+ * into another get the call site of the function they were inlined into, the site of the
+ * frame below. (A recursive call from the place its caller was called from has it too: the
+ * same function, so a call from its code is a call from the frame below's all the same.) */
+static int same_code(const struct tree *t, unsigned k)
+{
+    return k > t->unknown && t->stack[k].site && t->stack[k].site == t->stack[k - 1].site;
+}
+
+/* With call sites, a call made from a function further down the stack proves that the frames
+ * above that function are gone: a longjmp skipped their exits. A call site outside every
+ * frame is left alone: it is a call from code that is not instrumented (a library callback).
+ *
+ * A call with the top frame's own site, not made from the top frame's function, is inlined
+ * into it: marked, since the site is not its own. A call from a function that frames above
+ * it run inlined in proves nothing either. A call whose site is the one of a frame above its
+ * caller's may be inlined into that frame or be a new call from the same place after a
+ * longjmp: taken as inlined, as the tree without call sites would nest it, it proves only the
+ * frames above that one gone. Returns 1 when the call is taken as inlined. */
+static int repair_by_site(struct tree *t, const struct ev *e)
+{
+    uint64_t caller;
+    unsigned k = t->n - 1, keep;
+    int inlined = 0;
+
+    if (!e->site || !t->func_of || t->n <= t->unknown)
+        return 0;
+    /* The site is a return address: after a call that never returns it is the first byte of
+     * the next function, so look one byte back, inside the call instruction. */
+    caller = t->func_of(t->func_arg, e->site - 1);
+    if (caller && caller == t->stack[k].addr)
+        return 0;
+    if (e->site == t->stack[k].site)
+        return 1;
+    if (!caller)
+        return 0;
+    for (; same_code(t, k); k--)
+        if (t->stack[k - 1].addr == caller)
+            return 0;
+    while (k-- > t->unknown) {
+        if (t->stack[k].addr != caller)
+            continue;
+        for (keep = k + 1; keep < t->n && same_code(t, keep); keep++)
+            ;
+        if (keep < t->n && t->stack[keep].site == e->site) {
+            inlined = 1;
+            for (keep++; keep < t->n && same_code(t, keep); keep++)
+                ;
+        }
+        abandon_to(t, keep, e->time);
+        return inlined;
+    }
+    return 0;
+}
+
+static int on_call(struct tree *t, const struct ev *e)
+{
+    int inlined = repair_by_site(t, e);
+    uint64_t addr = e->addr, site = e->site;
+    struct tree_frame *f;
+
+    /* The decoder has just stored the event field by field. gcc would copy addr and site with
+     * one 16-byte load, which cannot take its bytes from two narrower stores still in flight
+     * and waits for them to reach the cache: on real traces that stall cost more than the rest
+     * of the call. The empty asm keeps the two loads apart. */
+    __asm__("" : "+r"(site));
+    if (t->n == t->cap && grow(t) < 0)
+        return -1;
+    f = &t->stack[t->n++];
+    f->addr = addr;
+    f->site = site;
+    f->t_enter = e->time;
+    f->before_trace = 0;
+    f->entry_lost = 0;
+    f->inlined = (uint8_t)inlined;
+    f->vals = NULL;
+    t->pending = 1;
+    return 0;
+}
+
+/* Tells the sink of the call entered last, now that its values (if any) are in. */
+static void tell_enter(struct tree *t)
+{
+    t->pending = 0;
+    t->sink.enter(t->sink.arg, &t->stack[t->n - 1], t->n - 1);
+}
+
+/* The values' storage of depth d, made when first needed; NULL when out of memory. */
+static struct wval_set *vals_at(struct tree *t, unsigned d)
+{
+    if (d >= t->n_vals) {
+        unsigned n = d + 16;
+        struct wval_set **v = realloc(t->vals, n * sizeof *v);
+
+        if (!v)
+            return NULL;
+        memset(v + t->n_vals, 0, (n - t->n_vals) * sizeof *v);
+        t->vals = v;
+        t->n_vals = n;
+    }
+    if (!t->vals[d])
+        t->vals[d] = malloc(sizeof *t->vals[d]);
+    return t->vals[d];
+}
+
+/* A word of a wrapped call's argument or return value: the innermost open call's, when its
+ * check bits and its order say so (a call whose entry the ring lost leaves its values to
+ * nobody, not to its caller). */
+static int on_value(struct tree *t, const struct ev *e)
+{
+    struct tree_frame *f;
+    struct wval_set *v;
+
+    if (t->n <= t->unknown) {
+        t->stray_values++;
+        return 0;
+    }
+    f = &t->stack[t->n - 1];
+    if (!(v = vals_at(t, t->n - 1)))
+        return -1;
+    if (!f->vals)
+        wval_reset(v); /* the first for this call: the storage is the last call's at depth */
+    if (wval_add(v, f->addr + t->value_bias, e->data, e->addr) < 0) {
+        t->stray_values++;
+        return 0;
+    }
+    f->vals = v;
+    if (!t->pending && t->sink.values)
+        t->sink.values(t->sink.arg, f, t->n - 1);
+    return 0;
+}
+
+void tree_sync(struct tree *t)
+{
+    if (t->pending)
+        tell_enter(t);
+}
+
+void tree_set_value_bias(struct tree *t, uint64_t bias)
+{
+    t->value_bias = bias;
+}
+
+/* A call made in a loss returns: shown on top of the frames open across the loss, which stay
+ * as they are; the frames called after the loss were called from inside it, and are gone. */
+static void leave_lost_call(struct tree *t, const struct ev *e)
+{
+    struct tree_frame f = {.addr = e->addr, .site = e->site, .before_trace = 1, .entry_lost = 1};
+
+    abandon_to(t, t->kept, e->time);
+    t->sink.exit(t->sink.arg, &f, t->n, e->time, TREE_BEFORE_TRACE);
+}
+
+static void on_leave(struct tree *t, const struct ev *e)
+{
+    struct tree_frame *f;
+
+    /* The innermost frame of this function returns; anything above it never will. */
+    for (unsigned k = t->n; k-- > t->unknown;) {
+        if (t->stack[k].addr != e->addr)
+            continue;
+        abandon_to(t, k + 1, e->time);
+        t->n--;
+        if (t->kept > t->n)
+            t->kept = t->n;
+        t->sink.exit(t->sink.arg, &t->stack[t->n], t->n, e->time, TREE_RETURNED);
+        return;
+    }
+    if (t->kept > t->unknown) {
+        leave_lost_call(t, e);
+        return;
+    }
+    if (t->unknown == 0) {
+        t->unmatched++;
+        return;
+    }
+    /* An exit from a frame entered before the trace: it names the topmost unnamed frame, and
+     * whatever was called above that frame is gone. */
+    abandon_to(t, t->unknown, e->time);
+    t->unknown--;
+    t->n--;
+    if (t->kept > t->n)
+        t->kept = t->n;
+    f = &t->stack[t->n];
+    f->addr = e->addr;
+    f->site = e->site;
+    f->t_enter = 0;
+    f->before_trace = 1;
+    f->vals = NULL;
+    t->sink.exit(t->sink.arg, f, t->n, e->time, TREE_BEFORE_TRACE);
+}
+
+/* What the lost events did to the stack is unknown. The frames open now stay open until an
+ * exit names one of them (the frames above it are gone then: their exits may be what was
+ * lost); an exit of a function not open was a call made in the loss. Taking such an exit for
+ * one of the open frames instead would take a frame for gone at each of them, down to main. */
+void tree_lost(struct tree *t)
+{
+    tree_sync(t);
+    t->kept = t->n;
+}
+
+int tree_feed(struct tree *t, const struct ev *e)
+{
+    if (e->kind == EV_VALUE)
+        return on_value(t, e);
+    tree_sync(t);
+    switch (e->kind) {
+    case EV_ENTER:
+        return on_call(t, e);
+    case EV_EXIT:
+        on_leave(t, e);
+        return 0;
+    case EV_LOST:
+        tree_lost(t);
+        t->sink.special(t->sink.arg, e, t->n);
+        return 0;
+    default:
+        t->sink.special(t->sink.arg, e, t->n);
+        return 0;
+    }
+}
+
+void tree_finish(struct tree *t)
+{
+    tree_sync(t);
+    t->sink.finish(t->sink.arg, t->stack + t->unknown, t->n - t->unknown);
+}
+
+uint64_t tree_unmatched(const struct tree *t)
+{
+    return t->unmatched;
+}
+
+uint64_t tree_stray_values(const struct tree *t)
+{
+    return t->stray_values;
+}
+
+void tree_free(struct tree *t)
+{
+    if (!t)
+        return;
+    for (unsigned d = 0; d < t->n_vals; d++)
+        free(t->vals[d]);
+    free(t->vals);
+    free(t->stack);
+    free(t);
+}
+
+struct dec_ctx *tree_scan_ctx(struct tree_scan *s, uint32_t id)
+{
+    return dec_ctx_get(&s->ctx, &s->n, &s->cap, id);
+}
+
+int tree_scan_add(struct tree_scan *s, const struct ev *e)
+{
+    struct dec_ctx *c = tree_scan_ctx(s, e->ctx);
+
+    if (!c)
+        return -1;
+    switch (e->kind) {
+    case EV_ENTER:
+    case EV_EXIT:
+        return dec_ctx_call(c, e->kind == EV_EXIT, e->addr);
+    case EV_LOST:
+        dec_ctx_lost(c);
+        break;
+    case EV_THREAD:
+        c->os_tid = e->addr;
+        c->vfork = e->data == CYG_THREAD_VFORK;
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+void tree_scan_free(struct tree_scan *s)
+{
+    dec_ctx_free(s->ctx, s->n);
+    dec_index_free(&s->index);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,468 @@
+/* link.c - byte links: a serial port, a TCP socket, a file, named pipe or character device,
+ * an RTT channel read by a poller (its socket).
+ *
+ * Every descriptor is non-blocking and every wait is a poll() with the caller's timeout, so
+ * that no open and no read can hang: a FIFO is opened without waiting for its writer, a TCP
+ * connect gives up after LINK_CONNECT_MS. (Looking a host name up takes what the system's
+ * resolver takes: a name server that does not answer costs its own timeout, once.)
+ *
+ * How each kind ends. A file ends at its end and a pipe when its last writer closes it; a
+ * socket when the peer closes it: all three are the end of the stream (-1). A serial device
+ * has no end: a read that fails with EIO or ENXIO (a USB adapter pulled out, the master side
+ * of a pty closed) or finds the port hung up means the device went away, which is an error
+ * (-2, "device disappeared"), not the end of what it had to say. An RTT poller's socket ends
+ * when the poller does, and the poller says whether that was an end or a failure.
+ */
+#include "source/link.h"
+
+#include "source/rtt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LINK_DEFAULT_BAUD 115200u /* and B115200 below */
+#define LINK_CONNECT_MS 3000      /* a ser2net or QEMU that is there answers within milliseconds */
+
+enum link_kind { LINK_SERIAL, LINK_TCP, LINK_FILE, LINK_RTT };
+
+struct link {
+    int fd;
+    enum link_kind kind;
+    char *name;
+    struct rtt_poller *rtt; /* LINK_RTT: fd is its socket, which it closes */
+};
+
+static struct link *link_new(int fd, enum link_kind kind, const char *name, size_t namelen,
+                             char *err, size_t errlen)
+{
+    struct link *l = calloc(1, sizeof *l);
+
+    if (!l || !(l->name = strndup(name, namelen))) {
+        free(l);
+        close(fd);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    l->fd = fd;
+    l->kind = kind;
+    return l;
+}
+
+/* The reason an open() failed, said for a device or a file. */
+static void open_error(int e, int device, char *err, size_t errlen)
+{
+    switch (e) {
+    case ENOENT:
+        snprintf(err, errlen, device ? "no such device" : "no such file");
+        break;
+    case EACCES:
+    case EPERM:
+        snprintf(err, errlen,
+                 device ? "permission denied; add your user to the device's group "
+                          "(dialout on Debian and Ubuntu) and log in again"
+                        : "permission denied");
+        break;
+    case EBUSY:
+        snprintf(err, errlen, "device busy (another program has it open?)");
+        break;
+    case ENXIO:
+    case ENODEV:
+        snprintf(err, errlen, "no such device (%s)", strerror(e));
+        break;
+    default:
+        snprintf(err, errlen, "%s", strerror(e));
+    }
+}
+
+/* --- serial --------------------------------------------------------------------------------- */
+
+/* The rates termios names; what the driver then accepts of them is its own business. */
+static int baud_speed(unsigned long baud, speed_t *sp)
+{
+    static const struct {
+        unsigned long baud;
+        speed_t sp;
+    } rates[] = {
+        {50, B50},           {75, B75},           {110, B110},         {134, B134},
+        {150, B150},         {200, B200},         {300, B300},         {600, B600},
+        {1200, B1200},       {1800, B1800},       {2400, B2400},       {4800, B4800},
+        {9600, B9600},       {19200, B19200},     {38400, B38400},     {57600, B57600},
+        {115200, B115200},   {230400, B230400},   {460800, B460800},   {500000, B500000},
+        {576000, B576000},   {921600, B921600},   {1000000, B1000000}, {1152000, B1152000},
+        {1500000, B1500000}, {2000000, B2000000}, {2500000, B2500000}, {3000000, B3000000},
+        {3500000, B3500000}, {4000000, B4000000},
+    };
+
+    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++)
+        if (rates[i].baud == baud) {
+            *sp = rates[i].sp;
+            return 0;
+        }
+    return -1;
+}
+
+static int all_digits(const char *s)
+{
+    return *s && strspn(s, "0123456789") == strlen(s);
+}
+
+/* Splits "DEVICE[:BAUD]". Only digits after the last colon are a baud, and a path that exists
+ * as given has none, so that the colons of /dev/serial/by-path/ names stay in the name.
+ * Returns the length of the device part, or -1 with a reason in err. */
+static long split_serial(const char *spec, unsigned long *baud, speed_t *sp, char *err,
+                         size_t errlen)
+{
+    const char *colon = strrchr(spec, ':');
+    struct stat st;
+    char *end;
+
+    *baud = LINK_DEFAULT_BAUD;
+    *sp = B115200;
+    if (!colon || !all_digits(colon + 1) || stat(spec, &st) == 0)
+        return (long)strlen(spec);
+    errno = 0;
+    *baud = strtoul(colon + 1, &end, 10);
+    if (errno || baud_speed(*baud, sp) < 0) {
+        snprintf(err, errlen,
+                 "%s: not a baud rate this system supports (50 ... 4000000, like "
+                 "115200 or 921600)",
+                 colon + 1);
+        return -1;
+    }
+    return colon - spec;
+}
+
+/* Raw 8N1 at speed sp: no echo, no line editing, no flow control, reads that never wait (the
+ * waiting is poll()'s). */
+static int serial_setup(int fd, speed_t sp, unsigned long baud, char *err, size_t errlen)
+{
+    struct termios t;
+
+    if (tcgetattr(fd, &t) < 0) {
+        if (errno == ENOTTY || errno == EINVAL)
+            snprintf(err, errlen, "not a terminal (use --file for files and pipes)");
+        else
+            snprintf(err, errlen, "cannot read its settings: %s", strerror(errno));
+        return -1;
+    }
+    cfmakeraw(&t);
+    t.c_cflag &= ~(tcflag_t)(CSIZE | PARENB | CSTOPB | CRTSCTS);
+    t.c_cflag |= CS8 | CLOCAL | CREAD;
+    t.c_iflag &= ~(tcflag_t)(IXON | IXOFF | IXANY);
+    t.c_cc[VMIN] = 0;
+    t.c_cc[VTIME] = 0;
+    if (cfsetispeed(&t, sp) < 0 || cfsetospeed(&t, sp) < 0 || tcsetattr(fd, TCSANOW, &t) < 0) {
+        snprintf(err, errlen, "cannot set %lu baud: %s", baud, strerror(errno));
+        return -1;
+    }
+    /* tcsetattr() succeeds when any of the settings took: check the one that matters. */
+    if (tcgetattr(fd, &t) < 0 || cfgetospeed(&t) != sp) {
+        snprintf(err, errlen, "%lu: not a baud rate this device supports", baud);
+        return -1;
+    }
+    tcflush(fd, TCIFLUSH); /* bytes from before we came belong to nobody's stream */
+    return 0;
+}
+
+struct link *link_open_serial(const char *spec, char *err, size_t errlen)
+{
+    unsigned long baud;
+    speed_t sp;
+    long n = split_serial(spec, &baud, &sp, err, errlen);
+    char *path;
+    int fd;
+
+    if (n < 0)
+        return NULL;
+    if (n == 0) {
+        snprintf(err, errlen, "no device named (DEVICE[:BAUD], like /dev/ttyUSB0:921600)");
+        return NULL;
+    }
+    if (!(path = strndup(spec, (size_t)n))) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    free(path);
+    if (fd < 0) {
+        open_error(errno, 1, err, errlen);
+        return NULL;
+    }
+    if (serial_setup(fd, sp, baud, err, errlen) < 0) {
+        close(fd);
+        return NULL;
+    }
+    return link_new(fd, LINK_SERIAL, spec, (size_t)n, err, errlen);
+}
+
+/* --- TCP -------------------------------------------------------------------------------------- */
+
+/* Splits "HOST:PORT" or "[V6ADDR]:PORT" into host and port; 0, or -1 with a reason. */
+static int split_tcp(const char *spec, char *host, size_t hostlen, char *port, size_t portlen,
+                     char *err, size_t errlen)
+{
+    const char *colon = strrchr(spec, ':'), *h = spec;
+    size_t hl;
+    char *end;
+    unsigned long p;
+
+    if (!colon || colon == spec) {
+        snprintf(err, errlen, "not HOST:PORT (like localhost:4444 or [::1]:4444)");
+        return -1;
+    }
+    hl = (size_t)(colon - spec);
+    if (spec[0] == '[') {
+        if (hl < 3 || spec[hl - 1] != ']') {
+            snprintf(err, errlen, "not HOST:PORT (like localhost:4444 or [::1]:4444)");
+            return -1;
+        }
+        h = spec + 1;
+        hl -= 2;
+    } else if (memchr(spec, ':', hl)) {
+        snprintf(err, errlen, "an IPv6 address goes in brackets: [ADDRESS]:PORT");
+        return -1;
+    }
+    errno = 0;
+    p = strtoul(colon + 1, &end, 10);
+    if (!all_digits(colon + 1) || errno || p == 0 || p > 65535) {
+        snprintf(err, errlen, "%s: not a port number (1 ... 65535)", colon + 1);
+        return -1;
+    }
+    if (hl >= hostlen) {
+        snprintf(err, errlen, "host name too long");
+        return -1;
+    }
+    memcpy(host, h, hl);
+    host[hl] = 0;
+    snprintf(port, portlen, "%lu", p);
+    return 0;
+}
+
+static long long now_ms(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Connects a non-blocking socket to ai, waiting until deadline; the socket, or -1 with *why. */
+static int tcp_try(const struct addrinfo *ai, long long deadline, int *why)
+{
+    int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+    struct pollfd pf;
+    socklen_t len = sizeof *why;
+    int rc;
+
+    if (fd < 0) {
+        *why = errno;
+        return -1;
+    }
+    if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+        return fd;
+    *why = errno;
+    while (*why == EINPROGRESS || *why == EINTR) {
+        long long left = deadline - now_ms();
+
+        pf = (struct pollfd){.fd = fd, .events = POLLOUT};
+        rc = left > 0 ? poll(&pf, 1, (int)left) : 0;
+        if (rc < 0 && errno == EINTR)
+            continue;
+        if (rc == 0)
+            *why = ETIMEDOUT;
+        else if (rc < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, why, &len) < 0)
+            *why = errno;
+        if (*why == 0)
+            return fd;
+    }
+    close(fd);
+    return -1;
+}
+
+struct link *link_open_tcp(const char *spec, char *err, size_t errlen)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                             .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_NUMERICSERV},
+                    *res, *ai;
+    char host[256], port[8];
+    long long deadline;
+    int rc, fd = -1, why = 0, one = 1;
+
+    if (split_tcp(spec, host, sizeof host, port, sizeof port, err, errlen) < 0)
+        return NULL;
+    rc = getaddrinfo(host, port, &hints, &res);
+    if (rc == EAI_NONAME || rc == EAI_NODATA || rc == EAI_FAIL) {
+        snprintf(err, errlen, "no such host");
+        return NULL;
+    }
+    if (rc) {
+        snprintf(err, errlen, "cannot resolve the host: %s",
+                 rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+        return NULL;
+    }
+    deadline = now_ms() + LINK_CONNECT_MS;
+    for (ai = res; ai && fd < 0; ai = ai->ai_next) {
+        int e = 0;
+
+        fd = tcp_try(ai, deadline, &e);
+        /* The most telling reason wins: a refusal says more than an unreachable family. */
+        if (fd < 0 && (why == 0 || e == ECONNREFUSED || e == ETIMEDOUT))
+            why = e;
+    }
+    freeaddrinfo(res);
+    if (fd < 0) {
+        if (why == ECONNREFUSED)
+            snprintf(err, errlen,
+                     "connection refused; is ser2net or QEMU (-serial "
+                     "tcp::%s,server) listening there?",
+                     port);
+        else if (why == ETIMEDOUT)
+            snprintf(err, errlen, "no connection within %d s", LINK_CONNECT_MS / 1000);
+        else
+            snprintf(err, errlen, "cannot connect: %s", strerror(why));
+        return NULL;
+    }
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return link_new(fd, LINK_TCP, spec, strlen(spec), err, errlen);
+}
+
+/* --- files, pipes, character devices -------------------------------------------------------- */
+
+struct link *link_open_file(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    int fd;
+
+    /* O_NONBLOCK: a FIFO opened for reading would otherwise wait in open() for a writer. */
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENXIO && stat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+            snprintf(err, errlen, "a UNIX socket; use a FIFO (mkfifo) or TCP");
+        else
+            open_error(errno, 0, err, errlen);
+        return NULL;
+    }
+    if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s", S_ISDIR(st.st_mode) ? "is a directory" : strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    return link_new(fd, LINK_FILE, path, strlen(path), err, errlen);
+}
+
+/* --- RTT ---------------------------------------------------------------------------------------
+ */
+
+struct link *link_open_rtt(struct rtt_poller *p, const char *name, char *err, size_t errlen)
+{
+    struct link *l = calloc(1, sizeof *l);
+
+    if (!l || !(l->name = strdup(name))) {
+        free(l);
+        rtt_poller_free(p);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    l->fd = rtt_poller_fd(p);
+    l->kind = LINK_RTT;
+    l->rtt = p;
+    return l;
+}
+
+/* --- reading ---------------------------------------------------------------------------------- */
+
+/* A serial read that found nothing although poll() said there was something: either a
+ * hung-up port (its settings are gone too) or another reader was quicker. */
+static int serial_gone(int fd)
+{
+    struct termios t;
+
+    return tcgetattr(fd, &t) < 0;
+}
+
+long link_read(struct link *l, void *buf, size_t len, int timeout_ms, char *err, size_t errlen)
+{
+    struct pollfd pf = {.fd = l->fd, .events = POLLIN};
+    ssize_t n;
+    int rc;
+
+    if (len == 0)
+        return 0;
+    rc = poll(&pf, 1, timeout_ms < 0 ? -1 : timeout_ms);
+    if (rc < 0) {
+        if (errno == EINTR) /* a signal (a terminal resize): let the caller see to it */
+            return 0;
+        snprintf(err, errlen, "poll: %s", strerror(errno));
+        return -2;
+    }
+    if (rc == 0)
+        return 0;
+    if (pf.revents & POLLNVAL) {
+        snprintf(err, errlen, "not open");
+        return -2;
+    }
+    /* POLLHUP and POLLERR too: the read says what happened. */
+    n = read(l->fd, buf, len);
+    if (n > 0)
+        return (long)n;
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return 0;
+    if (l->kind == LINK_SERIAL) {
+        if (n == 0 && !serial_gone(l->fd))
+            return 0;
+        snprintf(err, errlen, "device disappeared (%s)",
+                 n == 0         ? "hung up"
+                 : errno == EIO ? "EIO"
+                                : strerror(errno));
+        return -2;
+    }
+    if (n == 0 && l->kind == LINK_RTT)
+        return rtt_poller_end(l->rtt, err, errlen) ? -1 : -2;
+    if (n == 0) {
+        snprintf(err, errlen, "%s",
+                 l->kind == LINK_TCP ? "the peer closed the connection" : "end of file");
+        return -1;
+    }
+    if (errno == ECONNRESET)
+        snprintf(err, errlen, "connection reset");
+    else if (errno == EIO || errno == ENXIO || errno == ENODEV)
+        snprintf(err, errlen, "device disappeared (%s)", errno == EIO ? "EIO" : strerror(errno));
+    else
+        snprintf(err, errlen, "%s", strerror(errno));
+    return -2;
+}
+
+int link_fd(const struct link *l)
+{
+    return l->fd;
+}
+
+const char *link_name(const struct link *l)
+{
+    return l->name;
+}
+
+void link_close(struct link *l)
+{
+    if (!l)
+        return;
+    if (l->kind == LINK_RTT)
+        rtt_poller_free(l->rtt);
+    else
+        close(l->fd);
+    free(l->name);
+    free(l);
+}

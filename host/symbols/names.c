@@ -1,0 +1,379 @@
+/* names.c - the names of contexts and kernel objects: two hash tables (open addressing, a
+ * power of two in size, at most half full, bounded by NAMES_CAP keys each), and the NAME words
+ * of each writing context being put back together. */
+#include "symbols/names.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cyg_format.h"
+#include "decode/dec.h"
+
+#define PENDING 64u /* names in flight at once (writers preempted mid-name), at most */
+
+struct ent {
+    uint64_t key;    /* a context id, or an object's handle */
+    uint64_t handle; /* a context's (names_set_handle) */
+    uint8_t used;
+    uint8_t named;
+    uint8_t type;    /* an object's CYG_OBJ_* */
+    char name[NAMES_MAX + 1];
+};
+
+struct tab {
+    struct ent *v;
+    size_t cap, n;
+};
+
+/* A name whose words are coming: the writer's context, and what it has so far. */
+struct pend {
+    uint32_t writer;
+    int object;
+    unsigned type;
+    unsigned next; /* the part expected */
+    uint64_t key;
+    size_t len;
+    int ended;     /* a NUL came: the bytes after it are padding */
+    char buf[NAMES_MAX + 1];
+    uint64_t age;  /* when it started: the oldest goes when PENDING are in flight */
+};
+
+struct names {
+    struct tab ctx, obj;
+    struct pend pend[PENDING];
+    unsigned npend;
+    uint64_t clock;
+};
+
+struct names *names_new(void)
+{
+    return calloc(1, sizeof(struct names));
+}
+
+void names_free(struct names *n)
+{
+    if (!n)
+        return;
+    free(n->ctx.v);
+    free(n->obj.v);
+    free(n);
+}
+
+static size_t slot_of(const struct tab *t, uint64_t key)
+{
+    size_t i = (size_t)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 17) & (t->cap - 1);
+
+    while (t->v[i].used && t->v[i].key != key)
+        i = (i + 1) & (t->cap - 1);
+    return i;
+}
+
+static const struct ent *find(const struct tab *t, uint64_t key)
+{
+    const struct ent *e;
+
+    if (!t->cap)
+        return NULL;
+    e = &t->v[slot_of(t, key)];
+    return e->used ? e : NULL;
+}
+
+static int grow(struct tab *t)
+{
+    size_t cap = t->cap ? 2 * t->cap : 64;
+    struct ent *v = calloc(cap, sizeof *v);
+    struct tab nt = {v, cap, t->n};
+
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->v[i].used)
+            v[slot_of(&nt, t->v[i].key)] = t->v[i];
+    free(t->v);
+    *t = nt;
+    return 0;
+}
+
+/* The entry of key, added when it is new; NULL when out of memory, or when the table already
+ * holds NAMES_CAP keys (a trace that names that many is not one the glue wrote: the rest stay
+ * unnamed). *full tells the two apart. */
+static struct ent *get(struct tab *t, uint64_t key, int *full)
+{
+    struct ent *e;
+
+    *full = 0;
+    if (t->cap) {
+        e = &t->v[slot_of(t, key)];
+        if (e->used)
+            return e;
+    }
+    if (t->n >= NAMES_CAP) {
+        *full = 1;
+        return NULL;
+    }
+    if (2 * (t->n + 1) > t->cap && grow(t) < 0)
+        return NULL;
+    e = &t->v[slot_of(t, key)];
+    memset(e, 0, sizeof *e);
+    e->used = 1;
+    e->key = key;
+    t->n++;
+    return e;
+}
+
+/* A name as shown: printable ASCII only, cut to NAMES_MAX bytes. */
+static void copy_name(char *dst, const char *src)
+{
+    size_t i;
+
+    for (i = 0; i < NAMES_MAX && src[i]; i++)
+        dst[i] = src[i] >= 0x20 && src[i] < 0x7f ? src[i] : '?';
+    dst[i] = 0;
+}
+
+int names_set_ctx(struct names *n, uint32_t id, const char *name)
+{
+    int full;
+    struct ent *e = get(&n->ctx, id, &full);
+
+    if (!e)
+        return full ? 0 : -1;
+    copy_name(e->name, name);
+    e->named = 1;
+    return 0;
+}
+
+int names_set_handle(struct names *n, uint32_t id, uint64_t handle)
+{
+    int full;
+    struct ent *e = get(&n->ctx, id, &full);
+
+    if (!e)
+        return full ? 0 : -1;
+    e->handle = handle;
+    return 0;
+}
+
+int names_set_obj(struct names *n, uint64_t handle, unsigned objtype, const char *name)
+{
+    int full;
+    struct ent *e = get(&n->obj, handle, &full);
+
+    if (!e)
+        return full ? 0 : -1;
+    copy_name(e->name, name);
+    e->named = 1;
+    if (objtype != CYG_OBJ_NONE) /* a name without a type (the queue registry's) keeps it */
+        e->type = (uint8_t)(objtype & CYG_NAME_OBJ_MASK);
+    return 0;
+}
+
+/* A task blocked on the object at handle: its type, for a name that comes without one. */
+static void note_type(struct names *n, const struct ev *e)
+{
+    unsigned type = e->data >> CYG_SCHED_OBJ_SHIFT & CYG_SCHED_OBJ_MASK;
+    const struct ent *known;
+    struct ent *x;
+    int full;
+
+    if ((e->data & CYG_SCHED_KIND_MASK) != CYG_SCHED_BLOCK || !e->addr ||
+        type < CYG_OBJ_QUEUE || type > CYG_OBJ_STREAM ||
+        ((known = find(&n->obj, e->addr)) && known->type))
+        return;
+    if ((x = get(&n->obj, e->addr, &full)))
+        x->type = (uint8_t)type;
+}
+
+const char *names_ctx(const struct names *n, uint32_t id)
+{
+    const struct ent *e = n ? find(&n->ctx, id) : NULL;
+
+    return e && e->named ? e->name : NULL;
+}
+
+uint64_t names_handle(const struct names *n, uint32_t id)
+{
+    const struct ent *e = n ? find(&n->ctx, id) : NULL;
+
+    return e ? e->handle : 0;
+}
+
+const char *names_obj(const struct names *n, uint64_t handle, unsigned *objtype)
+{
+    const struct ent *e = n ? find(&n->obj, handle) : NULL;
+
+    if (!e || !e->named)
+        return NULL;
+    if (objtype)
+        *objtype = e->type;
+    return e->name;
+}
+
+size_t names_ctx_count(const struct names *n)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; n && i < n->ctx.cap; i++)
+        k += n->ctx.v[i].used && n->ctx.v[i].named;
+    return k;
+}
+
+int names_find_ctx(const struct names *n, const char *name, uint32_t *id)
+{
+    int found = 0;
+
+    for (size_t i = 0; n && i < n->ctx.cap; i++) {
+        const struct ent *e = &n->ctx.v[i];
+
+        if (!e->used || !e->named || strcmp(e->name, name))
+            continue;
+        if (found && (uint32_t)e->key != *id)
+            return -1;
+        *id = (uint32_t)e->key;
+        found = 1;
+    }
+    return found;
+}
+
+static void pend_drop(struct names *n, struct pend *p)
+{
+    *p = n->pend[--n->npend];
+}
+
+/* The name p has put together is whole: it names its key. */
+static void pend_commit(struct names *n, struct pend *p)
+{
+    p->buf[p->len] = 0;
+    if (p->len) { /* an empty name says nothing */
+        if (p->object)
+            names_set_obj(n, p->key, p->type, p->buf);
+        else
+            names_set_ctx(n, (uint32_t)p->key, p->buf);
+    }
+    pend_drop(n, p);
+}
+
+static struct pend *pend_start(struct names *n, uint32_t writer)
+{
+    struct pend *p;
+
+    if (n->npend == PENDING) { /* the oldest goes: its writer never finished it */
+        unsigned old = 0;
+
+        for (unsigned i = 1; i < n->npend; i++)
+            if (n->pend[i].age < n->pend[old].age)
+                old = i;
+        pend_drop(n, &n->pend[old]);
+    }
+    p = &n->pend[n->npend++];
+    memset(p, 0, sizeof *p);
+    p->writer = writer;
+    p->age = n->clock++;
+    return p;
+}
+
+static void feed_name(struct names *n, const struct ev *e, unsigned w)
+{
+    unsigned part = e->data & CYG_NAME_PART_MASK;
+    unsigned len = e->data >> CYG_NAME_LEN_SHIFT & CYG_NAME_LEN_MASK;
+    struct pend *p = NULL;
+
+    for (unsigned i = 0; i < n->npend && !p; i++)
+        if (n->pend[i].writer == e->ctx)
+            p = &n->pend[i];
+    if (part == 0) { /* a key: a new name starts, and one its writer left unfinished goes */
+        if (!p)
+            p = pend_start(n, e->ctx);
+        p->len = 0;
+        p->ended = 0;
+        p->key = e->addr;
+        p->object = (e->data & CYG_NAME_OBJECT) != 0;
+        p->type = e->data >> CYG_NAME_OBJ_SHIFT & CYG_NAME_OBJ_MASK;
+        p->next = 1;
+    } else {
+        /* A word of no name begun (its key was overwritten), or out of order (words lost in
+         * between): that name is not known whole, and is not guessed. */
+        if (!p)
+            return;
+        if (part != p->next || len > w) {
+            pend_drop(n, p);
+            return;
+        }
+        for (unsigned i = 0; i < len && !p->ended; i++) {
+            char c = (char)(e->addr >> (8 * i) & 0xffu);
+
+            if (!c)
+                p->ended = 1;
+            else if (p->len < NAMES_MAX)
+                p->buf[p->len++] = c;
+        }
+        p->next++;
+    }
+    if (e->data & CYG_NAME_LAST)
+        pend_commit(n, p);
+}
+
+void names_feed(struct names *n, const struct ev *e, unsigned w)
+{
+    switch (e->kind) {
+    case EV_NAME:
+        feed_name(n, e, w);
+        break;
+    case EV_CONTEXT:
+        names_set_handle(n, e->data, e->addr);
+        break;
+    case EV_SCHED:
+        note_type(n, e);
+        break;
+    case EV_LOST: /* the words of any name in flight may be among those lost */
+        n->npend = 0;
+        break;
+    default:
+        break;
+    }
+}
+
+static int cmp_ent(const void *a, const void *b)
+{
+    const struct ent *x = *(const struct ent *const *)a, *y = *(const struct ent *const *)b;
+
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* The named entries of t, by key: an array to free, NULL when none (or out of memory). */
+static const struct ent **sorted(const struct tab *t, size_t *k)
+{
+    const struct ent **v;
+
+    *k = 0;
+    if (!t->n || !(v = malloc(t->n * sizeof *v)))
+        return NULL;
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->v[i].used && t->v[i].named)
+            v[(*k)++] = &t->v[i];
+    qsort(v, *k, sizeof *v, cmp_ent);
+    return v;
+}
+
+void names_each_ctx(const struct names *n, void (*fn)(void *arg, uint32_t id, const char *name),
+                    void *arg)
+{
+    size_t k;
+    const struct ent **v = n ? sorted(&n->ctx, &k) : NULL;
+
+    for (size_t i = 0; v && i < k; i++)
+        fn(arg, (uint32_t)v[i]->key, v[i]->name);
+    free(v);
+}
+
+void names_each_obj(const struct names *n,
+                    void (*fn)(void *arg, uint64_t handle, unsigned objtype, const char *name),
+                    void *arg)
+{
+    size_t k;
+    const struct ent **v = n ? sorted(&n->obj, &k) : NULL;
+
+    for (size_t i = 0; v && i < k; i++)
+        fn(arg, v[i]->key, v[i]->type, v[i]->name);
+    free(v);
+}
