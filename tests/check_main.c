@@ -17,7 +17,7 @@ int main(void)
     srunner_add_suite(sr, runtime_suite());
     srunner_add_suite(sr, rsp_suite());
     srunner_add_suite(sr, rttread_suite());
-    srunner_add_suite(sr, link_suite());
+    srunner_add_suite(sr, wire_suite());
     srunner_add_suite(sr, follow_suite());
     srunner_add_suite(sr, stream_suite());
     srunner_add_suite(sr, fnstat_suite());

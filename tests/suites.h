@@ -12,7 +12,7 @@ Suite *sym_suite(void);
 Suite *runtime_suite(void);
 Suite *rsp_suite(void);
 Suite *rttread_suite(void);
-Suite *link_suite(void);
+Suite *wire_suite(void);
 Suite *follow_suite(void);
 Suite *stream_suite(void);
 Suite *fnstat_suite(void);

@@ -21,7 +21,7 @@
 #include "cyg_format.h"
 #include "cyg_rtt.h"
 #include "source/follow.h"
-#include "source/link.h"
+#include "source/wire.h"
 #include "output/render.h"
 #include "source/rsp.h"
 #include "source/rtt.h"
@@ -73,7 +73,7 @@ struct live {
     uint64_t unmatched;
     /* the source */
     const char *source; /* as the user named it, for messages */
-    struct link *link;
+    struct wire *link;
     struct cmd_gdb gdb; /* --gdb: the server, and the RTT channel read through it */
     unsigned poll_hz;
     struct rsp *rsp;
@@ -334,7 +334,7 @@ static void plain_flush(struct live *l)
 static int pump_link(struct live *l, int wait_ms)
 {
     static uint8_t buf[LIVE_READ_BYTES];
-    long n = link_read(l->link, buf, sizeof buf, wait_ms, l->link_error, sizeof l->link_error);
+    long n = wire_read(l->link, buf, sizeof buf, wait_ms, l->link_error, sizeof l->link_error);
 
     if (n == 0)
         return 0;
@@ -692,7 +692,7 @@ static int open_rtt(struct live *l)
                 l->ch.index, l->ch.name, l->ch.size, l->ch.buffer, l->ch.block, l->ch_where,
                 l->poll_hz);
     if (!(l->rtt = rtt_poller_start(l->rsp, &l->ch, l->poll_hz, why, sizeof why)) ||
-        !(l->link = link_open_rtt(l->rtt, l->source, why, sizeof why))) {
+        !(l->link = wire_open_rtt(l->rtt, l->source, why, sizeof why))) {
         l->rtt = NULL;
         cmd_error("%s: %s", l->source, why);
         return -1;
@@ -730,11 +730,11 @@ static int open_source(struct live *l, int kind)
             return -1;
     } else {
         if (kind == OPT_SERIAL)
-            l->link = link_open_serial(l->source, why, sizeof why);
+            l->link = wire_open_serial(l->source, why, sizeof why);
         else if (kind == OPT_TCP)
-            l->link = link_open_tcp(l->source, why, sizeof why);
+            l->link = wire_open_tcp(l->source, why, sizeof why);
         else
-            l->link = link_open_file(l->source, why, sizeof why);
+            l->link = wire_open_file(l->source, why, sizeof why);
         if (!l->link) {
             cmd_error("%s: %s", l->source, why);
             return -1;
@@ -775,7 +775,7 @@ static void run(struct live *l, double duration)
         /* The view: wait for a key or the link, at most one tick. */
         {
             struct pollfd p[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
-                                  {.fd = l->link && !ended ? link_fd(l->link) : -1,
+                                  {.fd = l->link && !ended ? wire_fd(l->link) : -1,
                                    .events = POLLIN}};
 
             poll(p, 2, l->follow_path && !ended ? LIVE_TICK_MS / 2 : LIVE_TICK_MS);
@@ -879,7 +879,7 @@ out:
     sframe_free(l.fr);
     sdec_free(l.sd);
     if (l.link)
-        link_close(l.link); /* the poller goes with it: the target is halted, or lost */
+        wire_close(l.link); /* the poller goes with it: the target is halted, or lost */
     else
         rtt_poller_free(l.rtt);
     if (l.rsp)

@@ -3,7 +3,7 @@
  * for its ID), checks it, picks the channel named "cygtrace", and reads the bytes that came
  * since the last read. And the poller that does this through a GDB server while the target
  * runs: halt, read, advance rd_off, resume, HZ times a second, on a thread of its own, into a
- * socket that a link reads (link_open_rtt), so that the live loop reads it as any stream.
+ * socket that a link reads (wire_open_rtt), so that the live loop reads it as any stream.
  *
  * Target memory is read through struct rtt_mem, a GDB server's (rtt_mem_rsp) or a test's. */
 #ifndef RTT_H

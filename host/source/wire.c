@@ -1,9 +1,9 @@
-/* link.c - byte links: a serial port, a TCP socket, a file, named pipe or character device,
+/* wire.c - byte links: a serial port, a TCP socket, a file, named pipe or character device,
  * an RTT channel read by a poller (its socket).
  *
  * Every descriptor is non-blocking and every wait is a poll() with the caller's timeout, so
  * that no open and no read can hang: a FIFO is opened without waiting for its writer, a TCP
- * connect gives up after LINK_CONNECT_MS. (Looking a host name up takes what the system's
+ * connect gives up after WIRE_CONNECT_MS. (Looking a host name up takes what the system's
  * resolver takes: a name server that does not answer costs its own timeout, once.)
  *
  * How each kind ends. A file ends at its end and a pipe when its last writer closes it; a
@@ -13,7 +13,7 @@
  * (-2, "device disappeared"), not the end of what it had to say. An RTT poller's socket ends
  * when the poller does, and the poller says whether that was an end or a failure.
  */
-#include "source/link.h"
+#include "source/wire.h"
 
 #include "source/rtt.h"
 
@@ -32,22 +32,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LINK_DEFAULT_BAUD 115200u /* and B115200 below */
-#define LINK_CONNECT_MS 3000      /* a ser2net or QEMU that is there answers within milliseconds */
+#define WIRE_DEFAULT_BAUD 115200u /* and B115200 below */
+#define WIRE_CONNECT_MS 3000      /* a ser2net or QEMU that is there answers within milliseconds */
 
 enum link_kind { LINK_SERIAL, LINK_TCP, LINK_FILE, LINK_RTT };
 
-struct link {
+struct wire {
     int fd;
     enum link_kind kind;
     char *name;
     struct rtt_poller *rtt; /* LINK_RTT: fd is its socket, which it closes */
 };
 
-static struct link *link_new(int fd, enum link_kind kind, const char *name, size_t namelen,
+static struct wire *link_new(int fd, enum link_kind kind, const char *name, size_t namelen,
                              char *err, size_t errlen)
 {
-    struct link *l = calloc(1, sizeof *l);
+    struct wire *l = calloc(1, sizeof *l);
 
     if (!l || !(l->name = strndup(name, namelen))) {
         free(l);
@@ -128,7 +128,7 @@ static long split_serial(const char *spec, unsigned long *baud, speed_t *sp, cha
     struct stat st;
     char *end;
 
-    *baud = LINK_DEFAULT_BAUD;
+    *baud = WIRE_DEFAULT_BAUD;
     *sp = B115200;
     if (!colon || !all_digits(colon + 1) || stat(spec, &st) == 0)
         return (long)strlen(spec);
@@ -176,7 +176,7 @@ static int serial_setup(int fd, speed_t sp, unsigned long baud, char *err, size_
     return 0;
 }
 
-struct link *link_open_serial(const char *spec, char *err, size_t errlen)
+struct wire *wire_open_serial(const char *spec, char *err, size_t errlen)
 {
     unsigned long baud;
     speed_t sp;
@@ -291,7 +291,7 @@ static int tcp_try(const struct addrinfo *ai, long long deadline, int *why)
     return -1;
 }
 
-struct link *link_open_tcp(const char *spec, char *err, size_t errlen)
+struct wire *wire_open_tcp(const char *spec, char *err, size_t errlen)
 {
     struct addrinfo hints = {.ai_family = AF_UNSPEC,
                              .ai_socktype = SOCK_STREAM,
@@ -313,7 +313,7 @@ struct link *link_open_tcp(const char *spec, char *err, size_t errlen)
                  rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
         return NULL;
     }
-    deadline = now_ms() + LINK_CONNECT_MS;
+    deadline = now_ms() + WIRE_CONNECT_MS;
     for (ai = res; ai && fd < 0; ai = ai->ai_next) {
         int e = 0;
 
@@ -330,7 +330,7 @@ struct link *link_open_tcp(const char *spec, char *err, size_t errlen)
                      "tcp::%s,server) listening there?",
                      port);
         else if (why == ETIMEDOUT)
-            snprintf(err, errlen, "no connection within %d s", LINK_CONNECT_MS / 1000);
+            snprintf(err, errlen, "no connection within %d s", WIRE_CONNECT_MS / 1000);
         else
             snprintf(err, errlen, "cannot connect: %s", strerror(why));
         return NULL;
@@ -341,7 +341,7 @@ struct link *link_open_tcp(const char *spec, char *err, size_t errlen)
 
 /* --- files, pipes, character devices -------------------------------------------------------- */
 
-struct link *link_open_file(const char *path, char *err, size_t errlen)
+struct wire *wire_open_file(const char *path, char *err, size_t errlen)
 {
     struct stat st;
     int fd;
@@ -366,9 +366,9 @@ struct link *link_open_file(const char *path, char *err, size_t errlen)
 /* --- RTT ---------------------------------------------------------------------------------------
  */
 
-struct link *link_open_rtt(struct rtt_poller *p, const char *name, char *err, size_t errlen)
+struct wire *wire_open_rtt(struct rtt_poller *p, const char *name, char *err, size_t errlen)
 {
-    struct link *l = calloc(1, sizeof *l);
+    struct wire *l = calloc(1, sizeof *l);
 
     if (!l || !(l->name = strdup(name))) {
         free(l);
@@ -393,7 +393,7 @@ static int serial_gone(int fd)
     return tcgetattr(fd, &t) < 0;
 }
 
-long link_read(struct link *l, void *buf, size_t len, int timeout_ms, char *err, size_t errlen)
+long wire_read(struct wire *l, void *buf, size_t len, int timeout_ms, char *err, size_t errlen)
 {
     struct pollfd pf = {.fd = l->fd, .events = POLLIN};
     ssize_t n;
@@ -445,17 +445,17 @@ long link_read(struct link *l, void *buf, size_t len, int timeout_ms, char *err,
     return -2;
 }
 
-int link_fd(const struct link *l)
+int wire_fd(const struct wire *l)
 {
     return l->fd;
 }
 
-const char *link_name(const struct link *l)
+const char *wire_name(const struct wire *l)
 {
     return l->name;
 }
 
-void link_close(struct link *l)
+void wire_close(struct wire *l)
 {
     if (!l)
         return;

@@ -1,4 +1,4 @@
-/* check_link.c - the byte links against the real thing: a pseudo-terminal pair for the serial
+/* check_wire.c - the byte links against the real thing: a pseudo-terminal pair for the serial
  * port, a listening socket on a free port of the loopback, a FIFO and a file in a temporary
  * directory. Every wait is bounded; each test closes what it opened. */
 #include <check.h>
@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "source/link.h"
+#include "source/wire.h"
 #include "suites.h"
 
 static char dir[64]; /* made by the fixture in the runner, removed after the last test */
@@ -55,16 +55,16 @@ static long long now_ms(void)
 }
 
 /* Reads exactly n bytes from l within 5 s. */
-static void read_exactly(struct link *l, uint8_t *buf, size_t n)
+static void read_exactly(struct wire *l, uint8_t *buf, size_t n)
 {
     char err[256] = "";
     size_t got = 0;
     long long end = now_ms() + 5000;
 
     while (got < n && now_ms() < end) {
-        long r = link_read(l, buf + got, n - got, 200, err, sizeof err);
+        long r = wire_read(l, buf + got, n - got, 200, err, sizeof err);
 
-        ck_assert_msg(r >= 0, "link_read: %ld (%s)", r, err);
+        ck_assert_msg(r >= 0, "wire_read: %ld (%s)", r, err);
         got += (size_t)r;
     }
     ck_assert_uint_eq(got, n);
@@ -84,15 +84,15 @@ START_TEST(test_link_serial_pty_raw)
     char name[256], spec[300], err[256] = "";
     uint8_t out[256], in[256];
     struct termios t;
-    struct link *l;
+    struct wire *l;
     long long t0;
 
     ck_assert_int_eq(openpty(&m, &s, name, NULL, NULL), 0);
     snprintf(spec, sizeof spec, "%s:921600", name);
-    l = link_open_serial(spec, err, sizeof err);
+    l = wire_open_serial(spec, err, sizeof err);
     ck_assert_msg(l != NULL, "%s", err);
-    ck_assert_str_eq(link_name(l), name);
-    ck_assert_int_ge(link_fd(l), 0);
+    ck_assert_str_eq(wire_name(l), name);
+    ck_assert_int_ge(wire_fd(l), 0);
     ck_assert_int_eq(tcgetattr(s, &t), 0); /* the settings belong to the terminal */
     ck_assert_uint_eq(cfgetospeed(&t), B921600);
     ck_assert_uint_eq(t.c_cflag & CSIZE, CS8);
@@ -103,7 +103,7 @@ START_TEST(test_link_serial_pty_raw)
 
     /* Nothing sent: 0 after the timeout, not before. */
     t0 = now_ms();
-    ck_assert_int_eq(link_read(l, in, sizeof in, 150, err, sizeof err), 0);
+    ck_assert_int_eq(wire_read(l, in, sizeof in, 150, err, sizeof err), 0);
     ck_assert_int_ge(now_ms() - t0, 140);
 
     all_bytes(out);
@@ -114,11 +114,11 @@ START_TEST(test_link_serial_pty_raw)
     /* The other end goes away: an error at once, even when asked to wait for ever. */
     close(m);
     t0 = now_ms();
-    ck_assert_int_eq(link_read(l, in, sizeof in, -1, err, sizeof err), -2);
+    ck_assert_int_eq(wire_read(l, in, sizeof in, -1, err, sizeof err), -2);
     ck_assert_msg(strstr(err, "device disappeared") != NULL, "%s", err);
     ck_assert_int_lt(now_ms() - t0, 1000);
-    ck_assert_int_eq(link_read(l, in, sizeof in, -1, err, sizeof err), -2);
-    link_close(l);
+    ck_assert_int_eq(wire_read(l, in, sizeof in, -1, err, sizeof err), -2);
+    wire_close(l);
 }
 END_TEST
 
@@ -133,16 +133,16 @@ START_TEST(test_link_serial_bauds)
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct termios t;
-        struct link *l;
+        struct wire *l;
         int m, s;
 
         ck_assert_int_eq(openpty(&m, &s, name, NULL, NULL), 0);
         snprintf(spec, sizeof spec, "%s%s", name, cases[i].suffix);
-        l = link_open_serial(spec, err, sizeof err);
+        l = wire_open_serial(spec, err, sizeof err);
         ck_assert_msg(l != NULL, "%s: %s", spec, err);
         ck_assert_int_eq(tcgetattr(s, &t), 0);
         ck_assert_uint_eq(cfgetispeed(&t), cases[i].sp);
-        link_close(l);
+        wire_close(l);
         close(s);
         close(m);
     }
@@ -154,23 +154,23 @@ START_TEST(test_link_serial_errors)
     char name[256], spec[300], err[256];
     int m, s;
 
-    ck_assert_ptr_null(link_open_serial("/nonexistent/ttyUSB9", err, sizeof err));
+    ck_assert_ptr_null(wire_open_serial("/nonexistent/ttyUSB9", err, sizeof err));
     ck_assert_str_eq(err, "no such device");
-    ck_assert_ptr_null(link_open_serial("/nonexistent/ttyUSB9:921600", err, sizeof err));
+    ck_assert_ptr_null(wire_open_serial("/nonexistent/ttyUSB9:921600", err, sizeof err));
     ck_assert_str_eq(err, "no such device");
-    ck_assert_ptr_null(link_open_serial("/dev/null", err, sizeof err));
+    ck_assert_ptr_null(wire_open_serial("/dev/null", err, sizeof err));
     ck_assert_str_eq(err, "not a terminal (use --file for files and pipes)");
-    ck_assert_ptr_null(link_open_serial("/dev/null:115200", err, sizeof err));
+    ck_assert_ptr_null(wire_open_serial("/dev/null:115200", err, sizeof err));
     ck_assert_str_eq(err, "not a terminal (use --file for files and pipes)");
-    ck_assert_ptr_null(link_open_serial("", err, sizeof err));
+    ck_assert_ptr_null(wire_open_serial("", err, sizeof err));
     ck_assert_ptr_nonnull(strstr(err, "no device named"));
 
     ck_assert_int_eq(openpty(&m, &s, name, NULL, NULL), 0);
     snprintf(spec, sizeof spec, "%s:9601", name);
-    ck_assert_ptr_null(link_open_serial(spec, err, sizeof err));
+    ck_assert_ptr_null(wire_open_serial(spec, err, sizeof err));
     ck_assert_ptr_nonnull(strstr(err, "9601: not a baud rate this system supports"));
     snprintf(spec, sizeof spec, "%s:99999999999999999999", name);
-    ck_assert_ptr_null(link_open_serial(spec, err, sizeof err));
+    ck_assert_ptr_null(wire_open_serial(spec, err, sizeof err));
     ck_assert_ptr_nonnull(strstr(err, "not a baud rate"));
     close(s);
     close(m);
@@ -219,25 +219,25 @@ static void tcp_round(int family, const char *host)
     uint8_t out[256], in[256];
     unsigned port;
     int ls = listener(family, &port), c;
-    struct link *l;
+    struct wire *l;
 
     if (ls < 0 && family == AF_INET6)
         return; /* no IPv6 here */
     ck_assert_int_ge(ls, 0);
     snprintf(spec, sizeof spec, "%s:%u", host, port);
-    l = link_open_tcp(spec, err, sizeof err);
+    l = wire_open_tcp(spec, err, sizeof err);
     ck_assert_msg(l != NULL, "%s: %s", spec, err);
-    ck_assert_str_eq(link_name(l), spec);
+    ck_assert_str_eq(wire_name(l), spec);
     c = accept(ls, NULL, NULL);
     ck_assert_int_ge(c, 0);
-    ck_assert_int_eq(link_read(l, in, sizeof in, 100, err, sizeof err), 0);
+    ck_assert_int_eq(wire_read(l, in, sizeof in, 100, err, sizeof err), 0);
     all_bytes(out);
     ck_assert_int_eq(write(c, out, sizeof out), (ssize_t)sizeof out);
     read_exactly(l, in, sizeof in);
     ck_assert_mem_eq(in, out, sizeof out);
     close(c);
-    ck_assert_int_eq(link_read(l, in, sizeof in, 2000, err, sizeof err), -1);
-    link_close(l);
+    ck_assert_int_eq(wire_read(l, in, sizeof in, 2000, err, sizeof err), -1);
+    wire_close(l);
     close(ls);
 }
 
@@ -257,19 +257,19 @@ START_TEST(test_link_tcp_reset)
     uint8_t in[16];
     unsigned port;
     int ls = listener(AF_INET, &port), c;
-    struct link *l;
+    struct wire *l;
 
     ck_assert_int_ge(ls, 0);
     snprintf(spec, sizeof spec, "127.0.0.1:%u", port);
-    l = link_open_tcp(spec, err, sizeof err);
+    l = wire_open_tcp(spec, err, sizeof err);
     ck_assert_msg(l != NULL, "%s", err);
     c = accept(ls, NULL, NULL);
     ck_assert_int_ge(c, 0);
     setsockopt(c, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
     close(c);
-    ck_assert_int_eq(link_read(l, in, sizeof in, 2000, err, sizeof err), -2);
+    ck_assert_int_eq(wire_read(l, in, sizeof in, 2000, err, sizeof err), -2);
     ck_assert_str_eq(err, "connection reset");
-    link_close(l);
+    wire_close(l);
     close(ls);
 }
 END_TEST
@@ -286,25 +286,25 @@ START_TEST(test_link_tcp_errors)
     close(fd);
     snprintf(spec, sizeof spec, "127.0.0.1:%u", port);
     t0 = now_ms();
-    ck_assert_ptr_null(link_open_tcp(spec, err, sizeof err));
+    ck_assert_ptr_null(wire_open_tcp(spec, err, sizeof err));
     ck_assert_msg(strncmp(err, "connection refused", 18) == 0, "%s", err);
     ck_assert_int_lt(now_ms() - t0, 1000);
 
-    ck_assert_ptr_null(link_open_tcp("nohost.invalid:4444", err, sizeof err));
+    ck_assert_ptr_null(wire_open_tcp("nohost.invalid:4444", err, sizeof err));
     ck_assert_msg(!strcmp(err, "no such host") || !strncmp(err, "cannot resolve", 14), "%s", err);
-    ck_assert_ptr_null(link_open_tcp("localhost", err, sizeof err));
+    ck_assert_ptr_null(wire_open_tcp("localhost", err, sizeof err));
     ck_assert_ptr_nonnull(strstr(err, "not HOST:PORT"));
-    ck_assert_ptr_null(link_open_tcp(":4444", err, sizeof err));
+    ck_assert_ptr_null(wire_open_tcp(":4444", err, sizeof err));
     ck_assert_ptr_nonnull(strstr(err, "not HOST:PORT"));
-    ck_assert_ptr_null(link_open_tcp("localhost:0", err, sizeof err));
+    ck_assert_ptr_null(wire_open_tcp("localhost:0", err, sizeof err));
     ck_assert_str_eq(err, "0: not a port number (1 ... 65535)");
-    ck_assert_ptr_null(link_open_tcp("localhost:65536", err, sizeof err));
+    ck_assert_ptr_null(wire_open_tcp("localhost:65536", err, sizeof err));
     ck_assert_ptr_nonnull(strstr(err, "not a port number"));
-    ck_assert_ptr_null(link_open_tcp("localhost:-1", err, sizeof err));
+    ck_assert_ptr_null(wire_open_tcp("localhost:-1", err, sizeof err));
     ck_assert_ptr_nonnull(strstr(err, "not a port number"));
-    ck_assert_ptr_null(link_open_tcp("::1:4444", err, sizeof err));
+    ck_assert_ptr_null(wire_open_tcp("::1:4444", err, sizeof err));
     ck_assert_ptr_nonnull(strstr(err, "brackets"));
-    ck_assert_ptr_null(link_open_tcp("[::1:4444", err, sizeof err));
+    ck_assert_ptr_null(wire_open_tcp("[::1:4444", err, sizeof err));
     ck_assert_ptr_nonnull(strstr(err, "not HOST:PORT"));
 }
 END_TEST
@@ -316,27 +316,27 @@ START_TEST(test_link_fifo)
     const char *path = in_dir("fifo");
     char err[256] = "";
     uint8_t out[256], in[256];
-    struct link *l;
+    struct wire *l;
     long long t0;
     int w;
 
     unlink(path);
     ck_assert_int_eq(mkfifo(path, 0600), 0);
     t0 = now_ms();
-    l = link_open_file(path, err, sizeof err);
+    l = wire_open_file(path, err, sizeof err);
     ck_assert_msg(l != NULL, "%s", err);
     ck_assert_int_lt(now_ms() - t0, 1000);
-    ck_assert_int_eq(link_read(l, in, sizeof in, 100, err, sizeof err), 0);
+    ck_assert_int_eq(wire_read(l, in, sizeof in, 100, err, sizeof err), 0);
     w = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
     ck_assert_int_ge(w, 0);
     all_bytes(out);
     ck_assert_int_eq(write(w, out, sizeof out), (ssize_t)sizeof out);
     read_exactly(l, in, sizeof in);
     ck_assert_mem_eq(in, out, sizeof out);
-    ck_assert_int_eq(link_read(l, in, sizeof in, 100, err, sizeof err), 0); /* writer still there */
+    ck_assert_int_eq(wire_read(l, in, sizeof in, 100, err, sizeof err), 0); /* writer still there */
     close(w);
-    ck_assert_int_eq(link_read(l, in, sizeof in, 2000, err, sizeof err), -1);
-    link_close(l);
+    ck_assert_int_eq(wire_read(l, in, sizeof in, 2000, err, sizeof err), -1);
+    wire_close(l);
     unlink(path);
 }
 END_TEST
@@ -346,7 +346,7 @@ START_TEST(test_link_file)
     const char *path = in_dir("file");
     char err[256] = "";
     uint8_t out[256], in[300];
-    struct link *l;
+    struct wire *l;
     size_t got = 0;
     long r;
     FILE *fp = fopen(path, "wb");
@@ -355,24 +355,24 @@ START_TEST(test_link_file)
     ck_assert_ptr_nonnull(fp);
     ck_assert_uint_eq(fwrite(out, 1, sizeof out, fp), sizeof out);
     fclose(fp);
-    l = link_open_file(path, err, sizeof err);
+    l = wire_open_file(path, err, sizeof err);
     ck_assert_msg(l != NULL, "%s", err);
-    ck_assert_str_eq(link_name(l), path);
-    while ((r = link_read(l, in + got, sizeof in - got, 100, err, sizeof err)) > 0)
+    ck_assert_str_eq(wire_name(l), path);
+    while ((r = wire_read(l, in + got, sizeof in - got, 100, err, sizeof err)) > 0)
         got += (size_t)r;
     ck_assert_int_eq(r, -1);
     ck_assert_uint_eq(got, sizeof out);
     ck_assert_mem_eq(in, out, sizeof out);
-    ck_assert_int_eq(link_read(l, in, sizeof in, 100, err, sizeof err), -1);
-    link_close(l);
-    link_close(NULL);
+    ck_assert_int_eq(wire_read(l, in, sizeof in, 100, err, sizeof err), -1);
+    wire_close(l);
+    wire_close(NULL);
     unlink(path);
 
     /* A character device reads like a file. */
-    l = link_open_file("/dev/zero", err, sizeof err);
+    l = wire_open_file("/dev/zero", err, sizeof err);
     ck_assert_msg(l != NULL, "%s", err);
-    ck_assert_int_eq(link_read(l, in, 16, 100, err, sizeof err), 16);
-    link_close(l);
+    ck_assert_int_eq(wire_read(l, in, 16, 100, err, sizeof err), 16);
+    wire_close(l);
 }
 END_TEST
 
@@ -380,9 +380,9 @@ START_TEST(test_link_file_errors)
 {
     char err[256];
 
-    ck_assert_ptr_null(link_open_file(in_dir("missing"), err, sizeof err));
+    ck_assert_ptr_null(wire_open_file(in_dir("missing"), err, sizeof err));
     ck_assert_str_eq(err, "no such file");
-    ck_assert_ptr_null(link_open_file(dir, err, sizeof err));
+    ck_assert_ptr_null(wire_open_file(dir, err, sizeof err));
     ck_assert_str_eq(err, "is a directory");
     if (geteuid() != 0) {
         const char *path = in_dir("plain");
@@ -391,16 +391,16 @@ START_TEST(test_link_file_errors)
         ck_assert_ptr_nonnull(fp);
         fclose(fp);
         chmod(path, 0);
-        ck_assert_ptr_null(link_open_file(path, err, sizeof err));
+        ck_assert_ptr_null(wire_open_file(path, err, sizeof err));
         ck_assert_str_eq(err, "permission denied");
         unlink(path);
     }
 }
 END_TEST
 
-Suite *link_suite(void)
+Suite *wire_suite(void)
 {
-    Suite *s = suite_create("link");
+    Suite *s = suite_create("wire");
     TCase *tc = tcase_create("core");
 
     tcase_set_timeout(tc, 20);
