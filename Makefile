@@ -39,6 +39,9 @@ say = @printf '  %-7s %s\n' '$(1)' '$(2)';
 endif
 
 WARN := -Wall -Wextra -Werror
+# Every object's header dependencies, as the compiler saw them (OBJ.d beside OBJ.o, read back by
+# the -include lines below); -MP: a header deleted since is no error.
+DEPFLAGS := -MMD -MP
 CFLAGS ?= -O2 -g
 # SANITIZE=1: ASan and UBSan on what BASE_CFLAGS builds (the host tool, the Check runner,
 # fake_gdb, noisy); any finding ends the process (-fno-sanitize-recover), so the test fails.
@@ -65,16 +68,20 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubu
 
 .PHONY: all demo demo-linux demo-live demo-rtt demo-freertos demo-riscv check deps install clean bench runtime host examples firmware-cores fuzz
 all: host runtime examples firmware-cores firmware
+# The runtime's sources, per port (CYGTRACE_RT_SRC_core, CYGTRACE_RT_SRC_linux...), for this
+# file and the examples'.
+include target/sources.mk
 include examples/firmware/firmware.mk
 include examples/riscv/riscv.mk
 include examples/freertos/freertos.mk
+# The header dependencies of what those three build, all of it under $(O)/firmware.
+-include $(shell find $(O)/firmware -name '*.d' 2>/dev/null)
 
 # ---------------------------------------------------------------------------------------------
 # common/ and the target runtime
 
 COMMON_SRC := common/crc32.c common/cobs.c common/cyg_spec.c
-RT_SRC := target/core/cygtrace.c target/core/cygtrace_drain.c target/core/cygtrace_rtt.c \
-          $(wildcard target/linux/*.c) $(COMMON_SRC)
+RT_SRC := $(CYGTRACE_RT_SRC_core) $(CYGTRACE_RT_SRC_linux)
 RT_INC := -Icommon -Itarget/core -Itarget/linux
 RT_CFLAGS := -std=gnu11 $(WARN) -O2 -g -fPIC -fno-instrument-functions -fvisibility=hidden \
              -fno-stack-protector
@@ -82,9 +89,10 @@ RT_OBJ := $(patsubst %.c,$(O)/linux/obj/%.o,$(RT_SRC))
 
 runtime: $(O)/linux/libcygtrace.a $(O)/linux/libcygtrace.so
 
-$(O)/linux/obj/%.o: %.c $(wildcard common/*.h target/core/*.h target/linux/*.h)
+$(O)/linux/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(call say,CC,$<)$(CC) $(RT_CFLAGS) $(RT_INC) -c $< -o $@
+	$(call say,CC,$<)$(CC) $(RT_CFLAGS) $(DEPFLAGS) $(RT_INC) -c $< -o $@
+-include $(RT_OBJ:.o=.d)
 
 $(O)/linux/libcygtrace.a: $(RT_OBJ)
 	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
@@ -102,8 +110,7 @@ CORE_NAMES := $(foreach c,$(CORES),$(firstword $(subst :, ,$(c))))
 core_flags = $(subst @, ,$(word 2,$(subst :, ,$(filter $(1):%,$(CORES)))))
 FW_CFLAGS := -std=gnu11 $(WARN) -Os -g -mthumb -ffreestanding -fno-instrument-functions \
              -ffunction-sections -fdata-sections -Icommon -Itarget/core -Itarget/cortex-m
-FW_SRC := target/core/cygtrace.c target/core/cygtrace_drain.c target/core/cygtrace_rtt.c \
-          target/core/cygtrace_static.c target/cortex-m/cygtrace_cm.c $(COMMON_SRC)
+FW_SRC := $(CYGTRACE_RT_SRC_core) $(CYGTRACE_RT_SRC_cortex-m)
 
 ifneq ($(shell command -v $(ARM_CC) 2>/dev/null),)
 firmware-cores: $(foreach c,$(CORE_NAMES),$(O)/$(c)/libcygtrace.a)
@@ -113,11 +120,13 @@ firmware-cores:
 endif
 
 define core_rule
-$(O)/$(1)/obj/%.o: %.c $(wildcard common/*.h target/core/*.h target/cortex-m/*.h)
+$(O)/$(1)/obj/%.o: %.c
 	@mkdir -p $$(dir $$@)
-	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(FW_CFLAGS) $(call core_flags,$(1)) -c $$< -o $$@
+	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(FW_CFLAGS) $(DEPFLAGS) $(call core_flags,$(1)) \
+	    -c $$< -o $$@
 $(O)/$(1)/libcygtrace.a: $(patsubst %.c,$(O)/$(1)/obj/%.o,$(FW_SRC))
 	$$(call say,AR,$$@)rm -f $$@ && arm-none-eabi-ar rcs $$@ $$^
+-include $(patsubst %.c,$(O)/$(1)/obj/%.d,$(FW_SRC))
 endef
 $(foreach c,$(CORE_NAMES),$(eval $(call core_rule,$(c))))
 
@@ -136,10 +145,11 @@ HOST_CMD_OBJ := $(patsubst %.c,$(O)/host/obj/%.o,$(HOST_CMD_SRC))
 
 host: $(O)/cygtrace
 
-$(O)/host/obj/%.o: %.c $(wildcard common/*.h host/*/*.h)
+$(O)/host/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(call say,CC,$<)$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE -DCYGTRACE_VERSION='"$(VERSION)"' \
-	    $(HOST_INC) -c $< -o $@
+	$(call say,CC,$<)$(CC) $(BASE_CFLAGS) $(DEPFLAGS) -D_GNU_SOURCE \
+	    -DCYGTRACE_VERSION='"$(VERSION)"' $(HOST_INC) -c $< -o $@
+-include $(HOST_LIB_OBJ:.o=.d) $(HOST_CMD_OBJ:.o=.d)
 
 $(O)/host/libcyghost.a: $(HOST_LIB_OBJ)
 	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
@@ -187,11 +197,11 @@ $(LIBS_EX)/libsdemo-static: examples/libs/libsdemo.c $(LIBS_EX)/libshape.so $(LI
 # The same library for Cortex-M3, with its wrappers (cm3/), for firmware to link.
 WRAP_EX := $(O)/examples/wrap
 WRAP_GEN_CFLAGS := -std=gnu11 $(WARN) -O2 -g -fno-instrument-functions -Itarget/core -Icommon
-WRAP_DEPS := $(wildcard common/*.h target/core/*.h)
 examples: $(WRAP_EX)/wrapdemo
-$(WRAP_EX)/obj/vend.o: examples/wrap/vend.c examples/wrap/vend.h
+$(WRAP_EX)/obj/vend.o: examples/wrap/vend.c
 	@mkdir -p $(dir $@)
-	$(call say,CC,$<)$(CC) -std=gnu11 $(WARN) -g -O1 -fno-instrument-functions -c $< -o $@
+	$(call say,CC,$<)$(CC) -std=gnu11 $(WARN) $(DEPFLAGS) -g -O1 -fno-instrument-functions \
+	    -c $< -o $@
 $(WRAP_EX)/libvend.a: $(WRAP_EX)/obj/vend.o
 	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
 $(WRAP_EX)/vend/cygtrace_wrap.c $(WRAP_EX)/vend/cygtrace_wrap.flags &: $(WRAP_EX)/libvend.a \
@@ -200,10 +210,10 @@ $(WRAP_EX)/vend/cygtrace_wrap.c $(WRAP_EX)/vend/cygtrace_wrap.flags &: $(WRAP_EX
 $(WRAP_EX)/libc/cygtrace_wrap.c $(WRAP_EX)/libc/cygtrace_wrap.flags &: examples/wrap/libc.sig \
                                                                       $(O)/cygtrace
 	$(call say,WRAP,$<)$(O)/cygtrace wrap -q -o $(WRAP_EX)/libc --signatures=$<
-$(WRAP_EX)/vend/cygtrace_wrap.o: $(WRAP_EX)/vend/cygtrace_wrap.c $(WRAP_DEPS)
-	$(call say,CC,$<)$(CC) $(WRAP_GEN_CFLAGS) -c $< -o $@
-$(WRAP_EX)/libc/cygtrace_wrap.o: $(WRAP_EX)/libc/cygtrace_wrap.c $(WRAP_DEPS)
-	$(call say,CC,$<)$(CC) $(WRAP_GEN_CFLAGS) -c $< -o $@
+$(WRAP_EX)/vend/cygtrace_wrap.o: $(WRAP_EX)/vend/cygtrace_wrap.c
+	$(call say,CC,$<)$(CC) $(WRAP_GEN_CFLAGS) $(DEPFLAGS) -c $< -o $@
+$(WRAP_EX)/libc/cygtrace_wrap.o: $(WRAP_EX)/libc/cygtrace_wrap.c
+	$(call say,CC,$<)$(CC) $(WRAP_GEN_CFLAGS) $(DEPFLAGS) -c $< -o $@
 # The wrappers' objects, then the library their __real_NAME calls resolve to.
 WRAP_DEMO_IN := $(WRAP_EX)/vend/cygtrace_wrap.o $(WRAP_EX)/libc/cygtrace_wrap.o \
                 $(WRAP_EX)/libvend.a $(O)/linux/libcygtrace.a
@@ -216,16 +226,19 @@ WRAP_CM3 := $(WRAP_EX)/cm3
 ifneq ($(shell command -v $(ARM_CC) 2>/dev/null),)
 examples: $(WRAP_CM3)/libvend.a $(WRAP_CM3)/cygtrace_wrap.o
 endif
-$(WRAP_CM3)/obj/vend.o: examples/wrap/vend.c examples/wrap/vend.h
+$(WRAP_CM3)/obj/vend.o: examples/wrap/vend.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$< [cortex-m3])$(ARM_CC) -mcpu=cortex-m3 -mthumb -std=gnu11 $(WARN) -g -Os \
-	    -ffreestanding -ffunction-sections -fdata-sections -fno-instrument-functions -c $< -o $@
+	    -ffreestanding -ffunction-sections -fdata-sections -fno-instrument-functions $(DEPFLAGS) \
+	    -c $< -o $@
 $(WRAP_CM3)/libvend.a: $(WRAP_CM3)/obj/vend.o
 	$(call say,AR,$@)rm -f $@ && arm-none-eabi-ar rcs $@ $^
 $(WRAP_CM3)/cygtrace_wrap.c $(WRAP_CM3)/cygtrace_wrap.flags &: $(WRAP_CM3)/libvend.a $(O)/cygtrace
 	$(call say,WRAP,$<)$(O)/cygtrace wrap -q -o $(WRAP_CM3) $<
-$(WRAP_CM3)/cygtrace_wrap.o: $(WRAP_CM3)/cygtrace_wrap.c $(WRAP_DEPS)
-	$(call say,CC,$< [cortex-m3])$(ARM_CC) $(FW_CFLAGS) -Os -mcpu=cortex-m3 -c $< -o $@
+$(WRAP_CM3)/cygtrace_wrap.o: $(WRAP_CM3)/cygtrace_wrap.c
+	$(call say,CC,$< [cortex-m3])$(ARM_CC) $(FW_CFLAGS) $(DEPFLAGS) -Os -mcpu=cortex-m3 -c $< -o $@
+-include $(addsuffix .d,$(basename $(WRAP_EX)/obj/vend.o $(WRAP_EX)/vend/cygtrace_wrap.o \
+    $(WRAP_EX)/libc/cygtrace_wrap.o $(WRAP_CM3)/obj/vend.o $(WRAP_CM3)/cygtrace_wrap.o))
 
 # tests/harm.c: a program that tries to get hurt by the runtime it carries (linux_safety.sh),
 # linked with libcygtrace.a, and without it for cygtrace record's preload.
@@ -248,10 +261,11 @@ $(O)/tests/harm-dyn: tests/harm.c
 TEST_SRC := $(wildcard tests/check_*.c) tests/ringgen.c tests/testdir.c tests/fakegdb.c
 TEST_OBJ := $(patsubst %.c,$(O)/tests/obj/%.o,$(TEST_SRC))
 
-$(O)/tests/obj/%.o: %.c $(wildcard common/*.h host/*/*.h tests/*.h)
+$(O)/tests/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(call say,CC,$<)$(CC) $(BASE_CFLAGS) -D_GNU_SOURCE $(HOST_INC) -Itarget/core -Itests \
-	    -c $< -o $@
+	$(call say,CC,$<)$(CC) $(BASE_CFLAGS) $(DEPFLAGS) -D_GNU_SOURCE $(HOST_INC) -Itarget/core \
+	    -Itests -c $< -o $@
+-include $(TEST_OBJ:.o=.d)
 
 # The runner links the real Linux runtime too: the round-trip tests drive its hooks directly.
 $(O)/tests/check_cygtrace: $(TEST_OBJ) $(O)/host/libcyghost.a $(O)/linux/libcygtrace.a
@@ -264,7 +278,10 @@ include tests/stress/stress.mk
 include tests/fuzz/fuzz.mk
 include docs/man/man.mk
 
-check: deps
+# check sets a fresh machine up (the packages, as make deps), but where what the build and the
+# tests use is there, however installed, it needs neither apt nor root (tools/deps.sh check).
+check:
+	$(Q)tools/deps.sh check
 	$(Q)$(MAKE) --no-print-directory all $(O)/tests/check_cygtrace sym-fixtures pull-fixtures stream-fixtures
 	$(Q)VALGRIND=$(VALGRIND) tests/run.sh $(O)
 
@@ -323,7 +340,8 @@ bench: deps
 #                                        when $(ARM_CC) is there)
 #   lib/cmake/cygtrace/                  cygtrace-config.cmake (+ -version): find_package(cygtrace)
 #   share/cygtrace/                      cygtrace.mk, cygtrace.cmake, cygtrace.gdb, and the
-#                                        runtime's sources (common/, target/) they build from
+#                                        runtime's sources (common/, target/) they build from,
+#                                        with their list (target/sources.mk)
 #   share/man/man1, man3                 the man pages, once docs/man/man.mk gives them
 #   share/bash-completion/completions/cygtrace   tools/cygtrace.bash, if there
 # Each entry reads DEST|MODE|SOURCE, DEST relative to PREFIX.
@@ -345,7 +363,8 @@ INSTALL_LIST = \
                                        $(O)/pkg/cygtrace-config-version.cmake) \
     $(call inst,share/cygtrace,644,tools/cygtrace.gdb tools/cygtrace.mk tools/cygtrace.cmake) \
     $(call inst_tree,share/cygtrace,644,$(wildcard common/*.[ch] target/*/*.[ch] \
-                                        target/rtos/*/*.[ch] target/rtos/*/*.mk)) \
+                                        target/sources.mk target/rtos/*/*.[ch] \
+                                        target/rtos/*/*.mk)) \
     $(call inst,share/man/man1,644,$(MAN1_PAGES)) \
     $(call inst,share/man/man3,644,$(MAN3_PAGES)) \
     $(call inst,share/bash-completion/completions,644,$(wildcard tools/cygtrace.bash))

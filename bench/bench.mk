@@ -75,5 +75,6 @@ $(BINS):
 $(B)/obj/drain_rate.o: bench/drain_rate.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)$(CC) $(BENCH_CFLAGS) -Icommon -Ihost -Itarget/core -c $< -o $@
+# (The decoder names contexts by their symbols: libbfd and libdwarf come along.)
 $(B)/drain_rate: $(B)/obj/drain_rate.o $(O)/host/libcyghost.a $(RT)
-	$(call say,LD,$@)$(CC) -o $@ $^ -lpthread
+	$(call say,LD,$@)$(CC) -o $@ $^ -lbfd -ldwarf -lpthread

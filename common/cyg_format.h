@@ -162,7 +162,7 @@ _Static_assert(sizeof(struct cyg_ctl) == CYG_HDR_BYTES, "control block size");
 #define CYG64_STHREAD_SHIFT 40u
 #define CYG64_DATA_MASK ((UINT64_C(1) << 40) - 1u)
 
-/* With CYG_F_LAPTAG (from the issue-6 runtime on), a 64-bit call record's b holds bits 1..11 of
+/* With CYG_F_LAPTAG (set by every 64-bit runtime), a 64-bit call record's b holds bits 1..11 of
  * the inverted lap number in bits 60..50, the timestamp in bits 49..0 (ts_bits <= 50). One lap
  * bit tells a slot's last lap from the one before; it cannot tell a record that a preempted
  * writer stored two laps late, with another thread's record of this lap under it. With the tag,

@@ -42,6 +42,34 @@ if(NOT CYGTRACE_DIR)
     endif()
 endif()
 
+# The runtime's sources for a port into out: those of target/sources.mk, the one list that every
+# build of the runtime reads (make includes it; here its "CYGTRACE_RT_SRC_<name> := files" lines
+# are read: core's and the port's, relative to CYGTRACE_DIR). Empty for a port it does not have.
+function(cygtrace_rt_sources port out)
+    file(READ "${CYGTRACE_DIR}/target/sources.mk" text)
+    string(REPLACE "\\\n" " " text "${text}") # continuation lines
+    string(REGEX MATCHALL "CYGTRACE_RT_SRC_[a-z-]+ :=[^\n]*" lines "${text}")
+    set(src)
+    set(have_port FALSE)
+    foreach(line IN LISTS lines)
+        string(REGEX MATCH "^CYGTRACE_RT_SRC_([a-z-]+) := (.*)$" line "${line}")
+        set(name "${CMAKE_MATCH_1}")
+        separate_arguments(files UNIX_COMMAND "${CMAKE_MATCH_2}")
+        if(name STREQUAL port)
+            set(have_port TRUE)
+        endif()
+        if(name STREQUAL "core" OR name STREQUAL port)
+            foreach(f IN LISTS files)
+                list(APPEND src "${CYGTRACE_DIR}/${f}")
+            endforeach()
+        endif()
+    endforeach()
+    if(NOT have_port)
+        set(src)
+    endif()
+    set(${out} ${src} PARENT_SCOPE)
+endfunction()
+
 function(cygtrace_instrument target)
     cmake_parse_arguments(PARSE_ARGV 1 CYG "" "PORT" "DEFINES;EXCLUDE_FILES;EXCLUDE_FUNCTIONS")
     if(CYG_UNPARSED_ARGUMENTS)
@@ -50,32 +78,19 @@ function(cygtrace_instrument target)
     if(NOT CYG_PORT)
         set(CYG_PORT cortex-m)
     endif()
-    if(CYG_PORT STREQUAL "cortex-m")
-        set(port_src "${CYGTRACE_DIR}/target/cortex-m/cygtrace_cm.c"
-                     "${CYGTRACE_DIR}/target/core/cygtrace_static.c")
-    elseif(CYG_PORT STREQUAL "linux")
-        set(port_src "${CYGTRACE_DIR}/target/linux/cygtrace_linux.c"
-                     "${CYGTRACE_DIR}/target/linux/cygtrace_file.c"
-                     "${CYGTRACE_DIR}/target/linux/cygtrace_maps.c"
-                     "${CYGTRACE_DIR}/target/linux/cygtrace_syms.c"
-                     "${CYGTRACE_DIR}/common/cyg_spec.c")
-    else()
+    cygtrace_rt_sources(${CYG_PORT} rt_src)
+    if(NOT rt_src)
         message(FATAL_ERROR "cygtrace_instrument: PORT must be cortex-m or linux, not ${CYG_PORT}")
     endif()
     set(includes "${CYGTRACE_DIR}/target/core" "${CYGTRACE_DIR}/target/${CYG_PORT}"
                  "${CYGTRACE_DIR}/common")
 
     # The runtime: the target's own compile options first (its CPU flags), ours last, so that
-    # -fno-instrument-functions wins over a -finstrument-functions among them.
+    # -fno-instrument-functions wins over a -finstrument-functions among them. The stream
+    # drain, COBS and the RTT sink are in it: a firmware that never calls cygtrace_drain()
+    # links none of it (-ffunction-sections here, --gc-sections in the firmware's link).
     set(rt cygtrace_rt_${target})
-    # The stream drain, COBS and the RTT sink too: a firmware that never calls
-    # cygtrace_drain() links none of it (-ffunction-sections here, --gc-sections in the
-    # firmware's link).
-    add_library(${rt} STATIC "${CYGTRACE_DIR}/target/core/cygtrace.c"
-                             "${CYGTRACE_DIR}/target/core/cygtrace_drain.c"
-                             "${CYGTRACE_DIR}/target/core/cygtrace_rtt.c"
-                             "${CYGTRACE_DIR}/common/crc32.c" "${CYGTRACE_DIR}/common/cobs.c"
-                             ${port_src})
+    add_library(${rt} STATIC ${rt_src})
     target_include_directories(${rt} PUBLIC ${includes})
     target_compile_definitions(${rt} PUBLIC ${CYG_DEFINES})
     target_compile_options(${rt} PRIVATE

@@ -72,17 +72,15 @@ CYGTRACE_CFLAGS = $(CYGTRACE_INCLUDES) $(CYGTRACE_DEFINES) \
 CYGTRACE_LDFLAGS := -Wl,--build-id
 CYGTRACE_LIB := $(CYGTRACE_BUILD)/libcygtrace.a
 
-# The stream drain, COBS and the RTT sink too: a firmware that never calls cygtrace_drain()
-# links none of it (--gc-sections).
-cygtrace_src := $(CYGTRACE_DIR)/target/core/cygtrace.c $(CYGTRACE_DIR)/common/crc32.c \
-    $(CYGTRACE_DIR)/target/core/cygtrace_drain.c $(CYGTRACE_DIR)/common/cobs.c \
-    $(CYGTRACE_DIR)/target/core/cygtrace_rtt.c \
-    $(wildcard $(CYGTRACE_DIR)/target/$(CYGTRACE_PORT)/*.c) \
-    $(if $(filter linux,$(CYGTRACE_PORT)),$(CYGTRACE_DIR)/common/cyg_spec.c, \
-         $(CYGTRACE_DIR)/target/core/cygtrace_static.c)
+# The runtime's sources, the port's among them: target/sources.mk, the one list that every
+# build of the runtime reads. The stream drain, COBS and the RTT sink are in it: a firmware that
+# never calls cygtrace_drain() links none of it (--gc-sections).
+include $(CYGTRACE_DIR)/target/sources.mk
+cygtrace_src := $(addprefix $(CYGTRACE_DIR)/,$(CYGTRACE_RT_SRC_core) \
+    $(or $(CYGTRACE_RT_SRC_$(CYGTRACE_PORT)),$(error CYGTRACE_PORT: no port $(CYGTRACE_PORT))))
 cygtrace_obj := $(addprefix $(CYGTRACE_BUILD)/,$(notdir $(cygtrace_src:.c=.o)))
-cygtrace_hdr := $(wildcard $(CYGTRACE_DIR)/common/*.h $(CYGTRACE_DIR)/target/core/*.h \
-                           $(CYGTRACE_DIR)/target/$(CYGTRACE_PORT)/*.h)
+# Each object's headers, as the compiler saw them: OBJ.d beside OBJ.o, read back at the end.
+cygtrace_depflags := -MMD -MP
 # -Os, as the top Makefile builds the Cortex-M runtime (bench/cortex-m measures it that way).
 CYGTRACE_RT_CFLAGS ?= -std=gnu11 -Os -g -ffreestanding -ffunction-sections -fdata-sections
 
@@ -108,9 +106,10 @@ $(2)/cygtrace_wrap.c: $(1)
 	$$(CYGTRACE_TOOL) wrap -o $(2) $(3) $(1)
 $(2)/cygtrace_wrap.flags: $(2)/cygtrace_wrap.c ;
 endif
-$(2)/cygtrace_wrap.o: $(2)/cygtrace_wrap.c $(2)/cygtrace_wrap.flags $(cygtrace_hdr)
+$(2)/cygtrace_wrap.o: $(2)/cygtrace_wrap.c $(2)/cygtrace_wrap.flags
 	$$(CYGTRACE_CC) $$(CYGTRACE_CPU) $$(CYGTRACE_RT_CFLAGS) $$(CYGTRACE_DEFINES) \
-	    $$(CYGTRACE_INCLUDES) -fno-instrument-functions -c $$< -o $$@
+	    $$(CYGTRACE_INCLUDES) $(cygtrace_depflags) -fno-instrument-functions -c $$< -o $$@
+-include $(2)/cygtrace_wrap.d
 CYGTRACE_WRAP_OBJS += $(2)/cygtrace_wrap.o
 CYGTRACE_LDFLAGS += @$(2)/cygtrace_wrap.flags
 endef
@@ -119,11 +118,12 @@ $(CYGTRACE_LIB): $(cygtrace_obj)
 	$(CYGTRACE_AR) rcs $@ $^
 
 define cygtrace_obj_rule
-$(CYGTRACE_BUILD)/$(notdir $(1:.c=.o)): $(1) $(cygtrace_hdr)
+$(CYGTRACE_BUILD)/$(notdir $(1:.c=.o)): $(1)
 	@mkdir -p $(CYGTRACE_BUILD)
 	$$(CYGTRACE_CC) $$(CYGTRACE_CPU) $$(CYGTRACE_RT_CFLAGS) $$(CYGTRACE_DEFINES) \
-	    $$(CYGTRACE_INCLUDES) -fno-instrument-functions -c $$< -o $$@
+	    $$(CYGTRACE_INCLUDES) $(cygtrace_depflags) -fno-instrument-functions -c $$< -o $$@
 endef
 $(foreach s,$(cygtrace_src),$(eval $(call cygtrace_obj_rule,$(s))))
+-include $(cygtrace_obj:.o=.d)
 
 .DEFAULT_GOAL := $(cygtrace_goal)

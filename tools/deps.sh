@@ -1,8 +1,35 @@
 #!/bin/sh
-# deps.sh - installs the Debian packages cygtrace needs to build, test, benchmark and package
-# (make deb: debhelper, dpkg-dev; lintian for tests/e2e/deb.sh; man-db for the man pages' test).
-# Quick and silent when everything is there; otherwise one apt-get run (as root, or via sudo).
+# deps.sh [check] - installs the Debian packages cygtrace needs to build, test, benchmark and
+# package (make deb: debhelper, dpkg-dev; lintian for tests/e2e/deb.sh; man-db for the man pages'
+# test). Quick and silent when everything is there; otherwise one apt-get run (as root, or via
+# sudo).
+#
+# "check" (make check): first looks for what the build and the tests use where they look for it
+# (the commands on PATH, the headers where the C compiler finds them); when it is all there,
+# however it was installed (a toolchain from a tarball, a library built from source, another
+# distribution), there is nothing to do: no dpkg, no apt, no root. On a fresh machine, the
+# packages are installed as make deps does.
 set -eu
+
+CHECK_CMDS="gcc make pkg-config arm-none-eabi-gcc riscv64-unknown-elf-gcc qemu-system-arm
+            qemu-system-riscv32 gdb-multiarch gdbserver cmake clang valgrind jq uftrace tmux
+            dpkg-buildpackage dh lintian man"
+CHECK_HEADERS="bfd.h libdwarf/libdwarf.h curses.h check.h"
+
+# 0 when every command and header of the lists above is found.
+have_check_tools() {
+    for c in $CHECK_CMDS; do
+        command -v "$c" >/dev/null 2>&1 || return 1
+    done
+    for h in $CHECK_HEADERS; do
+        printf '#include <%s>\n' "$h" | "${CC:-gcc}" -E -x c - >/dev/null 2>&1 || return 1
+    done
+    # the firmware's C library, newlib's nano
+    case $(arm-none-eabi-gcc -print-file-name=libc_nano.a) in /*) ;; *) return 1 ;; esac
+}
+if [ "${1:-}" = check ] && have_check_tools; then
+    exit 0
+fi
 
 PKGS="gcc libc6-dev make pkg-config binutils-dev libdwarf-dev libncurses-dev check
       gcc-arm-none-eabi libnewlib-arm-none-eabi gcc-riscv64-unknown-elf

@@ -31,7 +31,9 @@ build() {
         -c examples/firmware/stream.c -o "$elf.o"
     $CC -mcpu=cortex-m3 -mthumb -nostartfiles --specs=nano.specs -Wl,--gc-sections \
         -Wl,--build-id -Lexamples/firmware -T examples/firmware/boards/mps2-an385.ld -o "$elf" \
-        "$elf.o" "$F/target/core/cygtrace.o" "$F/target/core/cygtrace_drain.o" \
+        "$elf.o" "$F/target/core/cygtrace.o" "$F/target/core/cygtrace_ctrl.o" \
+        "$F/target/core/cygtrace_mark.o" "$F/target/core/cygtrace_static.o" \
+        "$F/target/core/cygtrace_drain.o" \
         "$F/target/cortex-m/cygtrace_cm.o" "$F/common/crc32.o" "$F/common/cobs.o" \
         "$F/examples/firmware/startup.o" "$F/examples/firmware/board_common.o" \
         "$F/examples/firmware/boards/cmsdk.o"

@@ -10,9 +10,9 @@
 #   pmt_ts    the same with the board timer in each element
 #   nots      the runtime without timestamps (CYGTRACE_TIMESTAMPS=0)
 #   timer     the runtime, the board timer through cygtrace_user_clock() (the examples)
-#   armed     the timer runtime with a freeze trigger and an exclusion armed that never match:
-#             every event through the control area's slow path (armed6: 6 triggers and 12
-#             exclusions, the area full)
+#   armed     the timer runtime with its control area (CYGTRACE_CONTROL=1), a freeze trigger
+#             and an exclusion armed that never match: every event through the control area's
+#             slow path (armed6: 6 triggers and 12 exclusions, the area full)
 #   dwt       the runtime, DWT CYCCNT clock (the default where the core has one: not on the M0;
 #             it reads 0 under QEMU, but the instructions are the same)
 #   ctimer, cdwt  timer and dwt with the portable core's hooks in C (CYGTRACE_CM_ASM_HOOKS=0),
@@ -34,6 +34,7 @@ ARM_CC ?= arm-none-eabi-gcc
 B := $(O)/bench/cortex-m
 EX := examples/firmware
 WARN := -Wall -Wextra -Werror
+DEPFLAGS := -MMD -MP # each object's headers, as the compiler saw them (read back below)
 
 ifeq ($(V),1)
 say :=
@@ -44,8 +45,9 @@ endif
 .PHONY: all
 all:
 
-# The boards' CPU flags (fwex_cpu_BOARD), sources (fwex_board_BOARD) and defines
-# (fwex_def_BOARD) are those of the examples.
+# The runtime's sources; the boards' CPU flags (fwex_cpu_BOARD), sources (fwex_board_BOARD) and
+# defines (fwex_def_BOARD) are those of the examples.
+include target/sources.mk
 include $(EX)/firmware.mk
 
 BOARDS := microbit mps2-an385 mps2-an386 mps2-an505
@@ -55,14 +57,12 @@ core_mps2-an385 := cortex-m3
 core_mps2-an386 := cortex-m4f
 core_mps2-an505 := cortex-m33
 
-BASE_CFLAGS := -std=gnu11 $(WARN) -g -mthumb -ffreestanding -ffunction-sections -fdata-sections \
-               -Icommon -Itarget/core -Itarget/cortex-m -I$(EX)
+BASE_CFLAGS := -std=gnu11 $(WARN) $(DEPFLAGS) -g -mthumb -ffreestanding -ffunction-sections \
+               -fdata-sections -Icommon -Itarget/core -Itarget/cortex-m -I$(EX)
 # The runtime and the hooks as the Cortex-M cores build them (-Os, see the top Makefile).
 RT_CFLAGS := $(BASE_CFLAGS) -Os -fno-instrument-functions
 WORK_CFLAGS := $(BASE_CFLAGS) -O1 -fno-inline
-RT_SRC := target/core/cygtrace.c target/core/cygtrace_drain.c target/core/cygtrace_static.c \
-          target/cortex-m/cygtrace_cm.c \
-          common/crc32.c common/cobs.c
+RT_SRC := $(CYGTRACE_RT_SRC_core) $(CYGTRACE_RT_SRC_cortex-m)
 LDFLAGS := -mthumb -nostartfiles --specs=nano.specs -Wl,--gc-sections -Wl,--build-id -L$(EX)
 
 RT_VARIANTS := nots timer dwt ctimer cdwt
@@ -74,6 +74,8 @@ rt_def_cdwt := -DCYGTRACE_CM_CLOCK=1 -DCYGTRACE_CM_ASM_HOOKS=0
 rt_def_ctimer := -DCYGTRACE_CM_CLOCK=3 -DCYGTRACE_CM_ASM_HOOKS=0
 # No clock to start at boot either (the micro:bit's M0 has no SysTick in QEMU).
 rt_def_nots := -DCYGTRACE_TIMESTAMPS=0 -DCYGTRACE_CM_CLOCK=3
+# The armed variants' runtime: the timer's, with the control area (off by default on firmware).
+rt_def_ctl := -DCYGTRACE_CM_CLOCK=3 -DCYGTRACE_CONTROL=1
 LOOP_VARIANTS := empty timer null uart
 loop_def_empty := -DBENCH_SINK=0 -DBENCH_EMPTY
 loop_def_timer := -DBENCH_SINK=0
@@ -81,7 +83,10 @@ loop_def_null := -DBENCH_SINK=1
 loop_def_uart := -DBENCH_SINK=2
 loop_def_fp_nodrain := -DBENCH_SINK=0 -DBENCH_HEAD=0
 loop_def_fp_drain := -DBENCH_SINK=1 -DBENCH_HEAD=0
-CM_DEPS := $(wildcard common/*.h target/core/*.h target/cortex-m/*.h $(EX)/*.h)
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
+# No rule makes a dependency file: else make, remaking what it includes, would try its built-in
+# %: %.o on it (and build fibloop_fp_drain.d.o through fibloop_%.o, then link it).
+%.d: ;
 # fib.c and what it includes (the workload, shared with bench/riscv and the host benches).
 FIB_DEPS := bench/cortex-m/fib.c bench/fib_fw.h bench/fib_work.h $(EX)/board.h $(EX)/board_base.h
 
@@ -112,7 +117,7 @@ $(B)/$(1)/obj/fibloop_%.o: bench/cortex-m/fibloop.c $(EX)/board.h target/core/cy
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$< [$(1) $$*])$(ARM_CC) $(WORK_CFLAGS) $$($(1)_CPU) \
 	    -finstrument-functions $$(loop_def_$$*) -c $$< -o $$@
-$(B)/$(1)/obj/support/%.o: $(EX)/%.c $(CM_DEPS)
+$(B)/$(1)/obj/support/%.o: $(EX)/%.c
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(RT_CFLAGS) $$($(1)_CPU) $(fwex_def_$(1)) \
 	    -DCYGTRACE_CM_CLOCK=3 -c $$< -o $$@
@@ -131,7 +136,7 @@ $(B)/$(1)/obj/recorded_rt.o: bench/cortex-m/recorded_rt.c target/core/cygtrace.h
 	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(RT_CFLAGS) $$($(1)_CPU) -c $$< -o $$@
 
 $(B)/$(1)/fib_armed.elf $(B)/$(1)/fib_armed6.elf: $(B)/$(1)/fib_%.elf: $(B)/$(1)/obj/fib_%.o \
-    $(B)/$(1)/obj/recorded_rt.o $(patsubst %.c,$(B)/$(1)/obj/rt_timer/%.o,$(RT_SRC))
+    $(B)/$(1)/obj/recorded_rt.o $(patsubst %.c,$(B)/$(1)/obj/rt_ctl/%.o,$(RT_SRC))
 $(B)/$(1)/fib_plain.elf: $(B)/$(1)/obj/fib_plain.o $(B)/$(1)/obj/hooks_empty.o
 $(B)/$(1)/fib_empty.elf: $(B)/$(1)/obj/fib_instr.o $(B)/$(1)/obj/hooks_empty.o
 $(B)/$(1)/fib_pmt.elf: $(B)/$(1)/obj/fib_instr.o $(B)/$(1)/obj/hooks_pmt.o
@@ -143,12 +148,16 @@ $$($(1)_ELFS): $$($(1)_SUPPORT) $(EX)/boards/$(1).ld $(EX)/sections.ld
 	    -Wl,-Map=$$(@:.elf=.map) -o $$@ $$(filter %.o %.a,$$^)
 endef
 
-# rt_rules BOARD VARIANT: a copy of the runtime with the variant's defines, and its firmware.
-define rt_rules
-$(B)/$(1)/obj/rt_$(2)/%.o: %.c $(CM_DEPS)
+# rt_objs BOARD VARIANT: a copy of the runtime with the variant's defines; rt_rules: and its
+# firmware.
+define rt_objs
+$(B)/$(1)/obj/rt_$(2)/%.o: %.c
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$< [$(1) $(2)])$(ARM_CC) $(RT_CFLAGS) $$($(1)_CPU) $(rt_def_$(2)) \
 	    -c $$< -o $$@
+endef
+define rt_rules
+$(call rt_objs,$(1),$(2))
 $(B)/$(1)/fib_$(2).elf: $(B)/$(1)/obj/fib_instr.o $(B)/$(1)/obj/recorded_rt.o \
                         $(patsubst %.c,$(B)/$(1)/obj/rt_$(2)/%.o,$(RT_SRC))
 endef
@@ -161,5 +170,6 @@ $(B)/$(1)/loop_$(2).elf: $(B)/$(1)/obj/fibloop_$(2).o \
 endef
 
 $(foreach b,$(BOARDS),$(foreach v,$(RT_VARIANTS),$(eval $(call rt_rules,$(b),$(v)))))
+$(foreach b,$(BOARDS),$(eval $(call rt_objs,$(b),ctl)))
 $(foreach v,$(LOOP_VARIANTS),$(eval $(call loop_rules,mps2-an385,$(v))))
 $(foreach b,$(BOARDS),$(eval $(call board_rules,$(b))))

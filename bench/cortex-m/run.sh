@@ -206,7 +206,8 @@ echo "RAM = data + bss without the ring buffer (data also keeps its initial copy
 printf '  %-5s %-11s %17s %17s %6s %7s\n' "" "" "no drain" "with drain" "" "ring"
 printf '  %-5s %-11s %8s %8s %8s %8s %6s %7s\n' core library flash RAM flash RAM data \
     "(.noinit)"
-OBJS="cygtrace.o cygtrace_static.o cygtrace_cm.o cygtrace_drain.o crc32.o cobs.o"
+OBJS="cygtrace.o cygtrace_ctrl.o cygtrace_mark.o cygtrace_static.o cygtrace_cm.o cygtrace_drain.o
+      crc32.o cobs.o"
 for b in $BOARDS; do
     read -r f0 r0 _ <<<"$(sizes "$B/$b/fp_nodrain.map")"
     read -r f1 r1 ring _ _ d1 _ <<<"$(sizes "$B/$b/fp_drain.map")"

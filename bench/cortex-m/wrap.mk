@@ -17,6 +17,7 @@ ARM_CC ?= arm-none-eabi-gcc
 B := $(O)/bench/cortex-m/wrap
 EX := examples/firmware
 WARN := -Wall -Wextra -Werror
+DEPFLAGS := -MMD -MP # each object's headers, as the compiler saw them (read back below)
 
 ifeq ($(V),1)
 say :=
@@ -28,12 +29,13 @@ endif
 all:
 
 # The board's CPU flags (fwex_cpu_BOARD), sources and defines: those of the examples.
+include target/sources.mk
 include $(EX)/firmware.mk
 
 BOARD := mps2-an385
 CPU := $(fwex_cpu_$(BOARD))
-BASE_CFLAGS := -std=gnu11 $(WARN) -g -mthumb $(CPU) -ffreestanding -ffunction-sections \
-               -fdata-sections -Icommon -Itarget/core -Itarget/cortex-m -I$(EX)
+BASE_CFLAGS := -std=gnu11 $(WARN) $(DEPFLAGS) -g -mthumb $(CPU) -ffreestanding \
+               -ffunction-sections -fdata-sections -Icommon -Itarget/core -Itarget/cortex-m -I$(EX)
 PLAIN := -Os -fno-instrument-functions
 LDFLAGS := $(CPU) -mthumb -nostartfiles --specs=nano.specs -Wl,--gc-sections -Wl,--build-id \
            -L$(EX)
@@ -44,7 +46,7 @@ VARIANTS := plain instr wrapped
 
 all: $(VARIANTS:%=$(B)/call_%.elf)
 
-$(B)/obj/support/%.o: $(EX)/%.c $(FWEX_DEPS)
+$(B)/obj/support/%.o: $(EX)/%.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$< [wrap bench])$(ARM_CC) $(BASE_CFLAGS) $(PLAIN) $(fwex_def_$(BOARD)) \
 	    -DCYGTRACE_CM_CLOCK=3 -c $< -o $@
@@ -66,7 +68,7 @@ $(B)/libwork.a: $(B)/obj/work_plain.o
 # The generator: both files from one run.
 $(B)/gen/cygtrace_wrap.c $(B)/gen/cygtrace_wrap.flags &: $(B)/libwork.a $(O)/cygtrace
 	$(call say,WRAP,$<)$(O)/cygtrace wrap -q -o $(B)/gen $<
-$(B)/obj/cygtrace_wrap.o: $(B)/gen/cygtrace_wrap.c $(FWEX_DEPS)
+$(B)/obj/cygtrace_wrap.o: $(B)/gen/cygtrace_wrap.c
 	$(call say,CC,$<)$(ARM_CC) $(BASE_CFLAGS) $(PLAIN) -c $< -o $@
 
 $(B)/call_plain.elf: $(B)/obj/work_plain.o
@@ -78,3 +80,8 @@ $(VARIANTS:%=$(B)/call_%.elf): $(B)/obj/wrapcall.o $(SUPPORT) $(RT) $(EX)/boards
                                $(EX)/sections.ld
 	$(call say,LD,$@)$(ARM_CC) $(LDFLAGS) -T $(EX)/boards/$(BOARD).ld -Wl,-Map=$(@:.elf=.map) \
 	    -o $@ $(filter %.o,$^) $(filter-out $(RT),$(filter %.a,$^)) $(RT) $(LINK)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
+# No rule makes a dependency file: else make, remaking what it includes, would try its built-in
+# %: %.o on it (and build fibloop_fp_drain.d.o through fibloop_%.o, then link it).
+%.d: ;

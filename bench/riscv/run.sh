@@ -30,7 +30,9 @@ command -v qemu-system-riscv32 >/dev/null ||
 ARCH="-march=rv32imac -mabi=ilp32"
 CFLAGS="-std=gnu11 -Wall -Wextra -Werror -g $ARCH -ffreestanding -ffunction-sections \
         -fdata-sections -Icommon -Itarget/core -Itarget/riscv -I$EX"
-RT_SRC="target/core/cygtrace.c target/core/cygtrace_static.c target/riscv/cygtrace_rv.c common/crc32.c"
+# The runtime's sources: the RISC-V port's of target/sources.mk (--gc-sections drops the drain).
+RT_SRC=$(printf 'all:\n\t@echo $(CYGTRACE_RT_SRC_core) $(CYGTRACE_RT_SRC_riscv)\n' |
+         make -s --no-print-directory -f target/sources.mk -f -)
 # Runtime variants: name and defines (the runtime and hooks -Os, as examples/riscv builds them).
 declare -A RT=([mcycle]="" [nots]="-DCYGTRACE_TIMESTAMPS=0" [mtime]="-DCYGTRACE_RV_CLOCK=2"
                [mcycle_O2]="-O2")

@@ -4,7 +4,9 @@
 # The programs are instrumented (-finstrument-functions -O1 -fno-inline); the startup code, the
 # board support and the runtime are not. The runtime is built per board from its sources, with
 # the board's CPU flags and the board's timer as the trace's clock (CYGTRACE_CM_CLOCK=3): under
-# QEMU the DWT cycle counter reads 0.
+# QEMU the DWT cycle counter reads 0. With the control area (CYGTRACE_CONTROL=1, off by default
+# on firmware): `cygtrace arm` arms these examples (tests/e2e/fw_arm.sh), stress_armed arms
+# itself, and the FreeRTOS examples, which take these flags, are armed too.
 
 FWEX_DIR := examples/firmware
 FWEX_PROGRAMS := demo crash reset stress stress_ow stress_armed fault_hook stream stream_crash stream_live \
@@ -33,20 +35,15 @@ fwex_stress_ring_mps2-an386 := 262528
 fwex_stress_ring_mps2-an505 := 262528
 fwex_stress_ring_microbit := 8576
 
-# The drain, COBS and the RTT sink are linked into every program; --gc-sections drops them
-# where unused.
-FWEX_RT_SRC := target/core/cygtrace.c target/core/cygtrace_drain.c target/core/cygtrace_rtt.c \
-               target/core/cygtrace_static.c target/cortex-m/cygtrace_cm.c common/crc32.c \
-               common/cobs.c
+# The Cortex-M runtime (target/sources.mk, which the includer has read).
+FWEX_RT_SRC := $(CYGTRACE_RT_SRC_core) $(CYGTRACE_RT_SRC_cortex-m)
 FWEX_CFLAGS := -std=gnu11 $(WARN) -g -mthumb -ffreestanding -ffunction-sections \
-               -fdata-sections -DCYGTRACE_CM_CLOCK=3 -Icommon -Itarget/core -Itarget/cortex-m \
-               -I$(FWEX_DIR)
+               -fdata-sections -DCYGTRACE_CM_CLOCK=3 -DCYGTRACE_CONTROL=1 -Icommon -Itarget/core \
+               -Itarget/cortex-m -I$(FWEX_DIR)
 FWEX_INSTR := -finstrument-functions -O1 -fno-inline
 FWEX_PLAIN := -fno-instrument-functions -Os
 FWEX_LDFLAGS := -nostartfiles --specs=nano.specs -Wl,--gc-sections -Wl,--build-id \
                 -L$(FWEX_DIR)
-FWEX_DEPS := $(wildcard common/*.h target/core/*.h target/cortex-m/*.h $(FWEX_DIR)/*.h) \
-             $(FWEX_DIR)/driver/drv.h
 
 # wrapped, wrapped_live: calls into a vendor driver that comes precompiled, recorded with their
 # arguments and return values by the wrappers `cygtrace wrap` writes. Per board, as a user's
@@ -84,10 +81,10 @@ define fwex_rules
 FWEX_SUPPORT_$(1) := $(patsubst %.c,$(O)/firmware/$(1)/obj/%.o,$(FWEX_RT_SRC) \
     $(FWEX_DIR)/startup.c $(FWEX_DIR)/board_common.c $(fwex_board_$(1)))
 
-$(O)/firmware/$(1)/obj/%.o: %.c $(FWEX_DEPS)
+$(O)/firmware/$(1)/obj/%.o: %.c
 	@mkdir -p $$(dir $$@)
-	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(FWEX_CFLAGS) $(fwex_cpu_$(1)) $(fwex_def_$(1)) \
-	    $$(FWEX_RING) \
+	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(FWEX_CFLAGS) $(DEPFLAGS) $(fwex_cpu_$(1)) \
+	    $(fwex_def_$(1)) $$(FWEX_RING) \
 	    $$(if $$(filter $(FWEX_PROGRAMS:%=$(FWEX_DIR)/%.c),$$<),$(FWEX_INSTR),$(FWEX_PLAIN)) \
 	    -c $$< -o $$@
 
@@ -106,17 +103,18 @@ $(O)/firmware/$(1)/obj/$(FWEX_DIR)/wrapped_live.o: $(FWEX_DIR)/wrapped.c
 # The driver library, its wrappers (generated: both files from one run), and the programs that
 # link them: the wrappers' object, then the library that their __real_NAME calls resolve to.
 fwex_wrap_dir := $(O)/firmware/$(1)/wrap
-$(O)/firmware/$(1)/driver/drv.o: $(FWEX_DIR)/driver/drv.c $(FWEX_DIR)/driver/drv.h
+$(O)/firmware/$(1)/driver/drv.o: $(FWEX_DIR)/driver/drv.c
 	@mkdir -p $$(dir $$@)
-	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(FWEX_DRV_CFLAGS) $(fwex_cpu_$(1)) -c $$< -o $$@
+	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(FWEX_DRV_CFLAGS) $(DEPFLAGS) $(fwex_cpu_$(1)) \
+	    -c $$< -o $$@
 $(O)/firmware/$(1)/libdrv.a: $(O)/firmware/$(1)/driver/drv.o
 	$$(call say,AR,$$@)rm -f $$@ && arm-none-eabi-ar rcs $$@ $$^
 $$(fwex_wrap_dir)/cygtrace_wrap.c $$(fwex_wrap_dir)/cygtrace_wrap.flags &: \
     $(O)/firmware/$(1)/libdrv.a $(O)/cygtrace
 	$$(call say,WRAP,$$<)$(O)/cygtrace wrap -q -o $$(@D) $$<
-$$(fwex_wrap_dir)/cygtrace_wrap.o: $$(fwex_wrap_dir)/cygtrace_wrap.c $(FWEX_DEPS)
-	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(FWEX_CFLAGS) $(fwex_cpu_$(1)) $(FWEX_PLAIN) \
-	    -c $$< -o $$@
+$$(fwex_wrap_dir)/cygtrace_wrap.o: $$(fwex_wrap_dir)/cygtrace_wrap.c
+	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(FWEX_CFLAGS) $(DEPFLAGS) $(fwex_cpu_$(1)) \
+	    $(FWEX_PLAIN) -c $$< -o $$@
 FWEX_SUPPORT_$(1)_wrapped := $$(FWEX_SUPPORT_$(1)) $$(fwex_wrap_dir)/cygtrace_wrap.o \
                             $(O)/firmware/$(1)/libdrv.a
 FWEX_SUPPORT_$(1)_wrapped_live := $$(FWEX_SUPPORT_$(1)_wrapped)
@@ -130,10 +128,10 @@ FWEX_SUPPORT_$(1)_stress := $$(patsubst %/target/core/cygtrace_static.o,$$(fwex_
                                         $$(FWEX_SUPPORT_$(1)))
 $(O)/firmware/$(1)/obj/$(FWEX_DIR)/stress.o $$(fwex_stress_cm): \
     FWEX_RING := -DCYGTRACE_CM_BUFFER_BYTES=$(fwex_stress_ring_$(1))
-$$(fwex_stress_cm): target/core/cygtrace_static.c $(FWEX_DEPS)
+$$(fwex_stress_cm): target/core/cygtrace_static.c
 	@mkdir -p $$(dir $$@)
-	$$(call say,CC,$$< [$(1) stress])$(ARM_CC) $(FWEX_CFLAGS) $(fwex_cpu_$(1)) $$(FWEX_RING) \
-	    $(FWEX_PLAIN) -c $$< -o $$@
+	$$(call say,CC,$$< [$(1) stress])$(ARM_CC) $(FWEX_CFLAGS) $(DEPFLAGS) $(fwex_cpu_$(1)) \
+	    $$(FWEX_RING) $(FWEX_PLAIN) -c $$< -o $$@
 endef
 $(foreach b,$(FWEX_BOARDS),$(eval $(call fwex_rules,$(b))))
 $(foreach b,$(FWEX_BOARDS),$(foreach p,$(FWEX_PROGRAMS),$(eval $(call fwex_elf,$(b),$(p)))))

@@ -52,9 +52,10 @@ include target/rtos/freertos/freertos.mk
 # frex_cc BOARD SOURCE OBJECT FLAGS: one kernel or glue object (explicit: the kernel's sources
 # are in three folders).
 define frex_cc
-$(3): $(2) $(FREX_DIR)/FreeRTOSConfig.h target/rtos/freertos/cygtrace_freertos.h $(FWEX_DEPS)
+$(3): $(2)
 	@mkdir -p $$(@D)
-	$$(call say,CC,$$(notdir $$<) [$(1) FreeRTOS])$(ARM_CC) $$(frex_flags_$(1)) $(4) -c $$< -o $$@
+	$$(call say,CC,$$(notdir $$<) [$(1) FreeRTOS])$(ARM_CC) $$(frex_flags_$(1)) $(DEPFLAGS) $(4) \
+	    -c $$< -o $$@
 endef
 
 # frex_rules BOARD: the kernel, the glue and the three programs under $(O)/firmware/BOARD,
@@ -80,11 +81,10 @@ $$(frex_obj_$(1))/freertos.o: FREX_PDEF := -DFREERTOS_ROUNDS=$(or $(frex_rounds_
 $$(frex_obj_$(1))/freertos_wrap.o: FREX_PDEF := -DFREERTOS_ROUNDS=400
 $$(frex_obj_$(1))/freertos_live.o: FREX_PDEF := -DFREERTOS_LIVE
 $$(frex_obj_$(1))/freertos_rtt.o: FREX_PDEF := -DFREERTOS_LIVE -DFREERTOS_RTT
-$(FREX_PROGRAMS:%=$$(frex_obj_$(1))/%.o): $$(frex_obj_$(1))/%.o: $(FREX_DIR)/main.c \
-    $(FREX_DIR)/FreeRTOSConfig.h target/rtos/freertos/cygtrace_freertos.h $(FWEX_DEPS)
+$(FREX_PROGRAMS:%=$$(frex_obj_$(1))/%.o): $$(frex_obj_$(1))/%.o: $(FREX_DIR)/main.c
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$< [$(1) $$*])$(ARM_CC) $$(frex_flags_$(1)) $(WARN) $(FWEX_CFLAGS) \
-	    $(FWEX_INSTR) $$(FREX_PDEF) -c $$< -o $$@
+	    $(DEPFLAGS) $(FWEX_INSTR) $$(FREX_PDEF) -c $$< -o $$@
 
 # freertos.elf: the big ring of the stress program (its cygtrace_static.o), the others the default.
 $(O)/firmware/$(1)/freertos.elf: $$(frex_obj_$(1))/freertos.o $$(frex_common_$(1)) \

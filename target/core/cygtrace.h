@@ -16,14 +16,17 @@ extern "C" {
 
 /* Modes for cygtrace_set_mode(). */
 #define CYGTRACE_MODE_OVERWRITE 1 /* flight recorder: keep the newest events (default) */
-#define CYGTRACE_MODE_STOP 0      /* keep the oldest events; count the rest as lost */
+#define CYGTRACE_MODE_STOP 0      /* keep the oldest events; count the rest as lost (not
+                                     with CYGTRACE_STOP_MODE=0: cygtrace_config.h) */
 
 /* Flags for cygtrace_init(): CYG_F_OVERWRITE and CYG_F_CALLSITES of cyg_format.h, and: */
 #define CYGTRACE_INIT_ZEROED (1u << 7) /* mem is known to be all zero: do not clear it */
 
 /* Sets up a ring in mem (bytes long, suitably aligned for a pointer) and returns the number of
  * records it holds, or a negative number when mem is too small for the control block and two
- * records. Ports call it; a firmware without a port calls it once at boot. */
+ * records. Ports call it; a firmware without a port calls it once at boot. The bare-metal
+ * ports (Cortex-M, RISC-V) have their one ring in a static buffer instead, set up by
+ * cygtrace_cm_init() or cygtrace_rv_init(): there it returns -1. */
 CYGTRACE_API long cygtrace_init(void *mem, size_t bytes, unsigned flags);
 
 /* Starts (or resumes) recording. Does nothing once frozen. */
@@ -89,8 +92,8 @@ cygtrace_event(unsigned cls, uint32_t id, uintptr_t value)
  * A function is given by its address ((void *)name). Each returns the trigger's or entry's
  * index, or -1 when the control area has no room left (CYG_CTRL_TRIGS triggers,
  * CYG_CTRL_EXCLS excluded functions) or the runtime is built without it
- * (CYGTRACE_CONTROL=0). While anything is armed, every event takes the hooks' slow path. Call
- * them from one thread (or context) at a time. */
+ * (CYGTRACE_CONTROL=0, the default on Cortex-M and RISC-V firmware). While anything is armed,
+ * every event takes the hooks' slow path. Call them from one thread (or context) at a time. */
 
 /* Recording starts at fn's entry (and again at each entry after a stop); nothing is recorded
  * before. */

@@ -30,6 +30,14 @@
 #define CYGTRACE_OVERWRITE 1
 #endif
 
+/* Stop mode: a ring that stops when full (CYGTRACE_OVERWRITE=0, cygtrace_set_mode()) and
+ * counts the events it could not record (lost). 0 compiles it out, for the smallest firmware:
+ * every ring overwrites, cygtrace_set_mode(CYGTRACE_MODE_STOP) does nothing, and lost stays 0
+ * (nothing else loses events there). Default: 1. */
+#ifndef CYGTRACE_STOP_MODE
+#define CYGTRACE_STOP_MODE 1
+#endif
+
 /* Wrapped calls (cygtrace wrap): the bytes of a string argument or return value recorded, at
  * most; a longer string is cut and marked. At most 16 words (64 bytes on a 32-bit target, 128
  * on a 64-bit one). Default: 32. */
@@ -57,10 +65,16 @@
  * a function or a mark, record-time filters (exclude, hide, depth) and classes of marks, armed
  * by the host through a debugger (`cygtrace arm`), by the Linux runtime from its environment or
  * by the program (cygtrace_trigger_*): 1 yes (a version 3 ring, 256 bytes longer), 0 no (a
- * version 1 or 2 ring; the API returns -1). The hooks' fast path is the same either way: armed
- * triggers and filters send every event to the slow path. Default: 1. */
+ * version 1 or 2 ring; the API returns -1, marks still filter by class). The hooks' fast path is
+ * the same either way: armed triggers and filters send every event to the slow path. Default: 1
+ * on Linux; 0 on the bare-metal ports (Cortex-M, RISC-V: CYGTRACE_BARE_METAL, set by their
+ * headers), where it would be most of the runtime's flash (about 1 KB of 1.5 on a Cortex-M3). */
 #ifndef CYGTRACE_CONTROL
+#ifdef CYGTRACE_BARE_METAL
+#define CYGTRACE_CONTROL 0
+#else
 #define CYGTRACE_CONTROL 1
+#endif
 #endif
 
 /* Bytes of a ring that are not records: the 128-byte control block, and the control area. */
@@ -83,6 +97,12 @@
 #endif
 #if CYGTRACE_OVERWRITE != 0 && CYGTRACE_OVERWRITE != 1
 #error "CYGTRACE_OVERWRITE must be 0 or 1"
+#endif
+#if CYGTRACE_STOP_MODE != 0 && CYGTRACE_STOP_MODE != 1
+#error "CYGTRACE_STOP_MODE must be 0 or 1"
+#endif
+#if !CYGTRACE_STOP_MODE && !CYGTRACE_OVERWRITE
+#error "CYGTRACE_STOP_MODE=0 (no stop mode) needs CYGTRACE_OVERWRITE=1"
 #endif
 #if CYGTRACE_DRAIN_BATCH < 1
 #error "CYGTRACE_DRAIN_BATCH must be 1 or more"

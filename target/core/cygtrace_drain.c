@@ -24,8 +24,6 @@
 #include "cyg_stream.h"
 #include "cygtrace_internal.h"
 
-#define NOINSTR __attribute__((no_instrument_function))
-
 /* The most bytes a varint of a word takes (5 or 10). Also a zigzag of the difference of two
  * 32-bit words: 33 bits, 5 bytes. */
 #define DRAIN_VW ((CYG_WORD_BITS + 6u) / 7u)

@@ -54,6 +54,10 @@
  *                                    the ring cyg_rt points at, as one step that a hook, or
  *                                    another call, in an interrupt cannot split; the core's
  *                                    only way to change last
+ * and CYG_PORT_STATIC, when its one ring lies in a buffer whose place and size are known when
+ * linking (the bare-metal ports: cygtrace_static.c): the port then defines cyg_rt, with that
+ * ring's records, mask, head, cap_log2 and shift from the start, cygtrace_init() returns -1,
+ * and the port sets its ring up with cygtrace_layout.h, cyg_core_open() and cyg_core_keep().
  * Its hooks store records as FORMAT.md 3.1, 3.3 and 4 say, reserve as cyg_port_reserve
  * does, and give every event they do not record to cyg_core_slow() (cyg_rt.last 0, which the
  * host may also write behind the runtime's back) or cyg_core_full() (stop mode, a sequence
@@ -71,6 +75,9 @@
 #include "cygtrace_config.h"
 
 #define CYG_HIDDEN __attribute__((visibility("hidden")))
+/* On every function of the runtime: a hook that called an instrumented function would call
+ * the hooks again, whatever flags a build gives the runtime's files. */
+#define NOINSTR __attribute__((no_instrument_function))
 #define CYG_WORD_BITS (sizeof(uintptr_t) * 8u)
 
 /* What the hooks read on every event, kept apart from the shared control block so that the
@@ -109,6 +116,17 @@ struct cyg_rt {
 
 extern struct cyg_rt cyg_rt CYG_HIDDEN;
 
+/* The stopped stand-in block cyg_rt.ctl points at before set-up (and after a detach). */
+extern struct cyg_ctl cyg_core_idle CYG_HIDDEN;
+
+/* cyg_rt's first members before set-up, for whichever file defines it (cygtrace.c, or a
+ * CYG_PORT_STATIC port's): that block, the hooks out, and the port's hot words. */
+#ifdef CYG_PORT_HOOKS
+#define CYG_RT_IDLE .ctl = &cyg_core_idle, .last = 0, .hot = CYG_PORT_HOT_INIT
+#else
+#define CYG_RT_IDLE .ctl = &cyg_core_idle, .last = 0
+#endif
+
 /* Words of per-thread state the control area's filters keep (cyg_port_tstate). */
 #define CYG_TSTATE_WORDS 3
 
@@ -127,10 +145,15 @@ long cyg_core_adopt(void *mem, unsigned log2) CYG_HIDDEN;
 /* cygtrace_init() in two steps, for a set-up that knows its capacity at compile time (a static
  * buffer): cyg_core_fresh() takes the hooks out and lays a ring of 2^log2 records out at mem
  * (flags: CYG_F_OVERWRITE, CYG_F_CALLSITES, CYGTRACE_INIT_ZEROED), unsealed, so that the caller
- * may fill in ts_hz and the build-id before cyg_core_open() seals it, points the hooks at it
- * and starts it (CYGTRACE_AUTOSTART). cyg_core_open() returns the capacity. */
+ * may fill in ts_hz and the build-id before cyg_core_open() lays out its control area
+ * (CYGTRACE_CONTROL), seals it, points the hooks at it and starts it (CYGTRACE_AUTOSTART).
+ * cyg_core_open() returns the capacity. */
 void cyg_core_fresh(void *mem, unsigned log2, unsigned flags) CYG_HIDDEN;
 long cyg_core_open(struct cyg_ctl *ctl) CYG_HIDDEN;
+
+/* Takes over the ring at ctl, found valid, as cyg_core_adopt() does once it has checked it:
+ * FROZEN, the hooks pointed at it. Returns its capacity. */
+long cyg_core_keep(struct cyg_ctl *ctl) CYG_HIDDEN;
 
 /* Called by cygtrace_init() once a ring is laid out, before it records: a debugger's breakpoint
  * (`cygtrace arm` at a reset-halt) writes a request into the control area there. */

@@ -20,8 +20,6 @@
 #include "cyg_rtt.h"
 #include "cygtrace_rtt.h"
 
-#define NOINSTR __attribute__((no_instrument_function))
-
 #ifdef CYGTRACE_RTT_SECTION
 #define RTT_PLACE __attribute__((section(CYGTRACE_RTT_SECTION), aligned(4)))
 #else

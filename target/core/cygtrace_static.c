@@ -1,18 +1,20 @@
 /* cygtrace_static.c - a ring in a static buffer that survives warm resets: the boot-time set-up
  * of the bare-metal ports (Cortex-M, RISC-V), one source for both. cygtrace_cm.h states the
  * policy; the port names the functions (CYG_STATIC_API) and supplies the clock's start
- * (cygtrace_static.h). Built with -fno-instrument-functions, like the core.
+ * (cygtrace_static.h). The buffer's size is this file's alone: it defines cyg_rt with the
+ * ring's place and size, so that no set-up writes them. A fresh ring and a kept one are told
+ * apart by one block, built once: this image's (cyg_static_block), compared word by word with
+ * the kept ring's, or built in the buffer itself. Built with -fno-instrument-functions, like
+ * the core.
  */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "cygtrace_port.h"
-
-#define NOINSTR __attribute__((no_instrument_function))
+#include "crc32.h"
+#include "cygtrace_layout.h"
 
 /* Any other size would leave bytes unused: the capacity is a power of two. */
-#define CYG_STATIC_REC_BYTES (CYGTRACE_CALLSITES ? 16u : 8u)
-#define CYG_STATIC_RING_BYTES ((uint32_t)CYG_STATIC_BYTES - CYGTRACE_RING_OVERHEAD)
 _Static_assert(CYG_STATIC_BYTES > CYGTRACE_RING_OVERHEAD &&
                    CYG_STATIC_RING_BYTES >= 2 * CYG_STATIC_REC_BYTES &&
                    (CYG_STATIC_RING_BYTES & (CYG_STATIC_RING_BYTES - 1)) == 0,
@@ -31,53 +33,77 @@ extern const uint32_t __cygtrace_build_id[] __attribute__((weak));
 
 static uint32_t cyg_static_clock_hz;
 
-/* The image's GNU build-id note, or NULL: namesz 4, descsz, type 3 (NT_GNU_BUILD_ID), "GNU\0",
- * then descsz bytes of id. */
-NOINSTR static const uint32_t *cyg_static_note(void)
+/* The hooks' view of the ring, with its place and size from the start: the set-up writes only
+ * which block it is (ctl) and the state (last). */
+struct cyg_rt cyg_rt = {
+    CYG_RT_IDLE,
+    .recs = (uintptr_t *)(void *)(CYG_PORT_STATIC_MEM + CYG_HDR_BYTES),
+    .mask = CYG_PORT_STATIC_MASK,
+    .head = &((struct cyg_ctl *)(void *)CYG_PORT_STATIC_MEM)->head.v,
+    .cap_log2 = CYG_PORT_STATIC_LOG2,
+    .shift = CYG_PORT_STATIC_SHIFT,
+};
+
+/* The words of a block that its seal covers, after the magic (bytes 8..79): what a ring this
+ * image made here holds. */
+#define CYG_STATIC_W0 2u
+#define CYG_STATIC_WN (CYG_OFF_CHECK / 4u)
+#define CYG_STATIC_CTL ((struct cyg_ctl *)(void *)cygtrace_buffer)
+
+_Static_assert(sizeof(uintptr_t) == 4 && CYG_OFF_FLAGS == 13u, "the block's words, 32-bit");
+
+/* Words CYG_STATIC_W0.. of the block this image gives a fresh ring (in the ring, or on the
+ * stack to compare a kept ring with), which hold 0 before: its layout, and the image's GNU
+ * build-id (the note namesz 4, descsz, type 3 NT_GNU_BUILD_ID, "GNU\0", then descsz bytes of
+ * id). Neither the magic nor the seal: only the ring itself ever holds them (cyg_core_open()). */
+#if CYG_STATIC_KEEP
+__attribute__((noinline)) /* two callers: once */
+#endif
+NOINSTR static void cyg_static_block(struct cyg_ctl *h)
 {
     const uint32_t *n = __cygtrace_build_id;
 
-    if (n && n[0] == 4u && n[1] > 0 && n[1] <= CYG_BUILD_ID_MAX && n[2] == 3u &&
-        n[3] == 0x00554E47u)
-        return n;
-    return NULL;
+    cyg_layout(h, (uintptr_t)cygtrace_buffer, CYG_PORT_STATIC_LOG2,
+               (CYGTRACE_OVERWRITE ? CYG_F_OVERWRITE : 0) |
+                   (CYGTRACE_CALLSITES ? CYG_F_CALLSITES : 0));
+    if (n && n[0] == 4u && n[1] - 1u < CYG_BUILD_ID_MAX && n[2] == 3u && n[3] == 0x00554E47u) {
+        for (unsigned i = 0; i < n[1]; i++) /* no memcpy: the runtime calls no C library */
+            h->build_id[i] = ((const uint8_t *)(n + 4))[i];
+        h->build_id_len = (uint8_t)n[1];
+    }
 }
 
-/* 1 when the ring and this image both know their build-id and the two differ. */
-NOINSTR static int cyg_static_other_build(const struct cyg_ctl *ctl)
+/* Whether the buffer holds a ring to keep: sealed, and the block h but for the mode, which
+ * cygtrace_set_mode() may have changed (and resealed); in a sane state, with counters in their
+ * low words (FORMAT.md 2.1) and one record at least. */
+NOINSTR static int cyg_static_kept(const struct cyg_ctl *h)
 {
-    const uint32_t *n = cyg_static_note();
+    const struct cyg_ctl *ctl = CYG_STATIC_CTL;
+    const uint32_t *k = (const uint32_t *)(const void *)ctl;
+    const uint32_t *w = (const uint32_t *)(const void *)h;
 
-    if (!n || !ctl->build_id_len)
+    /* The check covers the magic too: a block whose seal a reset cut short fails it. */
+    if (ctl->check != crc32_bits(0, ctl, CYG_OFF_CHECK))
         return 0;
-    if (n[1] != ctl->build_id_len)
-        return 1;
-    for (unsigned i = 0; i < n[1]; i++) /* no memcmp: the runtime calls no C library */
-        if (((const uint8_t *)(n + 4))[i] != ctl->build_id[i])
-            return 1;
-    return 0;
+    for (unsigned i = CYG_STATIC_W0; i < CYG_STATIC_WN; i++)
+        if ((k[i] ^ w[i]) & ~(i == CYG_OFF_FLAGS / 4u ? (uint32_t)CYG_F_OVERWRITE << 8 : 0u))
+            return 0;
+    return ctl->state <= CYG_S_FULL && ctl->head.v != 0 &&
+           ((ctl->head.pad | ctl->lost.pad) >> 32) == 0;
 }
 
-/* The capacity is known here at compile time: the set-up needs none of cygtrace_init()'s
- * arithmetic on a buffer's size, nor a seal for each of the fields it fills in after. */
-#define CYG_STATIC_LOG2 ((unsigned)__builtin_ctz(CYG_STATIC_RING_BYTES / CYG_STATIC_REC_BYTES))
-#define CYG_STATIC_CTL ((struct cyg_ctl *)(void *)cygtrace_buffer)
-
+/* A fresh ring: the old one's magic goes first, with the rest, then this image's block and the
+ * clock's rate; cyg_core_open() seals it (the magic last) and starts it. */
 NOINSTR void CYG_STATIC_API(discard)(void)
 {
-    struct cyg_ctl *ctl = CYG_STATIC_CTL;
-    const uint32_t *note = cyg_static_note();
+    uint32_t *w = (uint32_t *)(void *)cygtrace_buffer;
 
-    cyg_core_fresh(ctl, CYG_STATIC_LOG2,
-                   (CYGTRACE_OVERWRITE ? CYG_F_OVERWRITE : 0) |
-                       (CYGTRACE_CALLSITES ? CYG_F_CALLSITES : 0));
-    ctl->ts_hz = cyg_static_clock_hz;
-    if (note) {
-        for (unsigned i = 0; i < note[1]; i++)
-            ctl->build_id[i] = ((const uint8_t *)(note + 4))[i];
-        ctl->build_id_len = (uint8_t)note[1];
-    }
-    cyg_core_open(ctl);
+    cyg_core_detach(); /* hooks stay out while the block is rebuilt */
+    for (unsigned i = 0; i < CYG_STATIC_BYTES / 4u; i++)
+        w[i] = 0;
+    cyg_static_block(CYG_STATIC_CTL);
+    CYG_STATIC_CTL->ts_hz = cyg_static_clock_hz;
+    cyg_core_open(CYG_STATIC_CTL);
 }
 
 NOINSTR int CYG_STATIC_API(init)(uint32_t clock_hz)
@@ -86,13 +112,20 @@ NOINSTR int CYG_STATIC_API(init)(uint32_t clock_hz)
 
     cyg_static_clock_hz = clock_hz;
     cyg_port_clock_start();
-    /* Adopting freezes the ring before anything can record into it; a ring not worth keeping
-     * is made afresh just after. resets and state are outside the check: no reseal. */
-    if (CYG_STATIC_KEEP && cyg_core_adopt(ctl, CYG_STATIC_LOG2) > 0 &&
-        ctl->head.v != 0 && !cyg_static_other_build(ctl)) {
-        if (ctl->resets < 255u)
-            ctl->resets++;
-        return ctl->resets;
+    if (CYG_STATIC_KEEP) {
+        struct cyg_ctl h;
+
+        for (unsigned i = 0; i < CYG_STATIC_WN; i++)
+            ((uint32_t *)(void *)&h)[i] = 0;
+        cyg_static_block(&h);
+        /* Kept, it is frozen before anything can record into it. resets and state are outside
+         * the check: no reseal. */
+        if (cyg_static_kept(&h)) {
+            cyg_core_keep(ctl);
+            if (ctl->resets < 255u)
+                ctl->resets++;
+            return ctl->resets;
+        }
     }
     CYG_STATIC_API(discard)();
     return 0;

@@ -18,6 +18,19 @@
 
 #define CYG_STATIC_INLINE __attribute__((no_instrument_function, always_inline)) static inline
 
+/* The ring's place and size, known to cygtrace_static.c alone, which defines cyg_rt with them
+ * (cygtrace_internal.h, CYG_PORT_STATIC) and the port's hot words (CYG_PORT_HOT_INIT): a
+ * firmware may give the buffer's size to that file only. The capacity is a power of two of
+ * records (cygtrace_static.c checks CYG_STATIC_BYTES). */
+#define CYG_PORT_STATIC 1
+#define CYG_PORT_STATIC_MEM cygtrace_buffer
+#define CYG_PORT_STATIC_SHIFT (CYGTRACE_CALLSITES ? 2u : 1u)
+#define CYG_STATIC_REC_BYTES ((uint32_t)sizeof(uintptr_t) << CYG_PORT_STATIC_SHIFT)
+#define CYG_STATIC_RING_BYTES ((uint32_t)CYG_STATIC_BYTES - CYGTRACE_RING_OVERHEAD)
+#define CYG_PORT_STATIC_LOG2                                                                      \
+    ((unsigned)__builtin_ctz(CYG_STATIC_RING_BYTES / CYG_STATIC_REC_BYTES))
+#define CYG_PORT_STATIC_MASK (CYG_STATIC_RING_BYTES / CYG_STATIC_REC_BYTES - 1u)
+
 CYG_STATIC_INLINE uintptr_t cyg_port_thread(void)
 {
     return 0; /* contexts are context-switch records on firmware */

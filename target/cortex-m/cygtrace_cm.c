@@ -7,8 +7,6 @@
 
 #include "cygtrace_port.h"
 
-#define NOINSTR __attribute__((no_instrument_function))
-
 uint32_t cyg_cm_tstate[2][3]; /* cyg_port_tstate(): thread mode, handler mode */
 
 NOINSTR __attribute__((weak, noreturn)) void cygtrace_cm_fault_hook(void)
@@ -71,41 +69,25 @@ _Static_assert(offsetof(struct cyg_rt, last) == 4 && offsetof(struct cyg_rt, hot
 void cyg_cm_ovw(void) __attribute__((visibility("hidden")));
 void cyg_cm_stop(void) __attribute__((visibility("hidden")));
 
+#if CYG_CM_BASELINE
 const uintptr_t cyg_cm_no_head = ~(uintptr_t)0;
-
-/* x: mainline cores load the clock at x + 2 (DWT) or x - 2 (SysTick), and BFI takes x's bits
- * 1..0, 0b10, as the record's bits 31..30 (the lap bit, the special flag) under which BIC
- * clears the lap bit where it must be 0. Without a clock, or with the user's, x is the lap bit
- * alone. Baseline cores: SysTick's current value register. */
-#if !CYG_CM_BASELINE && CYGTRACE_CM_CLOCK == 1 && CYGTRACE_TIMESTAMPS
-#define CYG_CM_X 0xE0001002u /* DWT CYCCNT - 2 */
-#elif !CYG_CM_BASELINE && CYGTRACE_CM_CLOCK == 2 && CYGTRACE_TIMESTAMPS
-#define CYG_CM_X 0xE000E01Au /* SysTick CVR + 2 */
-#elif !CYG_CM_BASELINE
-#define CYG_CM_X 0x80000000u
-#elif CYGTRACE_CM_CLOCK == 2 && CYGTRACE_TIMESTAMPS
-#define CYG_CM_X 0xE000E018u /* SysTick CVR */
-#else
-#define CYG_CM_X 0u
 #endif
 
 NOINSTR void cyg_port_hooks(uintptr_t last)
 {
     uint32_t primask;
 
-    /* Masked: a hook in an interrupt sees last and cont from the same call, and an interrupt
-     * that changes the state (a full ring, a freeze) is not undone by the rest of this one. */
+    /* Masked: a hook in an interrupt sees last and cont (head) from the same call, and an
+     * interrupt that changes the state (a full ring, a freeze) is not undone by the rest of
+     * this one. The rest of hot is the static ring's, from the start (CYG_PORT_HOT_INIT). */
     __asm__ volatile("mrs %0, primask\n\tcpsid i" : "=r"(primask)::"memory");
     cyg_rt.last = last;
-    cyg_rt.hot.head = CYG_CM_BASELINE && last == 0 ? (volatile uintptr_t *)&cyg_cm_no_head
-                                                   : cyg_rt.head;
-    cyg_rt.hot.mask = CYG_CM_BASELINE ? cyg_rt.mask << 3 : cyg_rt.mask;
-    cyg_rt.hot.k = cyg_rt.cap_log2;
-    cyg_rt.hot.x = CYG_CM_X;
-#if !CYG_CM_BASELINE
-    cyg_rt.hot.cont = last == 0               ? (uintptr_t)cyg_cm_slow
-                      : last == ~(uintptr_t)0 ? (uintptr_t)cyg_cm_ovw
-                                              : (uintptr_t)cyg_cm_stop;
+#if CYG_CM_BASELINE
+    cyg_rt.hot.head = last == 0 ? (volatile uintptr_t *)&cyg_cm_no_head : CYG_CM_HEAD;
+#else
+    cyg_rt.hot.cont = last == 0                                      ? (uintptr_t)cyg_cm_slow
+                      : !CYGTRACE_STOP_MODE || last == ~(uintptr_t)0 ? (uintptr_t)cyg_cm_ovw
+                                                                     : (uintptr_t)cyg_cm_stop;
 #endif
     __asm__ volatile("msr primask, %0" ::"r"(primask) : "memory");
 }
@@ -137,12 +119,14 @@ __asm__(".pushsection .text.__cyg_profile_func_enter,\"ax\",%progbits\n\t"
         "1:\n\t"
         "ldr r3, =cyg_rt + 4\n\t"
         "ldm r3, {r1, r2, r3, r4, r5, pc}\n\t" /* last, head, mask, k, x; on at cont */
+#if CYGTRACE_STOP_MODE
         CYG_CM_LOCAL(cyg_cm_stop)
         "cbz r1, 7f\n\t"
         "ldrex r12, [r2]\n\t"
         "cmp r12, r1\n\t"
         "bhi 8f\n\t" /* full: no reservation */
         "b 2f\n\t"
+#endif
         CYG_CM_LOCAL(cyg_cm_ovw)
         "cbz r1, 7f\n\t"
         "ldrex r12, [r2]\n" /* seq = head++ */
@@ -176,10 +160,12 @@ __asm__(".pushsection .text.__cyg_profile_func_enter,\"ax\",%progbits\n\t"
         "strd r0, r6, [r2, #40]\n\t" /* both words: CYG_PORT_STORE_PAIR says why that is safe */
 #endif
         "pop {r4, r5, r6, pc}\n"
+#if CYGTRACE_STOP_MODE
         "8:\n\t"
         "clrex\n\t"
         "pop {r4, r5, r6, lr}\n\t"
         "b cyg_core_full\n"
+#endif
         "9:\n\t"
         "b 1b\n" /* from the literal: the state may have changed too */
         "7:\n\t"
@@ -227,10 +213,12 @@ __asm__(".pushsection .text.__cyg_profile_func_enter,\"ax\",%progbits\n\t"
         "pop {r3, r4, r5, r6, r7, pc}\n"
         "8:\n\t"
         "msr primask, r3\n\t"
+#if CYGTRACE_STOP_MODE /* else past last only when not running (last 0) */
         "cmp r1, #0\n\t"
         "beq 7f\n\t"
         "bl cyg_core_full\n\t"
         "pop {r3, r4, r5, r6, r7, pc}\n"
+#endif
         "7:\n\t"
         CYG_CM_LOCAL(cyg_cm_slow)
         "movs r1, #0\n\t"

@@ -9,7 +9,7 @@
  * .noinit.cygtrace section, which the startup code must not zero and a loader must not write
  * (NOLOAD). At boot cygtrace_cm_init() looks at what the buffer holds:
  *   - a sealed ring made by this runtime for this buffer (magic, version, layout, CRC, counters
- *     and state all sane), by this very image (same GNU build-id, when both are known), holding
+ *     and state all sane), by this very image (the same GNU build-id, or none in both), holding
  *     at least one record: it is KEPT as the evidence of what happened before the reset. Its
  *     state becomes FROZEN, its reset count (control block byte 85) goes up by one (it stops at
  *     255), nothing else changes and nothing records over it. A debugger reads it at leisure;
@@ -29,6 +29,9 @@
 #include <stdint.h>
 
 #include "cygtrace.h"
+
+/* A bare-metal port: cygtrace_config.h's firmware defaults (no control area unless asked). */
+#define CYGTRACE_BARE_METAL 1
 #include "cygtrace_config.h"
 
 #ifdef __cplusplus
@@ -36,14 +39,14 @@ extern "C" {
 #endif
 
 /* Bytes of the static ring buffer: CYGTRACE_RING_OVERHEAD (the 128-byte control block, and the
- * 256-byte control area unless CYGTRACE_CONTROL=0) and a power of two of 8-byte records (16
+ * 256-byte control area with CYGTRACE_CONTROL=1) and a power of two of 8-byte records (16
  * with call sites). Default: 4096 + CYGTRACE_RING_OVERHEAD, 512 records. */
 #ifndef CYGTRACE_CM_BUFFER_BYTES
 #define CYGTRACE_CM_BUFFER_BYTES (4096 + CYGTRACE_RING_OVERHEAD)
 #endif
 
 /* Keep the trace of a warm reset (1, see above), or always start a fresh ring at boot (0: the
- * firmware is smaller by the validation of the old ring, about 250 bytes). Default: 1. */
+ * firmware is smaller by the comparison with the old ring, about 230 bytes). Default: 1. */
 #ifndef CYGTRACE_CM_KEEP
 #define CYGTRACE_CM_KEEP 1
 #endif

@@ -6,8 +6,8 @@
  * fail and we retry. ARMv6-M and ARMv8-M baseline (no exclusives on v6-M, and the same code for
  * both) mask interrupts for the three instructions of the increment instead.
  *
- * Settings (besides those of cygtrace_config.h; set them with -D):
- */
+ * Its settings (besides those of cygtrace_config.h; set them with -D) follow, each with its
+ * default. */
 #ifndef CYGTRACE_PORT_H
 #define CYGTRACE_PORT_H
 
@@ -43,6 +43,10 @@
 #define CYGTRACE_CALLSITES 0
 #endif
 
+/* The public header: its settings, and the firmware defaults of cygtrace_config.h, before
+ * the core reads them. */
+#include "cygtrace_cm.h"
+
 /* The hooks: 1 the port's own, in assembly (cygtrace_cm.c: per core the fewest instructions,
  * the format, the lap bit and interrupt safety as the core's), 0 the portable core's, in C
  * (which records with call sites take in any case, CYGTRACE_CALLSITES=1). Default: 1. */
@@ -66,8 +70,30 @@ struct cyg_port_hot {
 };
 void cyg_cm_slow(void) __attribute__((visibility("hidden")));
 extern const uintptr_t cyg_cm_no_head __attribute__((visibility("hidden")));
+/* x: mainline cores load the clock at x + 2 (DWT) or x - 2 (SysTick), and BFI takes x's bits
+ * 1..0, 0b10, as the record's bits 31..30 (the lap bit, the special flag) under which BIC
+ * clears the lap bit where it must be 0. Without a clock, or with the user's, x is the lap bit
+ * alone. Baseline cores: SysTick's current value register. */
+#if !CYG_CM_BASELINE && CYGTRACE_CM_CLOCK == 1 && CYGTRACE_TIMESTAMPS
+#define CYG_CM_X 0xE0001002u /* DWT CYCCNT - 2 */
+#elif !CYG_CM_BASELINE && CYGTRACE_CM_CLOCK == 2 && CYGTRACE_TIMESTAMPS
+#define CYG_CM_X 0xE000E01Au /* SysTick CVR + 2 */
+#elif !CYG_CM_BASELINE
+#define CYG_CM_X 0x80000000u
+#elif CYGTRACE_CM_CLOCK == 2 && CYGTRACE_TIMESTAMPS
+#define CYG_CM_X 0xE000E018u /* SysTick CVR */
+#else
+#define CYG_CM_X 0u
+#endif
+/* The ring is the static one (cygtrace_static.h): all but last, cont and (baseline cores) head
+ * are constants from the start, so that cyg_port_hooks() writes only those. */
+#define CYG_CM_HEAD (&((struct cyg_ctl *)(void *)CYG_PORT_STATIC_MEM)->head.v)
 #define CYG_PORT_HOT_INIT                                                                          \
-    { .head = (volatile uintptr_t *)&cyg_cm_no_head, .cont = (uintptr_t)cyg_cm_slow }
+    {                                                                                              \
+        .head = CYG_CM_BASELINE ? (volatile uintptr_t *)&cyg_cm_no_head : CYG_CM_HEAD,             \
+        .mask = CYG_CM_BASELINE ? CYG_PORT_STATIC_MASK << 3 : CYG_PORT_STATIC_MASK,                \
+        .k = CYG_PORT_STATIC_LOG2, .x = CYG_CM_X, .cont = (uintptr_t)cyg_cm_slow                   \
+    }
 void cyg_port_hooks(uintptr_t last) __attribute__((visibility("hidden")));
 #endif
 
@@ -214,7 +240,6 @@ CYG_CM_INLINE void cyg_port_clock_start(void)
 
 /* The ring in a static buffer (target/core/cygtrace_static.c), under cygtrace_cm.h's names and
  * settings, and the rest of the contract, as every single-core bare-metal port has it. */
-#include "cygtrace_cm.h"
 #define CYG_STATIC_API(name) cygtrace_cm_##name
 #define CYG_STATIC_BYTES CYGTRACE_CM_BUFFER_BYTES
 #define CYG_STATIC_KEEP CYGTRACE_CM_KEEP

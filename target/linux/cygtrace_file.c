@@ -28,8 +28,6 @@
 
 #include "cygtrace_linux.h"
 
-#define NOINSTR CYG_LINUX_NOINSTR
-
 static dev_t err_dev;
 static ino_t err_ino;
 static int err_ok; /* fd 2 was open when noted */

@@ -16,7 +16,7 @@
  * 16M), CYGTRACE_MODE (overwrite|stop), CYGTRACE_CALLSITES (1 records call sites),
  * CYGTRACE_OFF (1 records nothing), CYGTRACE_SIGNALS (0: do not record fatal signals);
  * triggers and record-time filters: CYGTRACE_TRIGGER, CYGTRACE_EXCLUDE, CYGTRACE_HIDE,
- * CYGTRACE_DEPTH, CYGTRACE_EVENTS (see "Triggers and filters from the environment" below).
+ * CYGTRACE_DEPTH, CYGTRACE_EVENTS (cygtrace_envctrl.c).
  *
  * Files (cygtrace_file.c): 0600, no symbolic link followed, blocks reserved up front, locked
  * while mapped. When CYGTRACE_OUT is the live ring of another process (two runs in one
@@ -53,11 +53,9 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "cyg_spec.h"
 #include "cygtrace_linux.h"
 #include "cygtrace_port.h"
 
-#define NOINSTR CYG_LINUX_NOINSTR
 #define DEFAULT_SIZE ((size_t)16 << 20)
 #define MIN_SIZE ((size_t)4096)
 #define MAX_SIZE ((size_t)64 << 30)
@@ -139,7 +137,6 @@ NOINSTR static void thread_end(void *unused)
         cyg_core_thread_end(cyg_linux_tid);
 }
 NOINSTR static void child_after_fork(void);
-NOINSTR static void ctl_dlopened(void);
 
 /* After a dlopen: the map names what it brought in. An instrumented object in a program that
  * had none, or a forked child that has not recorded yet (its map must name the new object),
@@ -150,7 +147,7 @@ NOINSTR static void dlopen_done(void)
         (forked || cyg_maps_instrumented()))
         setup_once();
     cyg_maps_refresh();
-    ctl_dlopened();
+    cyg_envctrl_dlopened(image_bias);
 }
 
 /* The real dlopen searches a bare name in its caller's DT_RUNPATH: called from the wrapper,
@@ -320,8 +317,7 @@ NOINSTR static size_t parse_size(const char *s)
     return (*end || v > (MAX_SIZE >> shift)) ? 0 : (size_t)(v << shift);
 }
 
-/* A CYGTRACE_* variable that is set and not empty; never for a privileged program. */
-NOINSTR static const char *env(const char *name)
+NOINSTR const char *cyg_linux_env(const char *name)
 {
     const char *v = secure_getenv(name);
 
@@ -330,309 +326,9 @@ NOINSTR static const char *env(const char *name)
 
 NOINSTR static int env_on(const char *name)
 {
-    const char *v = env(name);
+    const char *v = cyg_linux_env(name);
 
     return v && strcmp(v, "0");
-}
-
-/* --- Triggers and filters from the environment ---------------------------------------------
- * CYGTRACE_TRIGGER, CYGTRACE_EXCLUDE, CYGTRACE_HIDE, CYGTRACE_DEPTH and CYGTRACE_EVENTS take the
- * syntax of `cygtrace record`'s options (host/ctrl.c checks the same before it runs the
- * program). Read with the other settings; names resolved at the first set-up (cygtrace_syms.c);
- * armed in each ring this process makes (a forked child's too, with the same addresses) after
- * cygtrace_init, before recording starts. A malformed item, a name that is no function: one
- * line on stderr, that item ignored, the rest armed. A name may also be 0x followed by the
- * address nm shows in the program (the load bias is added). */
-
-enum { ITEM_TRIG = 1, ITEM_EXCL, ITEM_HIDE };
-enum { ITEM_PENDING, ITEM_READY, ITEM_DROPPED }; /* a name not looked up or not found yet; an
-                                                    address to arm; nothing to arm */
-
-struct ctl_item {
-    unsigned char type;          /* ITEM_* */
-    unsigned char kind;          /* ITEM_TRIG: CYG_TRIG_* */
-    unsigned char state;         /* ITEM_PENDING... */
-    uint32_t after;              /* a freeze: events after the trigger's own */
-    uintptr_t what;              /* a mark's id, or once resolved the function's address */
-    char name[CYG_SYMS_NAME_MAX]; /* the function's name ("" for a mark) */
-};
-
-_Static_assert(CYG_CTRL_TRIGS == 6 && CYG_CTRL_EXCLS == 12, "the messages below say 6 and 12");
-
-static struct {
-    struct ctl_item item[CYG_CTRL_TRIGS + CYG_CTRL_EXCLS];
-    unsigned n, ntrig, nexcl;
-    int resolved;                /* names looked up at set-up (once per program) */
-    int depth_set, events_set;
-    uint32_t depth, events;
-} ctl_env;
-
-/* "VAR: WHAT 'ITEM': WHY; ignored" (WHAT: trigger, or "" for a function list). */
-NOINSTR static void ctl_say(const char *var, const char *item, const char *why)
-{
-    char what[400] = "";
-
-    cyg_cat(cyg_cat(cyg_cat(cyg_cat(what, sizeof what, var), sizeof what, ": '"), sizeof what,
-                    item),
-            sizeof what, "'");
-    cyg_say(what, why, 0);
-}
-
-/* One trigger (start@FUNC, stop@FUNC, freeze@FUNC[+N], freeze@mark:ID[+N]) into *it; NULL,
- * or why it is not one (common/cyg_spec.c, as the host parses it). */
-NOINSTR static const char *ctl_trigger(const char *text, struct ctl_item *it)
-{
-    struct cyg_spec p;
-    enum cyg_spec_err e = cyg_spec_trigger(text, strlen(text), &p);
-
-    if (e != CYG_SPEC_OK)
-        return cyg_spec_why(e);
-    it->type = ITEM_TRIG;
-    it->kind = (unsigned char)p.kind;
-    it->after = p.after;
-    if (!p.name) {
-        it->what = p.mark;
-        it->state = ITEM_READY;
-        return NULL;
-    }
-    if (p.name_len >= sizeof it->name)
-        return "too long a function's name";
-    memcpy(it->name, p.name, p.name_len);
-    it->name[p.name_len] = 0;
-    return NULL;
-}
-
-/* The items of list, the value of variable var (type ITEM_*), each checked and kept while
- * there is room. */
-NOINSTR static void ctl_list(const char *var, const char *list, unsigned type)
-{
-    const char *p, *e;
-    char item[256];
-
-    for (p = list; p; p = e ? e + 1 : NULL) {
-        struct ctl_item *it = &ctl_env.item[ctl_env.n];
-        const char *why = NULL;
-        size_t len;
-
-        e = strchr(p, ',');
-        len = e ? (size_t)(e - p) : strlen(p);
-        if (len == 0 || len >= sizeof item) {
-            ctl_say(var, len ? "..." : "",
-                    len ? "too long an item; ignored" : "an empty item; ignored");
-            continue;
-        }
-        memcpy(item, p, len);
-        item[len] = 0;
-        /* Room first: with every slot taken, it points one past the array. */
-        if ((type == ITEM_TRIG ? ctl_env.ntrig == CYG_CTRL_TRIGS
-                               : ctl_env.nexcl == CYG_CTRL_EXCLS)) {
-            ctl_say(var, item, type == ITEM_TRIG
-                                   ? "more than 6 triggers; it and the rest ignored"
-                                   : "more than 12 excluded or hidden functions; it and the "
-                                     "rest ignored");
-            return;
-        }
-        memset(it, 0, sizeof *it);
-        if (type == ITEM_TRIG) {
-            why = ctl_trigger(item, it);
-        } else {
-            it->type = (unsigned char)type;
-            if (!cyg_spec_name_ok(item, len) || len >= sizeof it->name)
-                why = "not a function's name";
-            else
-                memcpy(it->name, item, len + 1);
-        }
-        if (why) {
-            char line[160] = "";
-
-            ctl_say(var, item, cyg_cat(cyg_cat(line, sizeof line, why), sizeof line, "; ignored"));
-            continue;
-        }
-        ctl_env.n++;
-        *(type == ITEM_TRIG ? &ctl_env.ntrig : &ctl_env.nexcl) += 1;
-    }
-}
-
-/* Reads the five variables (before any ring: messages about their syntax come first). */
-NOINSTR static void ctl_read(void)
-{
-    const char *e;
-    char what[80];
-    unsigned long long v;
-
-    ctl_list("CYGTRACE_TRIGGER", env("CYGTRACE_TRIGGER"), ITEM_TRIG);
-    ctl_list("CYGTRACE_EXCLUDE", env("CYGTRACE_EXCLUDE"), ITEM_EXCL);
-    ctl_list("CYGTRACE_HIDE", env("CYGTRACE_HIDE"), ITEM_HIDE);
-    if ((e = env("CYGTRACE_DEPTH"))) {
-        what[0] = 0;
-        cyg_cat(cyg_cat(what, sizeof what, "CYGTRACE_DEPTH="), sizeof what, e);
-        errno = 0;
-        v = strspn(e, "0123456789") == strlen(e) ? strtoull(e, NULL, 10) : ULLONG_MAX;
-        if (errno || v > UINT32_MAX) {
-            cyg_say(what, "not a number of levels (0: every depth); ignored", 0);
-        } else {
-            ctl_env.depth_set = 1;
-            ctl_env.depth = (uint32_t)v;
-        }
-    }
-    if ((e = env("CYGTRACE_EVENTS"))) {
-        what[0] = 0;
-        cyg_cat(cyg_cat(what, sizeof what, "CYGTRACE_EVENTS="), sizeof what, e);
-        if (cyg_spec_events(e, strlen(e), &ctl_env.events) < 0)
-            cyg_say(what, "not all, none, a 0x mask or a list of classes 0 to 31 (like 0,3-5); "
-                          "ignored", 0);
-        else
-            ctl_env.events_set = 1;
-    }
-}
-
-static const char *const ctl_vars[] = {NULL, "CYGTRACE_TRIGGER", "CYGTRACE_EXCLUDE",
-                                       "CYGTRACE_HIDE"};
-
-/* "start@boom", "freeze@mark:7+100" or "noisy": item it as the user wrote it, into out. */
-NOINSTR static const char *ctl_text(const struct ctl_item *it, char *out, size_t len)
-{
-    static const char *const kinds[] = {"", "start@", "stop@", "freeze@", "freeze@mark:"};
-
-    out[0] = 0;
-    if (it->type == ITEM_TRIG)
-        cyg_cat(out, len, kinds[it->kind < 5 ? it->kind : 0]);
-    if (it->type == ITEM_TRIG && it->kind == CYG_TRIG_FREEZE_MARK)
-        cyg_cat_ulong(out, len, (unsigned long)it->what);
-    else
-        cyg_cat(out, len, it->name);
-    if (it->type == ITEM_TRIG && (it->kind == CYG_TRIG_FREEZE || it->kind == CYG_TRIG_FREEZE_MARK))
-        cyg_cat_ulong(cyg_cat(out, len, "+"), len, it->after);
-    return out;
-}
-
-/* Arms one item in the ring; returns what the API returned (-1: no room, or no control area). */
-NOINSTR static int ctl_arm(const struct ctl_item *it)
-{
-    void *fn = (void *)it->what;
-
-    if (it->type != ITEM_TRIG)
-        return cygtrace_exclude(fn, it->type == ITEM_HIDE);
-    switch (it->kind) {
-    case CYG_TRIG_START: return cygtrace_trigger_start(fn);
-    case CYG_TRIG_STOP: return cygtrace_trigger_stop(fn);
-    case CYG_TRIG_FREEZE: return cygtrace_trigger_freeze(fn, it->after);
-    default: return cygtrace_trigger_freeze_mark((uint32_t)it->what, it->after);
-    }
-}
-
-/* Why hit h does not give item it a function, or a note on the one it gives; "" when all is
- * well. Into why. */
-NOINSTR static void ctl_why(const struct ctl_item *it, const struct cyg_syms_hit *h, char *why,
-                            size_t len)
-{
-    why[0] = 0;
-    if (!h->addr && h->ifunc) {
-        cyg_cat(cyg_cat(why, len, it->name), len,
-                " is an indirect function (STT_GNU_IFUNC): name the implementation it picks; "
-                "ignored");
-    } else if (!h->addr) {
-        cyg_cat(cyg_cat(cyg_cat(why, len, "no function "), len, it->name), len,
-                " in the program or its libraries; armed if a library that dlopen loads later "
-                "has one");
-    } else if (h->count > 1) {
-        cyg_cat_ulong(why, len, h->count);
-        cyg_cat(cyg_cat(why, len, " functions of that name ("), len, h->where);
-        if (h->other[0])
-            cyg_cat(cyg_cat(why, len, ", "), len, h->other);
-        cyg_cat(cyg_cat(cyg_cat(why, len, "); using the "), len,
-                        h->here > 1 ? "global (else the first) one in " : "one in "),
-                len, h->where);
-    }
-}
-
-/* Resolves the names of the items still pending. At set-up (later 0), says what is wrong with
- * each; after a dlopen (later 1), silently, and arms what the new objects define. */
-NOINSTR static void ctl_resolve(int later)
-{
-    const char *names[CYG_SYMS_MAX];
-    struct cyg_syms_hit hits[CYG_SYMS_MAX];
-    unsigned idx[CYG_SYMS_MAX], n = 0;
-    char text[CYG_SYMS_NAME_MAX + 40], why[CYG_SYMS_NAME_MAX + 200];
-
-    for (unsigned i = 0; i < ctl_env.n; i++) {
-        struct ctl_item *it = &ctl_env.item[i];
-        char *end;
-
-        if (it->state != ITEM_PENDING)
-            continue;
-        if (it->name[0] == '0') { /* 0x...: the program's link-time address */
-            unsigned long long v = strtoull(it->name + 2, &end, 16);
-
-            it->what = *end || !it->name[2] ? 0 : (uintptr_t)(v + image_bias);
-            it->state = it->what ? ITEM_READY : ITEM_DROPPED;
-            if (!it->what)
-                ctl_say(ctl_vars[it->type], ctl_text(it, text, sizeof text),
-                        "not an address (0x and hex digits); ignored");
-            continue;
-        }
-        idx[n] = i;
-        names[n++] = it->name;
-    }
-    if (!n)
-        return;
-    cyg_syms_find(names, n, hits);
-    for (unsigned k = 0; k < n; k++) {
-        struct ctl_item *it = &ctl_env.item[idx[k]];
-
-        if (!later) {
-            ctl_why(it, &hits[k], why, sizeof why);
-            if (why[0])
-                ctl_say(ctl_vars[it->type], ctl_text(it, text, sizeof text), why);
-        }
-        if (!hits[k].addr) {
-            it->state = hits[k].ifunc ? ITEM_DROPPED : ITEM_PENDING;
-            continue;
-        }
-        it->what = hits[k].addr;
-        it->state = ITEM_READY;
-        if (later)
-            ctl_arm(it);
-    }
-}
-
-/* After a dlopen: the names that nothing loaded before defined may be in what it brought. */
-NOINSTR static void ctl_dlopened(void)
-{
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    int pending = 0;
-
-    if (!ctl_env.resolved || !cygtrace_control_block())
-        return;
-    for (unsigned i = 0; i < ctl_env.n; i++)
-        pending |= ctl_env.item[i].state == ITEM_PENDING;
-    if (!pending)
-        return;
-    pthread_mutex_lock(&lock);
-    ctl_resolve(1);
-    pthread_mutex_unlock(&lock);
-}
-
-/* Arms the items in the ring just made (cygtrace_init done, not started yet). System calls
- * only past the first set-up: a forked child's runs at its first event. */
-NOINSTR static void ctl_apply(void)
-{
-    int bad = 0;
-
-    if (!ctl_env.resolved && !forked) {
-        ctl_resolve(0);
-        ctl_env.resolved = 1;
-    }
-    for (unsigned i = 0; i < ctl_env.n; i++)
-        if (ctl_env.item[i].state == ITEM_READY)
-            bad |= ctl_arm(&ctl_env.item[i]) < 0;
-    if (ctl_env.depth_set)
-        cygtrace_set_depth(ctl_env.depth);
-    if (ctl_env.events_set)
-        cygtrace_set_events(ctl_env.events);
-    if (bad && !forked)
-        cyg_say("CYGTRACE_TRIGGER", "this runtime is built without the control area "
-                "(CYGTRACE_CONTROL=0); triggers and filters ignored", 0);
 }
 
 /* Reads the settings once, in a context where getenv, getcwd and stdio are safe. */
@@ -654,7 +350,7 @@ NOINSTR static void config_read(void)
         cfg.off = 1;
         return;
     }
-    e = env("CYGTRACE_OUT");
+    e = cyg_linux_env("CYGTRACE_OUT");
     if (!e)
         e = "cygtrace.out";
     if (e[0] != '/' && getcwd(cfg.base, sizeof cfg.base))
@@ -668,10 +364,10 @@ NOINSTR static void config_read(void)
         return;
     }
     cyg_cat(cfg.base, sizeof cfg.base, e);
-    if ((e = env("CYGTRACE_RING")) && strlen(e) < sizeof cfg.parent)
+    if ((e = cyg_linux_env("CYGTRACE_RING")) && strlen(e) < sizeof cfg.parent)
         cyg_cat(cfg.parent, sizeof cfg.parent, e);
     cfg.size = DEFAULT_SIZE;
-    if ((e = env("CYGTRACE_SIZE")) && (cfg.size = parse_size(e)) < MIN_SIZE) {
+    if ((e = cyg_linux_env("CYGTRACE_SIZE")) && (cfg.size = parse_size(e)) < MIN_SIZE) {
         char what[80] = "CYGTRACE_SIZE=";
 
         cyg_say(cyg_cat(what, sizeof what, e), "not a size from 4K to 64G (like 64M); using 16M",
@@ -681,15 +377,15 @@ NOINSTR static void config_read(void)
     while (cfg.size & (cfg.size - 1))
         cfg.size &= cfg.size - 1;
     cfg.flags = CYGTRACE_INIT_ZEROED;
-    e = env("CYGTRACE_MODE");
+    e = cyg_linux_env("CYGTRACE_MODE");
     if (!e || !strcmp(e, "overwrite"))
         cfg.flags |= CYG_F_OVERWRITE;
     else if (strcmp(e, "stop"))
         cyg_say(e, "CYGTRACE_MODE is neither overwrite nor stop; using stop", 0);
     if (env_on("CYGTRACE_CALLSITES"))
         cfg.flags |= CYG_F_CALLSITES;
-    cfg.signals = !(e = env("CYGTRACE_SIGNALS")) || strcmp(e, "0");
-    ctl_read();
+    cfg.signals = !(e = cyg_linux_env("CYGTRACE_SIGNALS")) || strcmp(e, "0");
+    cyg_envctrl_read();
 }
 
 /* "CYGTRACE_RING=<this process's ring>": in the environment by putenv, so that a forked child
@@ -783,7 +479,7 @@ NOINSTR static void setup(void)
     }
     if (image_id)
         cygtrace_set_build_id(image_id, image_id_len);
-    ctl_apply();
+    cyg_envctrl_arm(forked, image_bias);
     /* 1 ms: a first clock rate, good to ~1e-4; a forked child has the parent's longer one. */
     while (!forked && mono_ns() - ns_base < 1000000u)
         ;

@@ -13,8 +13,6 @@
 
 #include "cygtrace_internal.h"
 
-#define CYG_LINUX_NOINSTR __attribute__((no_instrument_function))
-
 /* --- cygtrace_file.c: messages and the trace's files ------------------------------------- */
 
 /* Remembers which file descriptor 2 is, so that later messages go there only while it is
@@ -108,5 +106,25 @@ struct cyg_syms_hit {
  * read with bounded preads; no malloc, no descriptor kept. Returns how many were found. */
 unsigned cyg_syms_find(const char *const *names, unsigned n, struct cyg_syms_hit *hits)
     CYG_HIDDEN;
+
+/* --- cygtrace_linux.c: the settings ------------------------------------------------------- */
+
+/* A CYGTRACE_* variable that is set and not empty; never for a privileged program (read with
+ * secure_getenv). */
+const char *cyg_linux_env(const char *name) CYG_HIDDEN;
+
+/* --- cygtrace_envctrl.c: triggers and filters from the environment ------------------------ */
+
+/* Reads CYGTRACE_TRIGGER, _EXCLUDE, _HIDE, _DEPTH and _EVENTS, with the other settings (before
+ * any ring: messages about their syntax come first). */
+void cyg_envctrl_read(void) CYG_HIDDEN;
+
+/* Arms what they name in the ring just made (cygtrace_init done, not started yet); at the
+ * first set-up, after resolving the names (bias: the program's load bias, for 0x addresses).
+ * System calls only in a forked child (forked set), whose set-up runs at its first event. */
+void cyg_envctrl_arm(int forked, uint64_t bias) CYG_HIDDEN;
+
+/* After a dlopen: arms the names that nothing loaded before defined, if what it brought does. */
+void cyg_envctrl_dlopened(uint64_t bias) CYG_HIDDEN;
 
 #endif

@@ -22,7 +22,6 @@
 
 #include "cygtrace_linux.h"
 
-#define NOINSTR CYG_LINUX_NOINSTR
 #define MAX_OBJECTS 1024u /* objects whose map line is written; more are not named */
 
 static char maps_path[PATH_MAX + 8]; /* "" until this process has a map */

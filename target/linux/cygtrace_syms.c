@@ -30,7 +30,6 @@
 
 #include "cygtrace_linux.h"
 
-#define NOINSTR CYG_LINUX_NOINSTR
 #define BUF_BYTES ((size_t)64 << 10) /* the read buffer */
 #define STR_LOAD_MAX ((uint64_t)16 << 20) /* a larger string table is read name by name */
 #define NOTES_MAX 4096u               /* bytes of a note segment compared with the file's */

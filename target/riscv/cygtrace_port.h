@@ -53,6 +53,10 @@
 #define CYGTRACE_CALLSITES 0
 #endif
 
+/* The public header: its settings, and the firmware defaults of cygtrace_config.h, before
+ * the core reads them. */
+#include "cygtrace_rv.h"
+
 #include "cygtrace_internal.h"
 
 #if CYGTRACE_RV_CLOCK < 0 || CYGTRACE_RV_CLOCK > 3
@@ -153,7 +157,6 @@ CYG_RV_INLINE void cyg_port_clock_start(void)
 
 /* The ring in a static buffer (target/core/cygtrace_static.c), under cygtrace_rv.h's names and
  * settings, and the rest of the contract, as every single-core bare-metal port has it. */
-#include "cygtrace_rv.h"
 #define CYG_STATIC_API(name) cygtrace_rv_##name
 #define CYG_STATIC_BYTES CYGTRACE_RV_BUFFER_BYTES
 #define CYG_STATIC_KEEP CYGTRACE_RV_KEEP

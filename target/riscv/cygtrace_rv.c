@@ -8,8 +8,6 @@
 
 #include "cygtrace_port.h"
 
-#define NOINSTR __attribute__((no_instrument_function))
-
 NOINSTR __attribute__((weak, noreturn)) void cygtrace_rv_fault_hook(uint32_t mcause)
 {
     (void)mcause;

@@ -26,6 +26,9 @@
 #include <stdint.h>
 
 #include "cygtrace.h"
+
+/* A bare-metal port: cygtrace_config.h's firmware defaults (no control area unless asked). */
+#define CYGTRACE_BARE_METAL 1
 #include "cygtrace_config.h"
 
 #ifdef __cplusplus

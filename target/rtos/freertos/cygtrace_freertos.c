@@ -7,9 +7,7 @@
  * names as the waker) and the stack of contexts that interrupts preempted. */
 #include "FreeRTOS.h"
 #include "queue.h"
-#include "cygtrace.h"
-
-#define NOINSTR __attribute__((no_instrument_function))
+#include "cygtrace_internal.h" /* cygtrace.h, and NOINSTR */
 
 #define CYGF_SCB_VTOR (*(volatile uint32_t *)0xE000ED08u)
 
