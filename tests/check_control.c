@@ -13,6 +13,7 @@
 #include "cygtrace_config.h"
 #include "cygtrace_internal.h"
 #include "decode/dec.h"
+#include "decode/hdr.h"
 #include "suites.h"
 
 void __cyg_profile_func_enter(void *fn, void *site);
@@ -66,13 +67,13 @@ static const char *events(struct dec_ring *r)
 {
     static char text[4096];
     struct src *src = src_open_mem("ring", ring, BYTES, 0);
-    const char *why = NULL;
+    char why[256] = "";
     struct dec *d;
     struct ev e;
     size_t n = 0;
 
     text[0] = 0;
-    ck_assert_int_eq(dec_locate(src, r, &why), 0);
+    ck_assert_int_eq(hdr_locate(src, r, why, sizeof why), 0);
     d = dec_open(src, r);
     while (dec_next(d, &e) > 0 && n < sizeof text - 16) {
         switch (e.kind) {
@@ -328,12 +329,12 @@ START_TEST(test_control_written_as_a_host_does)
     struct dec_ring r;
     struct ctrl c;
     struct ctrl_spec s;
-    const char *why = NULL;
+    char why[256] = "";
     char err[128];
 
     setup();
     in(MAIN);
-    ck_assert_int_eq(ctrl_parse(&c, (const uint8_t *)area(), sizeof(void *), &why), 0);
+    ck_assert_int_eq(ctrl_parse(&c, (const uint8_t *)area(), sizeof(void *), why, sizeof why), 0);
     ck_assert_int_eq(ctrl_parse_trigger("freeze@b+2", &s, err, sizeof err), 0);
     ck_assert_int_eq(ctrl_add(&c, &s, B, err, sizeof err), 0);
     c.gen++;
@@ -345,7 +346,7 @@ START_TEST(test_control_written_as_a_host_does)
     out(D);
     out(B);
     ck_assert_str_eq(events(&r), "S >m >a T0 >b >d <d");
-    ck_assert_int_eq(ctrl_parse(&c, (const uint8_t *)area(), sizeof(void *), &why), 0);
+    ck_assert_int_eq(ctrl_parse(&c, (const uint8_t *)area(), sizeof(void *), why, sizeof why), 0);
     ck_assert_uint_eq(c.fired, 1);
     ck_assert_uint_eq(c.applied, c.gen);
 }

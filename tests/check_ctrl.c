@@ -42,14 +42,14 @@ START_TEST(test_ctrl_init_is_nothing_armed)
 {
     struct ctrl c;
     uint8_t b[CYG_CTRL_BYTES];
-    const char *why = NULL;
+    char why[256] = "";
 
     ctrl_init(&c);
     ck_assert_uint_eq(c.events, UINT32_MAX);
     ck_assert_uint_eq(c.gate, 1);
     ck_assert_int_eq(ctrl_armed(&c), 0);
     area_init(b);
-    ck_assert_int_eq(ctrl_parse(&c, b, 8, &why), 0);
+    ck_assert_int_eq(ctrl_parse(&c, b, 8, why, sizeof why), 0);
     ck_assert_int_eq(ctrl_armed(&c), 0);
     ck_assert_uint_eq(ctrl_describe(&c, NULL, NULL, "# ", stderr), 0);
     c.depth = 1;
@@ -63,7 +63,7 @@ START_TEST(test_ctrl_store_parse_round_trip_64)
 {
     struct ctrl c, d;
     uint8_t b[CYG_CTRL_BYTES];
-    const char *why = NULL;
+    char why[256] = "";
 
     area_init(b);
     b[CYG_CTRL_OFF_FIRED] = 3;
@@ -83,7 +83,7 @@ START_TEST(test_ctrl_store_parse_round_trip_64)
                              4),
                       10);
     ck_assert_uint_eq(le_get(b + CYG_CTRL_OFF_EXCL + 8, 8), UINT64_C(0x555555555500));
-    ck_assert_int_eq(ctrl_parse(&d, b, 8, &why), 0);
+    ck_assert_int_eq(ctrl_parse(&d, b, 8, why, sizeof why), 0);
     ck_assert_uint_eq(d.gen, 7);
     ck_assert_uint_eq(d.applied, 6);
     ck_assert_uint_eq(d.events, 0xf);
@@ -113,7 +113,7 @@ START_TEST(test_ctrl_store_parse_round_trip_32)
 {
     struct ctrl c, d;
     uint8_t b[CYG_CTRL_BYTES];
-    const char *why = NULL;
+    char why[256] = "";
 
     area_init(b);
     ctrl_init(&c);
@@ -122,15 +122,15 @@ START_TEST(test_ctrl_store_parse_round_trip_32)
     c.nexcl = 1;
     c.excl[0] = 0x08000201;
     ctrl_store(&c, b);
-    ck_assert_int_eq(ctrl_parse(&d, b, 4, &why), 0);
+    ck_assert_int_eq(ctrl_parse(&d, b, 4, why, sizeof why), 0);
     ck_assert_uint_eq(d.trig[0].what, 0x401);
     ck_assert_uint_eq(d.excl[0], 0x08000201);
     b[CYG_CTRL_OFF_TRIG + 4] = 0xaa; /* the high word of trigger 0's address */
     b[CYG_CTRL_OFF_EXCL + 7] = 0x55;
-    ck_assert_int_eq(ctrl_parse(&d, b, 4, &why), 0);
+    ck_assert_int_eq(ctrl_parse(&d, b, 4, why, sizeof why), 0);
     ck_assert_uint_eq(d.trig[0].what, 0x401);
     ck_assert_uint_eq(d.excl[0], 0x08000201);
-    ck_assert_int_eq(ctrl_parse(&d, b, 8, &why), 0);
+    ck_assert_int_eq(ctrl_parse(&d, b, 8, why, sizeof why), 0);
     ck_assert_uint_eq(d.trig[0].what, UINT64_C(0xaa00000401));
 }
 END_TEST
@@ -141,13 +141,13 @@ START_TEST(test_ctrl_store_clears_old_items)
 {
     struct ctrl c, d;
     uint8_t b[CYG_CTRL_BYTES];
-    const char *why = NULL;
+    char why[256] = "";
 
     area_init(b);
     sample(&c);
     ctrl_store(&c, b);
     b[CYG_CTRL_OFF_TRIG + CYG_TRIG_OFF_FLAGS] = CYG_TRIGF_FIRED;
-    ck_assert_int_eq(ctrl_parse(&d, b, 8, &why), 0);
+    ck_assert_int_eq(ctrl_parse(&d, b, 8, why, sizeof why), 0);
     ck_assert_uint_eq(d.trig[0].fired, CYG_TRIGF_FIRED);
     ctrl_init(&c);
     c.ntrig = 1;
@@ -155,7 +155,7 @@ START_TEST(test_ctrl_store_clears_old_items)
     ctrl_store(&c, b);
     for (unsigned i = CYG_CTRL_OFF_TRIG + CYG_CTRL_TRIG_BYTES; i < CYG_CTRL_BYTES; i++)
         ck_assert_msg(b[i] == 0, "byte %u", i);
-    ck_assert_int_eq(ctrl_parse(&d, b, 8, &why), 0);
+    ck_assert_int_eq(ctrl_parse(&d, b, 8, why, sizeof why), 0);
     ck_assert_uint_eq(d.ntrig, 1);
     ck_assert_uint_eq(d.nexcl, 0);
     ck_assert_uint_eq(d.trig[0].kind, CYG_TRIG_STOP);
@@ -182,13 +182,13 @@ START_TEST(test_ctrl_parse_refuses)
 
     sample(&c);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *why = NULL;
+        char why[256] = "";
 
         area_init(b);
         ctrl_store(&c, b);
         b[cases[i].off] = cases[i].v;
-        ck_assert_msg(ctrl_parse(&d, b, 8, &why) == -1, "case %zu", i);
-        ck_assert_msg(why && strstr(why, cases[i].why), "case %zu: %s", i, why ? why : "(null)");
+        ck_assert_msg(ctrl_parse(&d, b, 8, why, sizeof why) == -1, "case %zu", i);
+        ck_assert_msg(strstr(why, cases[i].why), "case %zu: %s", i, why);
     }
     /* a fired trigger past the request's triggers: a request written after it fired (a frozen
      * ring never applies it) has lost it, nothing more */
@@ -196,18 +196,18 @@ START_TEST(test_ctrl_parse_refuses)
     ctrl_store(&c, b);
     b[CYG_CTRL_OFF_FIRED] = 5; /* 1 + trigger 4 of 4 */
     {
-        const char *why = NULL;
+        char why[256] = "";
 
-        ck_assert_int_eq(ctrl_parse(&d, b, 8, &why), 0);
+        ck_assert_int_eq(ctrl_parse(&d, b, 8, why, sizeof why), 0);
         ck_assert_uint_eq(d.fired, 0);
     }
     /* the counts at their limits are fine */
     area_init(b);
     b[CYG_CTRL_OFF_NEXCL] = CYG_CTRL_EXCLS;
     {
-        const char *why = NULL;
+        char why[256] = "";
 
-        ck_assert_int_eq(ctrl_parse(&d, b, 8, &why), 0);
+        ck_assert_int_eq(ctrl_parse(&d, b, 8, why, sizeof why), 0);
         ck_assert_uint_eq(d.nexcl, CYG_CTRL_EXCLS);
     }
 }

@@ -14,6 +14,7 @@
 #include "cygtrace.h"
 #include "cygtrace_config.h"
 #include "decode/dec.h"
+#include "decode/hdr.h"
 #include "decode/sdec.h"
 #include "decode/sframe.h"
 #include "source/src.h"
@@ -177,12 +178,12 @@ static void decode_stream(const struct msink *m, struct got *g)
 static void decode_ring(size_t bytes, struct evs *v, struct dec_ring *r)
 {
     struct src *src = src_open_mem("ring", ring, bytes, 0);
-    const char *why = NULL;
+    char why[256] = "";
     struct dec *d;
     struct ev e;
 
     memset(v, 0, sizeof *v);
-    ck_assert_int_eq(dec_locate(src, r, &why), 0);
+    ck_assert_int_eq(hdr_locate(src, r, why, sizeof why), 0);
     d = dec_open(src, r);
     while (dec_next(d, &e) > 0)
         evs_add(v, &e);
@@ -288,18 +289,18 @@ START_TEST(test_drain_roundtrip)
     ck_assert_uint_eq(g.events.ev[2].addr, 0x400000);
     ck_assert_uint_gt(g.events.ev[2].time, 0);
     /* the description is the control block */
-    ck_assert_uint_eq(g.desc.word_bytes, 8);
-    ck_assert_uint_eq(g.desc.flags, ctl->flags);
-    ck_assert_uint_eq(g.desc.machine, ctl->machine);
-    ck_assert_uint_eq(g.desc.ts_bits, ctl->ts_bits);
-    ck_assert_uint_eq(g.desc.state, CYG_S_RUNNING);
-    ck_assert_uint_eq(g.desc.cap_log2, 14);
-    ck_assert_uint_eq(g.desc.ts_hz, ctl->ts_hz);
-    ck_assert_uint_eq(g.desc.pid, ctl->pid);
+    ck_assert_uint_eq(g.desc.ring.word_bytes, 8);
+    ck_assert_uint_eq(g.desc.ring.flags, ctl->flags);
+    ck_assert_uint_eq(g.desc.ring.machine, ctl->machine);
+    ck_assert_uint_eq(g.desc.ring.ts_bits, ctl->ts_bits);
+    ck_assert_uint_eq(g.desc.ring.state, CYG_S_RUNNING);
+    ck_assert_uint_eq(g.desc.ring.cap_log2, 14);
+    ck_assert_uint_eq(g.desc.ring.ts_hz, ctl->ts_hz);
+    ck_assert_uint_eq(g.desc.ring.pid, ctl->pid);
     ck_assert_uint_eq(g.first.next_seq, 0);
     ck_assert_uint_gt(g.desc.next_seq, 0); /* a later one: where the stream was then */
-    ck_assert_uint_eq(g.desc.build_id_len, 20);
-    ck_assert_mem_eq(g.desc.build_id, id, 20);
+    ck_assert_uint_eq(g.desc.ring.build_id_len, 20);
+    ck_assert_mem_eq(g.desc.ring.build_id, id, 20);
     ck_assert_uint_ge(g.descs, 1);
 
     /* Nothing new: nothing sent. Then only what is new, carrying on. */
@@ -675,7 +676,7 @@ START_TEST(test_drain_frozen_drains_fault)
     ck_assert_uint_eq(e[1].kind, EV_FAULT_LR);
     ck_assert_uint_eq(e[1].addr, 0xbad4);
     ck_assert_uint_eq(e[1].time, g.events.ev[hole + 1].time); /* the event's before it */
-    ck_assert_uint_eq(g.desc.state, CYG_S_RUNNING); /* the last description was sent before */
+    ck_assert_uint_eq(g.desc.ring.state, CYG_S_RUNNING); /* the last description was sent before */
     free(m.buf);
     got_free(&g);
 }
@@ -697,7 +698,7 @@ START_TEST(test_drain_flush_spins)
     decode_stream(&m, &g);
     same_as_ring(&g, bytes);
     ck_assert_uint_eq(g.events.ev[g.events.n - 1].kind, EV_FAULT_LR);
-    ck_assert_uint_eq(g.desc.state, CYG_S_FROZEN);
+    ck_assert_uint_eq(g.desc.ring.state, CYG_S_FROZEN);
     free(m.buf);
     got_free(&g);
 }
@@ -725,8 +726,8 @@ START_TEST(test_drain_stop_mode)
     m.len = 0;
     drain_all();
     decode_stream(&m, &g);
-    ck_assert_uint_eq(g.desc.state, CYG_S_FULL);
-    ck_assert_uint_eq(g.desc.lost, 100 + 2 - 64);
+    ck_assert_uint_eq(g.desc.ring.state, CYG_S_FULL);
+    ck_assert_uint_eq(g.desc.ring.lost, 100 + 2 - 64);
     ck_assert_uint_eq(g.events.n, 64);
     free(m.buf);
     got_free(&g);
@@ -756,7 +757,7 @@ START_TEST(test_drain_description_by_time)
         cygtrace_drain();
     ck_assert_uint_gt(m.len, before);
     decode_stream(&m, &g);
-    ck_assert_uint_eq(g.desc.ts_hz, 1000);
+    ck_assert_uint_eq(g.desc.ring.ts_hz, 1000);
     for (size_t i = 0; i < g.events.n; i++) /* specials (START, THREAD); no call came */
         ck_assert_uint_ge(g.events.ev[i].kind, EV_THREAD);
     free(m.buf);

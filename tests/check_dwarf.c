@@ -196,18 +196,18 @@ START_TEST(test_dwarf_no_debug_info)
     ck_assert_msg(access(path, R_OK) == 0, "%s missing; run make sym-fixtures", path);
     d = dwarf_src_open(path);
     ck_assert_ptr_nonnull(d);
-    ck_assert_int_eq(dwarf_src_line(d, 0x1000, file, sizeof file, &line), DWARF_NO_INFO);
+    ck_assert_int_eq(dwarf_src_line(d, 0x1000, file, sizeof file, &line), -1);
     ck_assert_int_eq(dwarf_src_func(d, 0x1000, file, sizeof file, &line, NULL, 0),
-                     DWARF_NO_INFO);
+                     -1);
     dwarf_src_close(d);
     /* opening reads nothing: a missing file is found out at the first query */
     d = dwarf_src_open("/nonexistent/cygtrace/elf");
     ck_assert_ptr_nonnull(d);
-    ck_assert_int_eq(dwarf_src_line(d, 0x1000, file, sizeof file, &line), DWARF_NO_INFO);
+    ck_assert_int_eq(dwarf_src_line(d, 0x1000, file, sizeof file, &line), -1);
     dwarf_src_close(d);
     fixture_path(path, sizeof path, "sym_random");
     d = dwarf_src_open(path);
-    ck_assert_int_eq(dwarf_src_line(d, 0x1000, file, sizeof file, &line), DWARF_NO_INFO);
+    ck_assert_int_eq(dwarf_src_line(d, 0x1000, file, sizeof file, &line), -1);
     dwarf_src_close(d);
 }
 END_TEST
@@ -221,9 +221,9 @@ START_TEST(test_dwarf_unknown_address)
 
     if (!fixture_open(&fixtures[1], path, sizeof path, &t, &d))
         return;
-    ck_assert_int_eq(dwarf_src_line(d, 0x10, file, sizeof file, &line), DWARF_UNKNOWN);
+    ck_assert_int_eq(dwarf_src_line(d, 0x10, file, sizeof file, &line), -1);
     ck_assert_int_eq(dwarf_src_func(d, ~0ull - 16, file, sizeof file, &line, NULL, 0),
-                     DWARF_UNKNOWN);
+                     -1);
     dwarf_src_close(d);
     sym_close(t);
 }

@@ -53,10 +53,11 @@ static char *export_hz(enum export_format fmt, uint64_t hz, unsigned start_depth
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     struct export *x = export_new(f, &o);
+    char err[256];
 
     ck_assert_ptr_nonnull(x);
     feed(export_sink(x, 1, 0), start_depth, script);
-    ck_assert_int_eq(export_end(x), 0);
+    ck_assert_int_eq(export_end(x, err, sizeof err), 0);
     export_free(x);
     fclose(f);
     return buf;
@@ -254,6 +255,7 @@ START_TEST(test_export_chrome_schedule)
     FILE *f = open_memstream(&out, &len);
     struct export *x = export_new(f, &o);
     struct taskstat *s;
+    char err[256];
 
     ck_assert_ptr_nonnull(x);
     ck_assert_ptr_nonnull(nm);
@@ -267,7 +269,7 @@ START_TEST(test_export_chrome_schedule)
         ck_assert_int_eq(taskstat_feed(s, &evs[i]), 0);
     taskstat_end(s);
     taskstat_free(s);
-    ck_assert_int_eq(export_end(x), 0);
+    ck_assert_int_eq(export_end(x, err, sizeof err), 0);
     export_free(x);
     fclose(f);
     ck_assert_ptr_nonnull(strstr(out,
@@ -308,11 +310,12 @@ START_TEST(test_export_chrome_unnamed_tracks)
     size_t len = 0;
     FILE *f = open_memstream(&out, &len);
     struct export *x = export_new(f, &o);
+    char err[256];
 
     ck_assert_ptr_nonnull(nm);
     export_names(x, nm);
     feed(export_sink(x, 5, 0), 0, "A+@1 A-@2");
-    ck_assert_int_eq(export_end(x), 0);
+    ck_assert_int_eq(export_end(x, err, sizeof err), 0);
     export_free(x);
     fclose(f);
     ck_assert_str_eq(out,

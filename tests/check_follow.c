@@ -24,6 +24,7 @@
 #include "cyg_format.h"
 #include "cygtrace.h"
 #include "decode/dec.h"
+#include "decode/hdr.h"
 #include "source/follow.h"
 #include "ring_writer.h"
 #include "ringgen.h"
@@ -656,7 +657,7 @@ START_TEST(test_follow_matches_dec)
         struct dec_stats st;
         struct src *src;
         struct dec *d;
-        const char *why;
+        char why[256] = "";
         struct ev e;
         size_t i = 0;
 
@@ -676,7 +677,7 @@ START_TEST(test_follow_matches_dec)
 
         src = src_open_file(path, (char[64]){0}, 64);
         ck_assert_ptr_nonnull(src);
-        ck_assert_int_eq(dec_locate(src, &dr, &why), 0);
+        ck_assert_int_eq(hdr_locate(src, &dr, why, sizeof why), 0);
         d = dec_open(src, &dr);
         follow_all(path, (size_t)-1, &s);
         while (dec_next(d, &e) > 0) {

@@ -10,6 +10,7 @@
 
 #include "model/filter.h"
 #include "model/graph.h"
+#include "output/graphout.h"
 #include "suites.h"
 #include "model/tree.h"
 
@@ -89,15 +90,26 @@ static struct graph *run(char fn, const char *script, unsigned start_depth, unsi
     return g;
 }
 
-/* What graph_print writes for graph i (in ticks). */
+/* The graphs in the order they are shown. */
+static struct graph_stat *shown(struct graph *g, size_t *n)
+{
+    struct graph_stat *s = graph_stats(g, n);
+
+    graphout_sort(g, s, *n);
+    return s;
+}
+
+/* What graphout_print writes for graph i as shown (in ticks). */
 static char *text(struct graph *g, size_t i, unsigned flags)
 {
     char *buf = NULL;
-    size_t len = 0;
+    size_t len = 0, n;
+    const struct graph_stat *s = shown(g, &n);
     FILE *f = open_memstream(&buf, &len);
 
     ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(graph_print(g, i, f, 0, flags), 0);
+    ck_assert_uint_lt(i, n);
+    ck_assert_int_eq(graphout_print(g, &s[i], f, 0, flags), 0);
     fclose(f);
     return buf;
 }
@@ -144,7 +156,7 @@ static void text_eq(struct graph *g, size_t i, unsigned flags, const char *want)
 #define STAT_EQ(g, i, fn, c, p, b, tot, slf)                                                       \
     do {                                                                                           \
         size_t n_;                                                                                 \
-        const struct graph_stat *s_ = graph_stats(g, &n_);                                         \
+        const struct graph_stat *s_ = shown(g, &n_);                                                \
         ck_assert_msg(s_ && (i) < n_, "no graph %u", (unsigned)(i));                              \
         ck_assert_msg(s_[i].addr == FN(fn) && s_[i].calls == (c) && s_[i].partial == (p) &&       \
                           s_[i].blind == (b) && s_[i].total == (tot) && s_[i].self == (slf),       \
@@ -171,7 +183,7 @@ START_TEST(test_graph_merges_paths)
     callee(want, sizeof want, 13, 13, " | (2) 0x30");
     bar(want, sizeof want, " |");
     callee(want, sizeof want, 5, 5, " +-(1) 0x30");
-    text_eq(g, 0, GRAPH_CALLEES, want);
+    text_eq(g, 0, GRAPHOUT_CALLEES, want);
     ck_assert_uint_eq(graph_nodes(g), 4);
     graph_free(g);
 }
@@ -196,7 +208,7 @@ START_TEST(test_graph_indentation)
     callee(want, sizeof want, 7, 7, "    +-(1) 0x40");
     bar(want, sizeof want, "    |");
     callee(want, sizeof want, 2, 2, "    +-(1) 0x30");
-    text_eq(g, 0, GRAPH_CALLEES, want);
+    text_eq(g, 0, GRAPHOUT_CALLEES, want);
     graph_free(g);
 }
 END_TEST
@@ -215,7 +227,7 @@ START_TEST(test_graph_recursion)
     callee(want, sizeof want, 100, 50, "(1) 0x10");
     callee(want, sizeof want, 50, 40, "(1) 0x10");
     callee(want, sizeof want, 10, 10, "(1) 0x10");
-    text_eq(g, 0, GRAPH_CALLERS | GRAPH_CALLEES, want);
+    text_eq(g, 0, GRAPHOUT_CALLERS | GRAPHOUT_CALLEES, want);
     graph_free(g);
 }
 END_TEST
@@ -234,7 +246,7 @@ START_TEST(test_graph_two_paths_and_callers)
     bar(want, sizeof want, " |");
     callee(want, sizeof want, 10, 4, " +-(1) 0x20");
     callee(want, sizeof want, 6, 6, "   (2) 0x40");
-    text_eq(g, 0, GRAPH_CALLEES, want);
+    text_eq(g, 0, GRAPHOUT_CALLEES, want);
     graph_free(g);
 
     g = run('D', script, 0, 0, 0);
@@ -244,7 +256,7 @@ START_TEST(test_graph_two_paths_and_callers)
     caller(want, sizeof want, 2, 6, "0x20");
     strcat(want, "\n" CALLEES_HEAD);
     callee(want, sizeof want, 15, 15, "(3) 0x40");
-    text_eq(g, 0, GRAPH_CALLERS | GRAPH_CALLEES, want);
+    text_eq(g, 0, GRAPHOUT_CALLERS | GRAPHOUT_CALLEES, want);
     graph_free(g);
 }
 END_TEST
@@ -260,7 +272,7 @@ START_TEST(test_graph_open_at_end)
     callee(want, sizeof want, 10, 10, " +-(1) 0x20");
     bar(want, sizeof want, " |");
     callee(want, sizeof want, 0, 0, " +-(1) 0x30");
-    text_eq(g, 0, GRAPH_CALLEES, want);
+    text_eq(g, 0, GRAPHOUT_CALLEES, want);
     graph_free(g);
 }
 END_TEST
@@ -276,14 +288,14 @@ START_TEST(test_graph_before_trace)
     caller(want, sizeof want, 1, 40, BOTTOM);
     strcat(want, "\n" CALLEES_HEAD);
     callee(want, sizeof want, 40, 30, "(1) 0x10");
-    text_eq(g, 0, GRAPH_CALLERS | GRAPH_CALLEES, want);
+    text_eq(g, 0, GRAPHOUT_CALLERS | GRAPHOUT_CALLEES, want);
     graph_free(g);
 
     /* its caller, entered before the trace too, is known once it exits */
     g = run('B', "+B@10 -B@20 -A@50", 1, 0, 0);
     strcpy(want, CALLERS_HEAD);
     caller(want, sizeof want, 1, 10, "0x10");
-    text_eq(g, 0, GRAPH_CALLERS, want);
+    text_eq(g, 0, GRAPHOUT_CALLERS, want);
     graph_free(g);
 }
 END_TEST
@@ -305,7 +317,7 @@ START_TEST(test_graph_bottom_level_and_contexts)
     STAT_EQ(g, 1, 'A', 2, 0, 0, 20, 15);
     callee(want, sizeof want, 20, 15, "(2) 0x10");
     callee(want, sizeof want, 5, 5, "(2) 0x20");
-    text_eq(g, 1, GRAPH_CALLERS | GRAPH_CALLEES, want); /* no callers at the bottom */
+    text_eq(g, 1, GRAPHOUT_CALLERS | GRAPHOUT_CALLEES, want); /* no callers at the bottom */
     graph_free(g);
 }
 END_TEST
@@ -318,7 +330,7 @@ START_TEST(test_graph_depth_limit)
 
     callee(want, sizeof want, 10, 5, "(1) 0x10");
     callee(want, sizeof want, 5, 2, "(1) 0x20");
-    text_eq(g, 0, GRAPH_CALLEES, want);
+    text_eq(g, 0, GRAPHOUT_CALLEES, want);
     ck_assert_uint_eq(graph_left_out(g), 0);
     graph_free(g);
 }
@@ -335,7 +347,7 @@ START_TEST(test_graph_node_cap)
     ck_assert_uint_eq(graph_left_out(g), 3); /* C under B, D, B under D */
     callee(want, sizeof want, 20, 13, "(1) 0x10");
     callee(want, sizeof want, 4, 3, "(2) 0x20");
-    text_eq(g, 0, GRAPH_CALLEES, want);
+    text_eq(g, 0, GRAPHOUT_CALLEES, want);
     graph_free(g);
 }
 END_TEST
@@ -353,7 +365,7 @@ START_TEST(test_graph_filter_hide)
     STAT_EQ(g, 0, 'A', 1, 0, 0, 10, 8);
     callee(want, sizeof want, 10, 8, "(1) 0x10");
     callee(want, sizeof want, 2, 2, "(1) 0x20");
-    text_eq(g, 0, GRAPH_CALLEES, want);
+    text_eq(g, 0, GRAPHOUT_CALLEES, want);
     graph_free(g);
 }
 END_TEST

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cyg_format.h"
+#include "output/fmt.h"
 #include "output/render.h"
 #include "suites.h"
 
@@ -318,15 +319,15 @@ START_TEST(test_render_duration_units)
 {
     char b[32];
 
-    render_duration(1234, 1000000000u, b, sizeof b);
+    fmt_duration(1234, 1000000000u, b, sizeof b);
     ck_assert_str_eq(b, "1.234 us");
-    render_duration(2500000, 1000000000u, b, sizeof b);
+    fmt_duration(2500000, 1000000000u, b, sizeof b);
     ck_assert_str_eq(b, "2.500 ms");
-    render_duration(3000000000u, 1000000000u, b, sizeof b);
+    fmt_duration(3000000000u, 1000000000u, b, sizeof b);
     ck_assert_str_eq(b, "3.000 s");
-    render_duration(77, 0, b, sizeof b);
+    fmt_duration(77, 0, b, sizeof b);
     ck_assert_str_eq(b, "77 ticks");
-    render_duration(48, 48000000u, b, sizeof b); /* a 48 MHz Cortex-M cycle counter */
+    fmt_duration(48, 48000000u, b, sizeof b); /* a 48 MHz Cortex-M cycle counter */
     ck_assert_str_eq(b, "1.000 us");
 }
 END_TEST
@@ -368,17 +369,17 @@ START_TEST(test_render_sched_texts)
     for (unsigned i = 0; i < sizeof v / sizeof *v; i++) {
         struct ev e = {.kind = EV_SCHED, .data = v[i].data, .addr = v[i].a};
 
-        render_sched_text(n, NULL, 0, &e, buf, sizeof buf);
+        fmt_sched(n, NULL, 0, &e, buf, sizeof buf);
         ck_assert_str_eq(buf, v[i].want);
     }
     {
         struct ev e = {.kind = EV_SCHED, .data = CYG_SCHED_WAKE | 3u << 4};
 
-        render_sched_text(NULL, NULL, 0, &e, buf, sizeof buf);
+        fmt_sched(NULL, NULL, 0, &e, buf, sizeof buf);
         ck_assert_str_eq(buf, "wakes context 3");
     }
-    ck_assert_ptr_null(render_ctx_name(n, NULL, 0, 4, 0x1000, buf, sizeof buf));
-    ck_assert_str_eq(render_ctx_name(n, NULL, 0, 3, 0, buf, sizeof buf), "consumer");
+    ck_assert_ptr_null(names_ctx_called(n, NULL, 0, 4, 0x1000, buf, sizeof buf));
+    ck_assert_str_eq(names_ctx_called(n, NULL, 0, 3, 0, buf, sizeof buf), "consumer");
     names_free(n);
 }
 END_TEST

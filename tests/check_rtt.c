@@ -1,8 +1,9 @@
 /* check_rtt.c - the RTT sink of the real Linux runtime (target/core/cygtrace_rtt.c): its control
  * block against the offsets of common/cyg_rtt.h at this build's pointer size, the ID, the ring
  * of the up buffer (wrap-around, full, the host's rd_off), a channel of a SEGGER block of the
- * firmware's (cygtrace_rtt_use), and the drain streaming through it to the host's decoder while
- * the test, as a probe would, takes the bytes and moves rd_off. */
+ * firmware's (cygtrace_rtt_use), and the drain streaming through it to the host's decoder. The
+ * host's side is the real one (host/source/rtt.c: the block found, checked, the channel read
+ * and rd_off stored), reading this process's memory where a probe would read the target's. */
 #include <check.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "decode/dec.h"
 #include "decode/sdec.h"
 #include "decode/sframe.h"
+#include "source/rtt.h"
 #include "suites.h"
 
 void __cyg_profile_func_enter(void *fn, void *site);
@@ -34,20 +36,45 @@ static struct cygtrace_rtt_buffer *fresh(void)
     return up;
 }
 
-/* The host: takes what the channel holds into out (at most cap), then stores rd_off. */
-static size_t host_read(struct cygtrace_rtt_buffer *b, uint8_t *out, size_t cap)
+/* The target's memory, as the host reads it: this process's. */
+static int self_read(void *arg, uint64_t addr, void *buf, size_t len, char *err, size_t errlen)
 {
-    uint32_t wr = b->wr_off, rd = b->rd_off;
-    size_t n = 0;
+    (void)arg, (void)err, (void)errlen;
+    memcpy(buf, (const void *)(uintptr_t)addr, len);
+    return 0;
+}
 
-    ck_assert_uint_lt(wr, b->size);
-    ck_assert_uint_lt(rd, b->size);
-    while (rd != wr && n < cap) {
-        out[n++] = b->buffer[rd];
-        rd = rd + 1 == b->size ? 0 : rd + 1;
-    }
-    b->rd_off = rd;
-    return n;
+static int self_write(void *arg, uint64_t addr, const void *buf, size_t len, char *err,
+                      size_t errlen)
+{
+    (void)arg, (void)err, (void)errlen;
+    memcpy((void *)(uintptr_t)addr, buf, len);
+    return 0;
+}
+
+static const struct rtt_mem self = {self_read, self_write, NULL};
+
+/* The host finds the channel named "cygtrace" in the control block at cb, as at a symbol. */
+static struct rtt_chan host_find(const void *cb)
+{
+    uint64_t at = (uintptr_t)cb;
+    struct rtt_chan ch;
+    char err[256];
+
+    ck_assert_msg(rtt_find(&self, W, &at, 1, NULL, 0, &ch, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(ch.named, 1);
+    return ch;
+}
+
+/* The host takes what the channel holds into out (at most cap), then stores rd_off. */
+static size_t host_read(struct rtt_chan *ch, uint8_t *out, size_t cap)
+{
+    struct rtt_read_info info;
+    char err[256];
+    long n = rtt_read(&self, ch, out, cap, &info, err, sizeof err);
+
+    ck_assert_msg(n >= 0, "%s", err);
+    return (size_t)n;
 }
 
 static void pattern(uint8_t *p, size_t n, unsigned seed)
@@ -111,6 +138,7 @@ END_TEST
 START_TEST(test_rtt_sink_wraps_at_the_end)
 {
     struct cygtrace_rtt_buffer *up = fresh();
+    struct rtt_chan ch = host_find(&cygtrace_rtt);
     uint8_t in[100], out[200];
 
     up->wr_off = up->rd_off = SIZE - 10;
@@ -119,7 +147,7 @@ START_TEST(test_rtt_sink_wraps_at_the_end)
     ck_assert_uint_eq(up->wr_off, 20);
     ck_assert_mem_eq(up->buffer + SIZE - 10, in, 10);
     ck_assert_mem_eq(up->buffer, in + 10, 20);
-    ck_assert_uint_eq(host_read(up, out, sizeof out), 30);
+    ck_assert_uint_eq(host_read(&ch, out, sizeof out), 30);
     ck_assert_mem_eq(out, in, 30);
     ck_assert_uint_eq(up->rd_off, 20);
     /* a store that ends exactly at the end leaves wr_off at 0, not at size */
@@ -132,6 +160,7 @@ END_TEST
 START_TEST(test_rtt_sink_full_takes_less)
 {
     struct cygtrace_rtt_buffer *up = fresh();
+    struct rtt_chan ch = host_find(&cygtrace_rtt);
     static uint8_t in[SIZE + 100], out[SIZE];
 
     pattern(in, sizeof in, 3);
@@ -141,12 +170,12 @@ START_TEST(test_rtt_sink_full_takes_less)
     ck_assert_uint_eq(cygtrace_rtt_sink(NULL, in, 10), 0);
     ck_assert_uint_eq(cygtrace_rtt_sink(NULL, in, 0), 0);
     /* the host takes 50: 50 fit again, wrapping */
-    ck_assert_uint_eq(host_read(up, out, 50), 50);
+    ck_assert_uint_eq(host_read(&ch, out, 50), 50);
     ck_assert_mem_eq(out, in, 50);
     ck_assert_uint_eq(cygtrace_rtt_sink(NULL, in + SIZE - 1, 80), 50);
     ck_assert_uint_eq(up->wr_off, 49);
     ck_assert_uint_eq(cygtrace_rtt_sink(NULL, in, 1), 0);
-    ck_assert_uint_eq(host_read(up, out, sizeof out), SIZE - 1);
+    ck_assert_uint_eq(host_read(&ch, out, sizeof out), SIZE - 1);
     ck_assert_mem_eq(out, in + 50, SIZE - 1);
     ck_assert_uint_eq(up->rd_off, up->wr_off);
     /* a host that stored nonsense in rd_off gets nothing, and nothing is stored */
@@ -168,6 +197,7 @@ START_TEST(test_rtt_use_segger_channel)
     static struct segger_cb seg = {.id = "SEGGER RTT", .max_up = 3, .max_down = 3};
     static uint8_t term[64], chan1[48];
     uint8_t in[100], out[100];
+    struct rtt_chan ch;
 
     seg.up[0] = (struct cygtrace_rtt_buffer){"Terminal", term, sizeof term, 0, 0, 0};
     seg.up[1] = (struct cygtrace_rtt_buffer){"cygtrace", chan1, sizeof chan1, 0, 0, 0};
@@ -182,7 +212,9 @@ START_TEST(test_rtt_use_segger_channel)
     ck_assert_uint_eq(cygtrace_rtt_sink(NULL, in, sizeof in), sizeof chan1 - 1);
     ck_assert_uint_eq(seg.up[1].wr_off, sizeof chan1 - 1);
     ck_assert_uint_eq(seg.up[0].wr_off, 0); /* the terminal untouched */
-    ck_assert_uint_eq(host_read(&seg.up[1], out, sizeof out), sizeof chan1 - 1);
+    ch = host_find(&seg);
+    ck_assert_uint_eq(ch.index, 1);
+    ck_assert_uint_eq(host_read(&ch, out, sizeof out), sizeof chan1 - 1);
     ck_assert_mem_eq(out, in, sizeof chan1 - 1);
     /* init does nothing now: the channel stays SEGGER's */
     cygtrace_rtt_init();
@@ -207,14 +239,14 @@ struct got {
     unsigned events;
 };
 
-static void got_poll(struct got *g, struct cygtrace_rtt_buffer *up)
+static void got_poll(struct got *g, struct rtt_chan *ch)
 {
     if (g->cap - g->len < SIZE) {
         g->cap = g->cap * 2 + SIZE;
         g->buf = realloc(g->buf, g->cap);
         ck_assert_ptr_nonnull(g->buf);
     }
-    g->len += host_read(up, g->buf + g->len, g->cap - g->len);
+    g->len += host_read(ch, g->buf + g->len, g->cap - g->len);
 }
 
 /* Each event after the one before it, each exit of the function entered just before. */
@@ -263,10 +295,12 @@ static void decode(struct got *g, struct sdec_stats *ds)
 /* n calls of made-up functions, drained after each; the host polls every `every` drains. */
 static void stream(struct got *g, unsigned n, unsigned every)
 {
-    struct cygtrace_rtt_buffer *up = fresh();
+    struct rtt_chan ch;
 
+    fresh();
     ck_assert_int_gt(cygtrace_init(ring, sizeof ring, CYG_F_OVERWRITE), 0);
     cygtrace_drain_init(cygtrace_rtt_sink, NULL);
+    ch = host_find(&cygtrace_rtt);
     for (unsigned i = 0; i < n; i++) {
         uintptr_t fn = 0x400000 + (i % 97) * 16;
 
@@ -274,14 +308,14 @@ static void stream(struct got *g, unsigned n, unsigned every)
         __cyg_profile_func_exit((void *)fn, 0);
         cygtrace_drain();
         if (i % every == 0)
-            got_poll(g, up);
+            got_poll(g, &ch);
     }
     /* cygtrace_drain_flush() would spin while the channel is full, with no host reading in
      * this one thread: poll and drain by turns until the drain, given room, has nothing left */
     do
-        got_poll(g, up);
+        got_poll(g, &ch);
     while (cygtrace_drain() > 0);
-    got_poll(g, up);
+    got_poll(g, &ch);
     cygtrace_stop();
 }
 

@@ -18,11 +18,11 @@
 
 #include "cyg_rtt.h"
 #include "fakegdb.h"
-#include "util/le.h"
 #include "source/rsp.h"
 #include "source/rtt.h"
 #include "suites.h"
 #include "testdir.h"
+#include "util/le.h"
 
 /* --- memory held here --------------------------------------------------------------------------
  */
@@ -37,36 +37,39 @@ struct mem {
     unsigned reads, writes;
 };
 
-static int mem_read(void *arg, uint64_t addr, void *buf, size_t len)
+/* The reasons a GDB server would give. */
+static int mem_fail(const struct mem *m, int rc, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s", m->fail ? "the server closed the connection" : "E01");
+    return rc;
+}
+
+static int mem_read(void *arg, uint64_t addr, void *buf, size_t len, char *err, size_t errlen)
 {
     struct mem *m = arg;
 
     m->reads++;
     if (m->fail)
-        return RTT_MEM_FAIL;
+        return mem_fail(m, RTT_MEM_FAIL, err, errlen);
     if (addr < MEM_ADDR || addr + len > MEM_ADDR + MEM_BYTES ||
         (addr < m->bad_hi && addr + len > m->bad_lo))
-        return RTT_MEM_BAD;
+        return mem_fail(m, RTT_MEM_BAD, err, errlen);
     memcpy(buf, m->b + (addr - MEM_ADDR), len);
     return 0;
 }
 
-static int mem_write(void *arg, uint64_t addr, const void *buf, size_t len)
+static int mem_write(void *arg, uint64_t addr, const void *buf, size_t len, char *err,
+                     size_t errlen)
 {
     struct mem *m = arg;
 
     m->writes++;
     if (m->fail)
-        return RTT_MEM_FAIL;
+        return mem_fail(m, RTT_MEM_FAIL, err, errlen);
     if (addr < MEM_ADDR || addr + len > MEM_ADDR + MEM_BYTES)
-        return RTT_MEM_BAD;
+        return mem_fail(m, RTT_MEM_BAD, err, errlen);
     memcpy(m->b + (addr - MEM_ADDR), buf, len);
     return 0;
-}
-
-static const char *mem_why(void *arg)
-{
-    return ((struct mem *)arg)->fail ? "the server closed the connection" : "E01";
 }
 
 static struct mem *mem_new(struct rtt_mem *rm)
@@ -74,7 +77,7 @@ static struct mem *mem_new(struct rtt_mem *rm)
     struct mem *m = calloc(1, sizeof *m);
 
     ck_assert_ptr_nonnull(m);
-    *rm = (struct rtt_mem){mem_read, mem_write, mem_why, m};
+    *rm = (struct rtt_mem){mem_read, mem_write, m};
     return m;
 }
 

@@ -10,6 +10,7 @@
 #include "cygtrace.h"
 #include "cygtrace_config.h"
 #include "decode/dec.h"
+#include "decode/hdr.h"
 #include "suites.h"
 #include "decode/wval.h"
 
@@ -41,12 +42,12 @@ static void leave(uintptr_t fn, uintptr_t site)
 static void decode_ring(size_t bytes, struct seen *s)
 {
     struct src *src = src_open_mem("ring", ring, bytes, 0);
-    const char *why = NULL;
+    char why[256] = "";
     struct dec *d;
     struct ev e;
 
     memset(s, 0, sizeof *s);
-    ck_assert_int_eq(dec_locate(src, &s->r, &why), 0);
+    ck_assert_int_eq(hdr_locate(src, &s->r, why, sizeof why), 0);
     d = dec_open(src, &s->r);
     while (dec_next(d, &e) > 0) {
         if (s->n < 64)
@@ -387,7 +388,7 @@ START_TEST(test_runtime_threads_all_kept)
     struct dec_ring r;
     struct dec *d;
     struct ev e;
-    const char *why;
+    char why[256] = "";
     long depth[THREADS + 2] = {0};
     uint64_t fn_of[THREADS + 2] = {0}, n = 0;
 
@@ -395,7 +396,7 @@ START_TEST(test_runtime_threads_all_kept)
     cygtrace_init(ring, bytes, CYG_F_OVERWRITE);
     run_workers();
     src = src_open_mem("ring", ring, bytes, 0);
-    ck_assert_int_eq(dec_locate(src, &r, &why), 0);
+    ck_assert_int_eq(hdr_locate(src, &r, why, sizeof why), 0);
     d = dec_open(src, &r);
     while (dec_next(d, &e) > 0) {
         if (e.kind != EV_ENTER && e.kind != EV_EXIT)

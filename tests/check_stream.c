@@ -14,7 +14,9 @@
 #include "cyg_stream.h"
 #include "decode/sdec.h"
 #include "decode/sframe.h"
+#include "source/source.h"
 #include "source/sread.h"
+#include "source/wire.h"
 #include "suites.h"
 
 /* ---- a deterministic PRNG (splitmix64) ---- */
@@ -348,19 +350,19 @@ START_TEST(test_stream_vectors_64)
     d = sdec_desc(g.dec);
     ck_assert_ptr_nonnull(d);
     ck_assert_uint_eq(d->version, 1);
-    ck_assert_uint_eq(d->word_bytes, 8);
-    ck_assert_uint_eq(d->flags, CYG_F_OVERWRITE | CYG_F_TIMESTAMPS | CYG_F_THREADS);
-    ck_assert_uint_eq(d->machine, 62);
-    ck_assert_uint_eq(d->ts_bits, 61);
-    ck_assert_uint_eq(d->state, CYG_S_RUNNING);
-    ck_assert_uint_eq(d->cap_log2, 12);
-    ck_assert_uint_eq(d->build_id_len, 4);
-    ck_assert_mem_eq(d->build_id, "\xde\xad\xbe\xef", 4);
-    ck_assert_uint_eq(d->ts_hz, 1000000000u);
-    ck_assert_uint_eq(d->load_bias, 0x555555554000u);
-    ck_assert_uint_eq(d->pid, 4242);
+    ck_assert_uint_eq(d->ring.word_bytes, 8);
+    ck_assert_uint_eq(d->ring.flags, CYG_F_OVERWRITE | CYG_F_TIMESTAMPS | CYG_F_THREADS);
+    ck_assert_uint_eq(d->ring.machine, 62);
+    ck_assert_uint_eq(d->ring.ts_bits, 61);
+    ck_assert_uint_eq(d->ring.state, CYG_S_RUNNING);
+    ck_assert_uint_eq(d->ring.cap_log2, 12);
+    ck_assert_uint_eq(d->ring.build_id_len, 4);
+    ck_assert_mem_eq(d->ring.build_id, "\xde\xad\xbe\xef", 4);
+    ck_assert_uint_eq(d->ring.ts_hz, 1000000000u);
+    ck_assert_uint_eq(d->ring.load_bias, 0x555555554000u);
+    ck_assert_uint_eq(d->ring.pid, 4242);
     ck_assert_uint_eq(d->next_seq, 100);
-    ck_assert_uint_eq(d->lost, 3);
+    ck_assert_uint_eq(d->ring.lost, 3);
 
     sframe_get_stats(g.fr, &fs);
     ck_assert_uint_eq(fs.bytes, w.n);
@@ -418,11 +420,11 @@ START_TEST(test_stream_vectors_32)
     expect_ev(&g.ev[4], 4, EV_EXIT, 0x08000100, 0, 0x1000025, 5, 0);
     d = sdec_desc(g.dec);
     ck_assert_ptr_nonnull(d);
-    ck_assert_uint_eq(d->word_bytes, 4);
-    ck_assert_uint_eq(d->machine, 40);
-    ck_assert_uint_eq(d->ts_bits, 24);
-    ck_assert_uint_eq(d->resets, 2);
-    ck_assert_uint_eq(d->ts_hz, 25000000u);
+    ck_assert_uint_eq(d->ring.word_bytes, 4);
+    ck_assert_uint_eq(d->ring.machine, 40);
+    ck_assert_uint_eq(d->ring.ts_bits, 24);
+    ck_assert_uint_eq(d->ring.resets, 2);
+    ck_assert_uint_eq(d->ring.ts_hz, 25000000u);
     got_free(&g);
 }
 END_TEST
@@ -1329,7 +1331,7 @@ START_TEST(test_stream_ring_version_mark_class)
             putv(&d, with == 1 ? 3 : 2); /* the ring's version */
         }
         ck_assert_int_eq(sdec_frame(g.dec, d.b, d.n), 0);
-        ck_assert_uint_eq(sdec_desc(g.dec)->ring_version, with == 1 ? 3 : with == 2 ? 2 : 0);
+        ck_assert_uint_eq(sdec_desc(g.dec)->ring.version, with == 1 ? 3 : with == 2 ? 2 : 0);
         put8(&e, CYG_FR_EVENTS);
         put8(&e, 0);
         putv(&e, 50);
@@ -1504,7 +1506,7 @@ static void collect_sread(struct src *s, struct ev *out, unsigned cap, unsigned 
 
     ck_assert_ptr_nonnull(r);
     *n = 0;
-    while ((rc = sread_next(r, &out[*n])) == 1) {
+    while ((rc = sread_next(r, &out[*n], NULL, 0)) == 1) {
         ck_assert_uint_lt(*n, cap);
         (*n)++;
     }
@@ -1521,7 +1523,7 @@ START_TEST(test_stream_sread_file)
     struct got g;
     struct src *s;
     struct sdec_desc d;
-    const char *why;
+    char why[256] = "";
     unsigned n;
     int fd;
 
@@ -1547,9 +1549,9 @@ START_TEST(test_stream_sread_file)
     feed(&g, &w);
     s = src_open_file(path, err, sizeof err);
     ck_assert_ptr_nonnull(s);
-    ck_assert_int_eq(sread_probe(s, &d, &why), 0);
-    ck_assert_uint_eq(d.word_bytes, 4);
-    ck_assert_uint_eq(d.ts_bits, 30);
+    ck_assert_int_eq(sread_probe(s, &d, why, sizeof why), 0);
+    ck_assert_uint_eq(d.ring.word_bytes, 4);
+    ck_assert_uint_eq(d.ring.ts_bits, 30);
     ck_assert_uint_eq(d.next_seq, 0);
     collect_sread(s, got, NEV + 100, &n);
     ck_assert_uint_gt(n, NEV / 2);
@@ -1562,7 +1564,7 @@ START_TEST(test_stream_sread_file)
         struct sdec_stats ds, ds2;
         struct ev e;
 
-        while (sread_next(r, &e) == 1)
+        while (sread_next(r, &e, NULL, 0) == 1)
             ;
         sread_get_stats(r, &fs, &ds);
         sframe_get_stats(g.fr, &fs2);
@@ -1587,25 +1589,25 @@ START_TEST(test_stream_sread_probe_rejects)
     struct wb w = {.n = 0};
     struct sdec_desc d;
     struct src *s;
-    const char *why = NULL;
+    char why[256] = "";
 
     for (size_t i = 0; i < sizeof junk; i++)
         junk[i] = (uint8_t)(i * 7 + 3);
     s = src_open_mem("junk", junk, sizeof junk, 0);
-    ck_assert_int_eq(sread_probe(s, &d, &why), -1);
-    ck_assert_str_eq(why, "no stream frame");
+    ck_assert_int_eq(sread_probe(s, &d, why, sizeof why), SREAD_ENOFRAME);
+    ck_assert_str_eq(why, "junk: no stream frame");
     src_close(s);
 
     s = src_open_mem("empty", junk, 0, 0);
-    ck_assert_int_eq(sread_probe(s, &d, &why), -1);
-    ck_assert_str_eq(why, "no stream frame");
+    ck_assert_int_eq(sread_probe(s, &d, why, sizeof why), SREAD_ENOFRAME);
+    ck_assert_str_eq(why, "empty: no stream frame");
     src_close(s);
 
     wire(&w, events32a, sizeof events32a);
     wire(&w, events32b, sizeof events32b);
     s = src_open_mem("nodesc", w.b, w.n, 0);
-    ck_assert_int_eq(sread_probe(s, &d, &why), -1);
-    ck_assert_str_eq(why, "no description frame");
+    ck_assert_int_eq(sread_probe(s, &d, why, sizeof why), -1);
+    ck_assert_str_eq(why, "nodesc: no description frame");
     src_close(s);
 
     /* the first description is the one returned */
@@ -1614,10 +1616,65 @@ START_TEST(test_stream_sread_probe_rejects)
     wire(&w, desc64, sizeof desc64);
     wire(&w, desc32, sizeof desc32);
     s = src_open_mem("two", w.b, w.n, 0);
-    ck_assert_int_eq(sread_probe(s, &d, &why), 0);
-    ck_assert_uint_eq(d.word_bytes, 8);
+    ck_assert_int_eq(sread_probe(s, &d, why, sizeof why), 0);
+    ck_assert_uint_eq(d.ring.word_bytes, 8);
     ck_assert_uint_eq(d.next_seq, 100);
     src_close(s);
+}
+END_TEST
+
+static void count_bytes(void *arg, const void *buf, size_t len)
+{
+    (void)buf;
+    *(size_t *)arg += len;
+}
+
+/* A live stream over a wire (a file, here): each round reads the wire once and gives that
+ * read's events, then SOURCE_AGAIN; the description shows once it came; the end is 0. */
+START_TEST(test_stream_source_over_wire)
+{
+    static struct wb w;
+    char path[] = "/tmp/check_stream_XXXXXX", err[256];
+    struct source_stats st;
+    struct source *s;
+    struct wire *l;
+    size_t tapped = 0;
+    unsigned n = 0, rounds = 0;
+    struct ev e;
+    int fd, rc;
+
+    w.n = 0;
+    wire(&w, desc32, sizeof desc32);
+    wire(&w, events32a, sizeof events32a);
+    wire(&w, events32b, sizeof events32b);
+    fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, w.b, w.n), (long)w.n);
+    close(fd);
+    ck_assert_ptr_nonnull(l = wire_open_file(path, err, sizeof err));
+    ck_assert_ptr_nonnull(s = source_open_wire(l, count_bytes, &tapped, err, sizeof err));
+    ck_assert_ptr_null(source_describe(s));
+    ck_assert_int_eq(source_is_stream(s), 1);
+    ck_assert_int_eq(source_rewind(s), -1); /* one pass only */
+    while ((rc = source_next(s, &e, err, sizeof err)) != 0) {
+        if (rc == SOURCE_AGAIN) {
+            rounds++;
+            continue;
+        }
+        ck_assert_int_eq(rc, 1);
+        ck_assert_ptr_nonnull(source_describe(s));
+        n++;
+    }
+    ck_assert_uint_eq(n, 5);      /* CONTEXT, two entries, two exits */
+    ck_assert_uint_ge(rounds, 1); /* the file's bytes, then its end */
+    ck_assert_uint_eq(tapped, w.n);
+    ck_assert_uint_eq(source_describe(s)->word_bytes, 4);
+    ck_assert_uint_eq(source_describe(s)->ts_hz, 25000000u);
+    source_stats(s, &st);
+    ck_assert_uint_eq(st.fr.bytes, w.n);
+    ck_assert_uint_eq(st.sd.desc, 1);
+    source_close(s);
+    unlink(path);
 }
 END_TEST
 
@@ -1652,6 +1709,7 @@ Suite *stream_suite(void)
     tcase_add_test(tc, test_stream_random_payloads);
     tcase_add_test(tc, test_stream_sread_file);
     tcase_add_test(tc, test_stream_sread_probe_rejects);
+    tcase_add_test(tc, test_stream_source_over_wire);
     suite_add_tcase(s, tc);
     return s;
 }

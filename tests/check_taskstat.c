@@ -7,10 +7,12 @@
 
 #include "cyg_format.h"
 #include "decode/dec.h"
+#include "decode/hdr.h"
 #include "source/load.h"
 #include "ringgen.h"
 #include "suites.h"
 #include "model/taskstat.h"
+#include "output/fmt.h"
 
 #define PROD 1u /* a task */
 #define CONS 2u /* a task that blocks on a queue, then on a delay */
@@ -87,13 +89,13 @@ static struct taskstat *account(struct ringgen *g, struct spans *spans)
     struct src *src = src_open_mem("test", g->buf, g->size, 0);
     struct taskstat *s = taskstat_new(spans ? keep : NULL, spans);
     struct dec_ring r;
-    const char *why;
+    char why[256] = "";
     struct dec *d;
     struct ev e;
 
     ck_assert_ptr_nonnull(src);
     ck_assert_ptr_nonnull(s);
-    ck_assert_int_eq(dec_locate(src, &r, &why), 0);
+    ck_assert_int_eq(hdr_locate(src, &r, why, sizeof why), 0);
     ck_assert_ptr_nonnull(d = dec_open(src, &r));
     while (dec_next(d, &e) > 0)
         ck_assert_int_eq(taskstat_feed(s, &e), 0);
@@ -287,7 +289,7 @@ START_TEST(test_taskstat_run_over_a_load)
     ck_assert_int_eq(
         load_attach(&l, NULL, src_open_mem("test", g.buf, g.size, 0), 0, err, sizeof err), 0);
     ck_assert_ptr_nonnull(s = taskstat_new(NULL, NULL));
-    ck_assert_int_eq(taskstat_run(&l, ft, s), 0);
+    ck_assert_int_eq(taskstat_run(&l, ft, s, err, sizeof err), 0);
     ck_assert_ptr_nonnull(v = taskstat_contexts(s, &n));
     ck_assert_uint_eq(n, 3);
     ck_assert_uint_eq(ctx_of(v, n, PROD)->run, 23);
@@ -298,7 +300,8 @@ START_TEST(test_taskstat_run_over_a_load)
 }
 END_TEST
 
-/* What the report and the export call things. */
+/* What the report and the export call things: a blocked interval is said as the state it
+ * is in (fmt_block's FMT_BLOCK_INTERVAL). */
 START_TEST(test_taskstat_names)
 {
     struct names *nm = names_new();
@@ -309,23 +312,23 @@ START_TEST(test_taskstat_names)
     ck_assert_ptr_nonnull(nm);
     ck_assert_int_eq(names_set_ctx(nm, CONS, "cons"), 0);
     ck_assert_int_eq(names_set_obj(nm, JOBS, CYG_OBJ_QUEUE, "jobs"), 0);
-    taskstat_name(nm, NULL, 0, CONS, buf, sizeof buf);
+    names_ctx_text(nm, NULL, 0, CONS, 0, buf, sizeof buf);
     ck_assert_str_eq(buf, "cons");
-    taskstat_name(nm, NULL, 0, ISR, buf, sizeof buf);
+    names_ctx_text(nm, NULL, 0, ISR, 0, buf, sizeof buf);
     ck_assert_str_eq(buf, "context 3");
-    taskstat_name(NULL, NULL, 0, ISR, buf, sizeof buf);
+    names_ctx_text(NULL, NULL, 0, ISR, 0, buf, sizeof buf);
     ck_assert_str_eq(buf, "context 3");
-    taskstat_block_text(nm, &sp, buf, sizeof buf);
+    fmt_block(nm, sp.objtype, sp.obj, sp.op, FMT_BLOCK_INTERVAL, buf, sizeof buf);
     ck_assert_str_eq(buf, "blocked on queue \"jobs\"");
     sp.obj = 0x20009000;
-    taskstat_block_text(nm, &sp, buf, sizeof buf);
+    fmt_block(nm, sp.objtype, sp.obj, sp.op, FMT_BLOCK_INTERVAL, buf, sizeof buf);
     ck_assert_str_eq(buf, "blocked on queue 0x20009000");
     sp.objtype = CYG_OBJ_DELAY;
     sp.obj = 5;
-    taskstat_block_text(nm, &sp, buf, sizeof buf);
+    fmt_block(nm, sp.objtype, sp.obj, sp.op, FMT_BLOCK_INTERVAL, buf, sizeof buf);
     ck_assert_str_eq(buf, "delayed (5 ticks)");
     sp.objtype = CYG_OBJ_NOTIFY;
-    taskstat_block_text(NULL, &sp, buf, sizeof buf);
+    fmt_block(NULL, sp.objtype, sp.obj, sp.op, FMT_BLOCK_INTERVAL, buf, sizeof buf);
     ck_assert_str_eq(buf, "waiting for a notification");
     names_free(nm);
 }

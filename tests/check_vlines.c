@@ -10,6 +10,7 @@
 #include "cyg_format.h"
 #include "suites.h"
 #include "model/vlines.h"
+#include "output/graphout.h"
 
 #define FN(c) ((uint64_t)((c) - 'A' + 0xa) << 8)
 
@@ -70,15 +71,24 @@ static uint64_t line_of(struct vlines *m, const char *s)
     return VLINES_NONE;
 }
 
+/* The graph pane's text, as the view draws it; NULL when no function is chosen. */
+static char *graph_text(struct vlines *m)
+{
+    struct graph *g = vlines_graph_get(m);
+    const struct vlines_conf *c = vlines_conf(m);
+
+    return g ? graphout_pane(g, c->has_time ? c->ts_hz : 0, VLINES_GRAPH_NODES) : NULL;
+}
+
 /* The graph pane's model: the graph of a function from its choice on, its calls counted. */
 START_TEST(test_vlines_graph)
 {
     struct vlines *m = model(100);
     char *text;
 
-    ck_assert_ptr_null(vlines_graph_text(m));
+    ck_assert_ptr_null(graph_text(m));
     ck_assert_int_eq(vlines_graph(m, FN('A')), 0);
-    text = vlines_graph_text(m);
+    text = graph_text(m);
     ck_assert_ptr_nonnull(strstr(text, "not called since it was chosen"));
     free(text);
     for (int i = 0; i < 2; i++) {
@@ -86,11 +96,11 @@ START_TEST(test_vlines_graph)
         leaf(m, 'B', 11 + 10 * i, 13 + 10 * i);
         in(m, EV_EXIT, 1, 'A', 15 + 10 * i);
     }
-    text = vlines_graph_text(m);
+    text = graph_text(m);
     ck_assert_msg(strstr(text, ": (2) 0xa00") && strstr(text, ": (2) 0xb00"), "%s", text);
     free(text);
     ck_assert_int_eq(vlines_graph(m, 0), 0);
-    ck_assert_ptr_null(vlines_graph_text(m));
+    ck_assert_ptr_null(graph_text(m));
     vlines_free(m);
 }
 END_TEST
@@ -516,6 +526,24 @@ START_TEST(test_vlines_configure_again)
 }
 END_TEST
 
+/* A new description with another bias (the program started again, loaded elsewhere): the
+ * contexts' new trees check the values against the new recorded addresses. */
+START_TEST(test_vlines_values_after_new_bias)
+{
+    struct vlines *m = model(100);
+    const uint64_t bias = 0x10000, a = FN('A') + bias;
+
+    leaf(m, 'A', 1, 2);
+    ck_assert_int_eq(vlines_configure(m, NULL, bias, 1000000, 1, 16), 0);
+    vlines_event(m, &(struct ev){.kind = EV_ENTER, .ctx = 1, .addr = a, .time = 10});
+    value(m, a, 0, 2);
+    ck_assert_str_eq(shown(m), "0xa00(); @1\n"
+                               "# the trace starts over (a new description of the stream)\n"
+                               "0xa00(2)\n");
+    vlines_free(m);
+}
+END_TEST
+
 Suite *vlines_suite(void)
 {
     Suite *s = suite_create("vlines");
@@ -523,6 +551,7 @@ Suite *vlines_suite(void)
 
     tcase_add_test(tc, test_vlines_leaf_and_caller);
     tcase_add_test(tc, test_vlines_values);
+    tcase_add_test(tc, test_vlines_values_after_new_bias);
     tcase_add_test(tc, test_vlines_graph);
     tcase_add_test(tc, test_vlines_unconfigured);
     tcase_add_test(tc, test_vlines_fold_hides_subtree);

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <pty.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +79,7 @@ static void all_bytes(uint8_t *b)
         b[i] = (uint8_t)(255 - i);
 }
 
-START_TEST(test_link_serial_pty_raw)
+START_TEST(test_wire_serial_pty_raw)
 {
     int m, s;
     char name[256], spec[300], err[256] = "";
@@ -114,16 +115,16 @@ START_TEST(test_link_serial_pty_raw)
     /* The other end goes away: an error at once, even when asked to wait for ever. */
     close(m);
     t0 = now_ms();
-    ck_assert_int_eq(wire_read(l, in, sizeof in, -1, err, sizeof err), -2);
+    ck_assert_int_eq(wire_read(l, in, sizeof in, -1, err, sizeof err), WIRE_GONE);
     ck_assert_msg(strstr(err, "device disappeared") != NULL, "%s", err);
     ck_assert_int_lt(now_ms() - t0, 1000);
-    ck_assert_int_eq(wire_read(l, in, sizeof in, -1, err, sizeof err), -2);
+    ck_assert_int_eq(wire_read(l, in, sizeof in, -1, err, sizeof err), WIRE_GONE);
     wire_close(l);
 }
 END_TEST
 
 /* The default rate, and the rates around 921600 the table must know. */
-START_TEST(test_link_serial_bauds)
+START_TEST(test_wire_serial_bauds)
 {
     static const struct {
         const char *suffix;
@@ -149,7 +150,7 @@ START_TEST(test_link_serial_bauds)
 }
 END_TEST
 
-START_TEST(test_link_serial_errors)
+START_TEST(test_wire_serial_errors)
 {
     char name[256], spec[300], err[256];
     int m, s;
@@ -236,12 +237,12 @@ static void tcp_round(int family, const char *host)
     read_exactly(l, in, sizeof in);
     ck_assert_mem_eq(in, out, sizeof out);
     close(c);
-    ck_assert_int_eq(wire_read(l, in, sizeof in, 2000, err, sizeof err), -1);
+    ck_assert_int_eq(wire_read(l, in, sizeof in, 2000, err, sizeof err), WIRE_END);
     wire_close(l);
     close(ls);
 }
 
-START_TEST(test_link_tcp_bytes_and_eof)
+START_TEST(test_wire_tcp_bytes_and_eof)
 {
     tcp_round(AF_INET, "127.0.0.1");
     tcp_round(AF_INET, "localhost");
@@ -249,32 +250,42 @@ START_TEST(test_link_tcp_bytes_and_eof)
 }
 END_TEST
 
-/* A peer that aborts the connection (RST) is an error, not the end of the stream. */
-START_TEST(test_link_tcp_reset)
+/* A link to a listener on the IPv4 loopback, and the peer's end of it (*c); *ls listens. */
+static struct wire *tcp_pair(int *ls, int *c)
 {
-    struct linger lg = {.l_onoff = 1, .l_linger = 0};
     char spec[64], err[256] = "";
-    uint8_t in[16];
     unsigned port;
-    int ls = listener(AF_INET, &port), c;
     struct wire *l;
 
-    ck_assert_int_ge(ls, 0);
+    *ls = listener(AF_INET, &port);
+    ck_assert_int_ge(*ls, 0);
     snprintf(spec, sizeof spec, "127.0.0.1:%u", port);
     l = wire_open_tcp(spec, err, sizeof err);
     ck_assert_msg(l != NULL, "%s", err);
-    c = accept(ls, NULL, NULL);
-    ck_assert_int_ge(c, 0);
+    *c = accept(*ls, NULL, NULL);
+    ck_assert_int_ge(*c, 0);
+    return l;
+}
+
+/* A peer that aborts the connection (RST) is an error, not the end of the stream. */
+START_TEST(test_wire_tcp_reset)
+{
+    struct linger lg = {.l_onoff = 1, .l_linger = 0};
+    char err[256] = "";
+    uint8_t in[16];
+    int ls, c;
+    struct wire *l = tcp_pair(&ls, &c);
+
     setsockopt(c, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
     close(c);
-    ck_assert_int_eq(wire_read(l, in, sizeof in, 2000, err, sizeof err), -2);
+    ck_assert_int_eq(wire_read(l, in, sizeof in, 2000, err, sizeof err), WIRE_GONE);
     ck_assert_str_eq(err, "connection reset");
     wire_close(l);
     close(ls);
 }
 END_TEST
 
-START_TEST(test_link_tcp_errors)
+START_TEST(test_wire_tcp_errors)
 {
     char spec[64], err[256];
     unsigned port;
@@ -311,7 +322,7 @@ END_TEST
 
 /* Opening a FIFO does not wait for a writer; no writer yet is not the end; the writer's close
  * is. */
-START_TEST(test_link_fifo)
+START_TEST(test_wire_fifo)
 {
     const char *path = in_dir("fifo");
     char err[256] = "";
@@ -341,7 +352,7 @@ START_TEST(test_link_fifo)
 }
 END_TEST
 
-START_TEST(test_link_file)
+START_TEST(test_wire_file)
 {
     const char *path = in_dir("file");
     char err[256] = "";
@@ -376,7 +387,7 @@ START_TEST(test_link_file)
 }
 END_TEST
 
-START_TEST(test_link_file_errors)
+START_TEST(test_wire_file_errors)
 {
     char err[256];
 
@@ -398,6 +409,112 @@ START_TEST(test_link_file_errors)
 }
 END_TEST
 
+/* The serial transport GDB servers are reached by too: a rate given as a number, the speed
+ * checked; a device that is no terminal is a code, for the caller's own words. */
+START_TEST(test_wire_connect_serial)
+{
+    char name[256], err[256];
+    struct termios t;
+    struct wire *l;
+    int m, s;
+
+    ck_assert_int_eq(openpty(&m, &s, name, NULL, NULL), 0);
+    ck_assert_int_eq(wire_connect_serial(&l, name, 460800, err, sizeof err), 0);
+    ck_assert_str_eq(wire_name(l), name);
+    ck_assert_int_eq(tcgetattr(s, &t), 0);
+    ck_assert_uint_eq(cfgetospeed(&t), B460800);
+    wire_close(l);
+    ck_assert_int_eq(wire_connect_serial(&l, name, 9601, err, sizeof err), WIRE_EFAIL);
+    ck_assert_ptr_null(l);
+    ck_assert_ptr_nonnull(strstr(err, "9601: not a baud rate this system supports"));
+    ck_assert_int_eq(wire_connect_serial(&l, "/dev/null", 115200, err, sizeof err), WIRE_ENOTTY);
+    ck_assert_ptr_null(l);
+    ck_assert_int_eq(wire_connect_serial(&l, "/nonexistent/tty", 115200, err, sizeof err),
+                     WIRE_EOPEN);
+    ck_assert_str_eq(err, "No such file or directory");
+    close(s);
+    close(m);
+}
+END_TEST
+
+/* Writes go out at once while there is room, wait at most their timeout when there is none,
+ * and a peer that went away is an error, not a SIGPIPE. */
+START_TEST(test_wire_write)
+{
+    static uint8_t big[1 << 16];
+    char err[256] = "";
+    uint8_t in[8];
+    int ls, c;
+    struct wire *l = tcp_pair(&ls, &c);
+    long long t0;
+    long k = 1;
+
+    ck_assert_int_eq(wire_write(l, "abcd", 4, 100, err, sizeof err), 4);
+    ck_assert_int_eq(read(c, in, sizeof in), 4);
+    ck_assert_mem_eq(in, "abcd", 4);
+    /* nobody reads: the buffers fill, and then a write waits its 100 ms and returns 0 */
+    for (int i = 0; i < 10000 && k > 0; i++) {
+        t0 = now_ms();
+        k = wire_write(l, big, sizeof big, 100, err, sizeof err);
+    }
+    ck_assert_int_eq(k, 0);
+    ck_assert_int_ge(now_ms() - t0, 90);
+    close(c);
+    for (int i = 0; i < 100 && k >= 0; i++)
+        k = wire_write(l, big, sizeof big, 50, err, sizeof err);
+    ck_assert_msg(k == WIRE_END || k == WIRE_GONE, "%ld: %s", k, err);
+    wire_close(l);
+    close(ls);
+}
+END_TEST
+
+/* A connect that gets no answer ends at its deadline, and at once when the stop flag is up; a
+ * refusal is a code, for the caller's own hint. */
+START_TEST(test_wire_connect_tcp_deadline)
+{
+    static volatile sig_atomic_t stop;
+    char port[16], err[256];
+    struct wire *l, *q[8];
+    unsigned p;
+    int ls = listener(AF_INET, &p), n = 0, rc = 0;
+    long long t0;
+
+    ck_assert_int_ge(ls, 0);
+    snprintf(port, sizeof port, "%u", p);
+    /* a backlog that nobody accepts from: once full, a SYN gets no answer */
+    ck_assert_int_eq(listen(ls, 0), 0);
+    while (n < 8 &&
+           (rc = wire_connect_tcp(&q[n], "127.0.0.1", port, 300, NULL, err, sizeof err)) == 0)
+        n++;
+    ck_assert_msg(rc < 0, "the backlog never filled");
+    ck_assert_str_eq(err, "no connection within 0.3 s");
+    t0 = now_ms();
+    ck_assert_int_eq(wire_connect_tcp(&l, "127.0.0.1", port, 2000, NULL, err, sizeof err),
+                     WIRE_EFAIL);
+    ck_assert_str_eq(err, "no connection within 2 s");
+    ck_assert_int_ge(now_ms() - t0, 1900);
+    stop = 1;
+    t0 = now_ms();
+    ck_assert_int_eq(wire_connect_tcp(&l, "127.0.0.1", port, 5000, &stop, err, sizeof err),
+                     WIRE_EFAIL);
+    ck_assert_str_eq(err, "interrupted");
+    ck_assert_int_lt(now_ms() - t0, 500);
+    ck_assert_ptr_null(l);
+    while (n > 0)
+        wire_close(q[--n]);
+    close(ls);
+
+    ls = listener(AF_INET, &p); /* free, then closed: nothing listens there */
+    close(ls);
+    snprintf(port, sizeof port, "%u", p);
+    ck_assert_int_eq(wire_connect_tcp(&l, "127.0.0.1", port, 2000, NULL, err, sizeof err),
+                     WIRE_EREFUSED);
+    ck_assert_str_eq(err, "connection refused");
+    ck_assert_int_eq(wire_connect_tcp(&l, "nohost.invalid", "1", 2000, NULL, err, sizeof err) < 0,
+                     1);
+}
+END_TEST
+
 Suite *wire_suite(void)
 {
     Suite *s = suite_create("wire");
@@ -405,15 +522,18 @@ Suite *wire_suite(void)
 
     tcase_set_timeout(tc, 20);
     tcase_add_unchecked_fixture(tc, dir_setup, dir_teardown);
-    tcase_add_test(tc, test_link_serial_pty_raw);
-    tcase_add_test(tc, test_link_serial_bauds);
-    tcase_add_test(tc, test_link_serial_errors);
-    tcase_add_test(tc, test_link_tcp_bytes_and_eof);
-    tcase_add_test(tc, test_link_tcp_reset);
-    tcase_add_test(tc, test_link_tcp_errors);
-    tcase_add_test(tc, test_link_fifo);
-    tcase_add_test(tc, test_link_file);
-    tcase_add_test(tc, test_link_file_errors);
+    tcase_add_test(tc, test_wire_serial_pty_raw);
+    tcase_add_test(tc, test_wire_serial_bauds);
+    tcase_add_test(tc, test_wire_serial_errors);
+    tcase_add_test(tc, test_wire_tcp_bytes_and_eof);
+    tcase_add_test(tc, test_wire_tcp_reset);
+    tcase_add_test(tc, test_wire_tcp_errors);
+    tcase_add_test(tc, test_wire_fifo);
+    tcase_add_test(tc, test_wire_file);
+    tcase_add_test(tc, test_wire_file_errors);
+    tcase_add_test(tc, test_wire_connect_serial);
+    tcase_add_test(tc, test_wire_write);
+    tcase_add_test(tc, test_wire_connect_tcp_deadline);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -24,6 +24,7 @@
  *         hex     do not offer binary-upload: the client must read with 'm'
  *         ack     do not offer QStartNoAckMode: every packet is acknowledged
  *         small   PacketSize=100 (hex): many small reads, binary replies cut short by escapes
+ *         tiny    PacketSize=20 (hex), the least a server may say: writes a few bytes a packet
  *         slow    takes a millisecond over each memory read: a long read on any machine
  *         nox     does not know binary writes ("X"): the client must write with 'M'
  *         noz1    has no hardware breakpoints (Z1): the client must fall back to Z0
@@ -65,8 +66,8 @@
 enum mode { M_OK, M_E01, M_CLOSE, M_BADSUM, M_SILENT, M_NOCTL, M_CHATTY, M_ETEXT, M_EWRITE };
 
 static enum mode mode;
-static int opt_pty, opt_hex, opt_ack, opt_small, opt_slow, opt_nox, opt_noz1, opt_nobp, opt_norun,
-    opt_boot;
+static int opt_pty, opt_hex, opt_ack, opt_small, opt_tiny, opt_slow, opt_nox, opt_noz1, opt_nobp,
+    opt_norun, opt_boot;
 static uint64_t pc;
 static int running, booted;
 static unsigned rtt_feed, rtt_exit, rtt_bad, rtt_stop, rtt_stops, rtt_resumes;
@@ -85,7 +86,7 @@ static unsigned reads;
 
 static size_t packet_size(void)
 {
-    return opt_small ? 0x100 : 0x1000;
+    return opt_tiny ? 0x20 : opt_small ? 0x100 : 0x1000;
 }
 
 static void die(const char *what)
@@ -500,6 +501,10 @@ static void serve(void)
         get(); /* the client's checksum is trusted: it is the client under test */
         if (!no_ack)
             put("+", 1);
+        if (n + 4 > packet_size()) { /* "$#cs" and the body: more than it said it takes */
+            reply("E0E");
+            continue;
+        }
         if (!strncmp(pkt, "qSupported", 10)) {
             char r[128];
 
@@ -609,8 +614,8 @@ int main(int argc, char **argv)
 
     if (argc != 3 && argc != 5) {
         fprintf(stderr,
-                "usage: fake_gdb PORTFILE MODE[,pty,hex,ack,small,slow,nox,noz1,nobp,norun,boot,"
-                "pc=HEX,rtt=N,rttexit=K,rttbad=K,rttstop=K] [IMAGE_FILE ADDR]\n");
+                "usage: fake_gdb PORTFILE MODE[,pty,hex,ack,small,tiny,slow,nox,noz1,nobp,norun,"
+                "boot,pc=HEX,rtt=N,rttexit=K,rttbad=K,rttstop=K] [IMAGE_FILE ADDR]\n");
         return 2;
     }
     opts = strdup(argv[2]);
@@ -629,6 +634,7 @@ int main(int argc, char **argv)
         opt_hex |= !strcmp(tok, "hex");
         opt_ack |= !strcmp(tok, "ack");
         opt_small |= !strcmp(tok, "small");
+        opt_tiny |= !strcmp(tok, "tiny");
         opt_slow |= !strcmp(tok, "slow");
         opt_nox |= !strcmp(tok, "nox");
         opt_noz1 |= !strcmp(tok, "noz1");

@@ -16,6 +16,7 @@ struct fake {
     pid_t pid;
     char where[32];           /* "127.0.0.1:PORT" */
     struct rsp *c;            /* connected */
+    char err[512];            /* for the requests' reasons */
 };
 
 /* Starts fake_gdb MODE (see fake_gdb.c) serving the FAKE_BYTES of image at FAKE_ADDR (NULL:

@@ -1,5 +1,5 @@
 # tests/pull.mk - the fake GDB server that the "cygtrace pull" tests talk to
-# (tests/e2e/pull_fake.sh, pull_bad.sh): bad servers no real one can be made to be.
+# (tests/e2e/pull_bad.sh, fw_arm.sh, live_rtt.sh): bad servers no real one can be made to be.
 #
 # Included by the top Makefile (check needs $(O)/tests/fake_gdb), or on its own:
 #   make -f tests/pull.mk O=build

@@ -146,6 +146,17 @@ void rg_seal(struct ringgen *g, uint64_t lost, unsigned state)
     put(p + CYG_OFF_TS_HZ, 1000000000u, 8);
 }
 
+void rg_two_threads(struct ringgen *g, unsigned flags)
+{
+    rg_init(g, 8, 4, flags);
+    rg_event(g, 0, 0x1000, 1, 0, 0);
+    rg_event(g, 0, 0x2000, 2, 1, 0);
+    rg_event(g, 0, 0x1100, 3, 0, 0);
+    rg_event(g, 1, 0x1100, 4, 0, 0);
+    rg_event(g, 1, 0x2000, 5, 1, 0);
+    rg_event(g, 1, 0x1000, 6, 0, 0);
+}
+
 void rg_free(struct ringgen *g)
 {
     free(g->buf);

@@ -53,6 +53,11 @@ void rg_seal(struct ringgen *g, uint64_t lost, unsigned state);
 void rg_encode(unsigned word, unsigned cap_log2, uint64_t seq, int exit, uint64_t fn,
                uint64_t ts, unsigned thread, uint64_t *a, uint64_t *b);
 
+/* A 64-bit ring (rg_init's flags) with the calls of two threads, to be sealed: thread 0 enters
+ * 0x1000 then 0x1100 and leaves both, thread 1 enters and leaves 0x2000 in between (times 1 to
+ * 6): for passes over contexts. */
+void rg_two_threads(struct ringgen *g, unsigned flags);
+
 void rg_free(struct ringgen *g);
 
 #endif

@@ -57,6 +57,27 @@ qemu_up() {
     exit 1
 }
 
+# qemu_down: stops the QEMU qemu_up started.
+qemu_down() {
+    kill "$qpid" 2>/dev/null; wait "$qpid" 2>/dev/null || true
+    qpid=""
+}
+
+# live_demo_view WHERE TXT ELF: cygtrace live on the target WHERE (--tcp=..., --gdb=...) in its
+# view on a terminal; without one, two seconds of the tree as text (in TXT), its start and end.
+live_demo_view() {
+    local where="$1" txt="$2" elf="$3"
+    if [ -t 0 ] && [ -t 1 ]; then
+        run "$B/cygtrace" live "$where" "$elf"
+    else
+        printf '\n$ %s\n' "$B/cygtrace live --plain --duration=2 $where $elf"
+        "$B/cygtrace" live --plain --duration=2 "$where" "$elf" >"$txt"
+        head -n 24 "$txt"
+        echo "    ... ($(wc -l <"$txt") lines in all: $txt)"
+        tail -n 4 "$txt"
+    fi
+}
+
 # fault_demo ELF LOG [DUMP]: runs the Cortex-M3 firmware ELF until it reports its HardFault on
 # the UART (into LOG), then pulls its frozen ring through QEMU's GDB server: prints its trees,
 # or saves it as DUMP.
@@ -72,8 +93,7 @@ fault_demo() {
     done
     sed 's/^/    uart| /' "$log"
     run "$B/cygtrace" pull --gdb="127.0.0.1:$port" ${dump:+-o "$dump"} "$elf"
-    kill "$qpid" 2>/dev/null; wait "$qpid" 2>/dev/null || true
-    qpid=""
+    qemu_down
 }
 
 firmware_demo() {
@@ -109,18 +129,8 @@ live_demo() {
     qemu_up -nographic -serial "tcp:127.0.0.1:PORT,server=on,wait=on" -kernel "$elf"
     printf '\n$ qemu-system-arm -M mps2-an385 -serial tcp:127.0.0.1:%s,server=on,wait=on -kernel %s &\n' \
         "$port" "$elf"
-    if [ -t 0 ] && [ -t 1 ]; then
-        run "$B/cygtrace" live --tcp="127.0.0.1:$port" "$elf"
-    else
-        # No terminal for the view: two seconds of the tree as text, its start and its end.
-        printf '\n$ %s\n' "$B/cygtrace live --plain --duration=2 --tcp=127.0.0.1:$port $elf"
-        "$B/cygtrace" live --plain --duration=2 --tcp="127.0.0.1:$port" "$elf" >"$D/live.txt"
-        head -n 24 "$D/live.txt"
-        echo "    ... ($(wc -l <"$D/live.txt") lines in all: $D/live.txt)"
-        tail -n 4 "$D/live.txt"
-    fi
-    kill "$qpid" 2>/dev/null; wait "$qpid" 2>/dev/null || true
-    qpid=""
+    live_demo_view "--tcp=127.0.0.1:$port" "$D/live.txt" "$elf"
+    qemu_down
 }
 
 rtt_demo() {
@@ -131,20 +141,10 @@ rtt_demo() {
     qemu_up -serial "file:$log" -gdb "tcp:127.0.0.1:PORT" -kernel "$elf"
     printf '\n$ qemu-system-arm -M mps2-an385 -serial file:%s -gdb tcp:127.0.0.1:%s -kernel %s &\n' \
         "$log" "$port" "$elf"
-    if [ -t 0 ] && [ -t 1 ]; then
-        run "$B/cygtrace" live --gdb="127.0.0.1:$port" "$elf"
-    else
-        # No terminal for the view: two seconds of the tree as text, its start and its end.
-        printf '\n$ %s\n' "$B/cygtrace live --plain --duration=2 --gdb=127.0.0.1:$port $elf"
-        "$B/cygtrace" live --plain --duration=2 --gdb="127.0.0.1:$port" "$elf" >"$D/rtt.txt"
-        head -n 24 "$D/rtt.txt"
-        echo "    ... ($(wc -l <"$D/rtt.txt") lines in all: $D/rtt.txt)"
-        tail -n 4 "$D/rtt.txt"
-    fi
+    live_demo_view "--gdb=127.0.0.1:$port" "$D/rtt.txt" "$elf"
     # The UART said one line at the start, and nothing while the trace streamed.
     sed 's/^/    uart| /' "$log"
-    kill "$qpid" 2>/dev/null; wait "$qpid" 2>/dev/null || true
-    qpid=""
+    qemu_down
 }
 
 # riscv [BOARD]: the crash demo on a 32-bit RISC-V microcontroller, QEMU's virt board (or
@@ -170,8 +170,7 @@ riscv_demo() {
     done
     sed 's/^/    uart| /' "$log"
     run "$B/cygtrace" pull --srcline --gdb="127.0.0.1:$port" "$elf"
-    kill "$qpid" 2>/dev/null; wait "$qpid" 2>/dev/null || true
-    qpid=""
+    qemu_down
 }
 
 case "${2:-}" in

@@ -168,6 +168,31 @@ static int run_threads(void)
     return 0;
 }
 
+/* manythreads: more threads than a fixed table of contexts would hold, one after another */
+
+#define MANY_THREADS 1100
+
+static void *one_call(void *arg)
+{
+    step_b2();
+    return arg;
+}
+
+static int run_many_threads(void)
+{
+    for (int i = 0; i < MANY_THREADS; i++) {
+        pthread_t t;
+
+        if (pthread_create(&t, NULL, one_call, NULL)) {
+            fprintf(stderr, "hardcases: pthread_create failed\n");
+            return 1;
+        }
+        pthread_join(t, NULL);
+    }
+    printf("manythreads: %d joined\n", MANY_THREADS);
+    return 0;
+}
+
 /* segv, abort, kill, exit: three levels deep, then the end */
 
 enum ending { END_SEGV, END_ABORT, END_KILL, END_EXIT };
@@ -331,6 +356,8 @@ int main(int argc, char **argv)
         run_jobs();
     } else if (!strcmp(s, "threads")) {
         return run_threads();
+    } else if (!strcmp(s, "manythreads")) {
+        return run_many_threads();
     } else if (!strcmp(s, "segv") || !strcmp(s, "abort") || !strcmp(s, "kill") ||
                !strcmp(s, "exit")) {
         level1(!strcmp(s, "segv")    ? END_SEGV
@@ -350,8 +377,8 @@ int main(int argc, char **argv)
         jump_outer();
         printf("wrapjmp: %ld\n", (long)sink);
     } else {
-        fprintf(stderr, "usage: hardcases recurse|fnptr|longjmp|threads|segv|abort|kill|exit|"
-                        "wrap|inline|wrapjmp|wait\n");
+        fprintf(stderr, "usage: hardcases recurse|fnptr|longjmp|threads|manythreads|segv|abort|"
+                        "kill|exit|wrap|inline|wrapjmp|wait\n");
         return 2;
     }
     return 0;

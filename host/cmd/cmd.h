@@ -1,4 +1,4 @@
-/* cmd.h - the subcommands. Each parses its own options, prints its own messages
+/* cmd.h - the subcommands. Each parses its options (through cmd_opts.h), prints its own messages
  * ("cygtrace: INPUT: what is wrong") and returns the exit status: 0 done, 1 bad input or
  * failure, 2 bad usage. */
 #ifndef CMD_H
@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "model/filter.h"
+#include "model/pipeline.h"
 #include "source/load.h"
 
 /* cygtrace tree [options] ELF DUMP: the call tree. */
@@ -116,14 +117,10 @@ int cmd_filter_resolve(const struct show_opts *o, const struct load *l, const ch
 /* What cmd_filter_run learned of the trace, for the caller's headers and notes. */
 struct cmd_filter_run {
     struct tree_scan sc;  /* the contexts (of the events in the time range) */
-    struct load_stats st;
+    struct source_stats st;
     uint64_t unmatched;   /* exits that matched no call */
     uint64_t forced;      /* calls kept because the --min-time hold was full */
 };
-
-/* A context whose THREAD record the ring no longer holds (overwritten) takes its OS id from
- * the map's thread lines (cmd_scan does this; for scans of one's own). */
-void cmd_scan_threads(const struct load *l, struct tree_scan *sc);
 
 /* The thread or context --thread picks: o->thread, or the context o->thread_name names (the
  * scan fed l->names). 0 with *id set, or -1 after a message (dump names the trace). */
@@ -134,16 +131,8 @@ int cmd_show_thread(const struct load *l, const struct show_opts *o, const char 
  * events to show. */
 void cmd_show_no_thread(const struct show_opts *o, const char *dump, uint32_t id);
 
-/* One pass over the events in ft's time range: the contexts and how deep each starts (sc),
- * what the pass skipped (st), and how many of the first functions entered the ELF knows
- * (*known of *checked: none means a stripped ELF or the wrong one); the names of the trace's
- * NAME records and its contexts' handles go into l->names (all of them, whatever ft). 0, or
- * -1 on a read error or out of memory. */
-int cmd_scan(struct load *l, struct filter_time ft, struct tree_scan *sc, struct load_stats *st,
-             unsigned *checked, unsigned *known);
-
 /* Gives the sink that context c's filtered tree feeds; NULL when out of memory. */
-typedef const struct tree_sink *(*cmd_sink_of)(void *arg, const struct dec_ctx *c);
+typedef pipeline_sink_of cmd_sink_of;
 
 /* Builds every context's call tree (only --thread's, if given) through o's filters (--depth
  * too) into the sinks sink_of gives, in two passes over the trace (the scan, then all the
@@ -151,16 +140,6 @@ typedef const struct tree_sink *(*cmd_sink_of)(void *arg, const struct dec_ctx *
  * messages. */
 int cmd_filter_run(struct load *l, const char *elf, const char *dump, const struct show_opts *o,
                    cmd_sink_of sink_of, void *arg, struct cmd_filter_run *run);
-
-/* What cmd_func_of needs: the symbols and the image's load bias. */
-struct cmd_resolver {
-    const struct sym_table *sym;
-    uint64_t bias;
-};
-
-/* The tree builder's tree_func_of over a struct cmd_resolver: the run-time start of the
- * function holding a run-time address, 0 when unknown. */
-uint64_t cmd_func_of(void *arg, uint64_t addr);
 
 /* Prints, each on a line that starts with prefix, what a stream lost or dropped. */
 void cmd_stream_notes(FILE *f, const char *prefix, const struct sframe_stats *fr,
@@ -188,13 +167,31 @@ void cmd_load_warn(const struct load *l);
  * DUMP.maps; NULL ones are skipped), through links too: 0, or 1 after a message. */
 int cmd_check_output(const char *out, const char *elf, const char *dump);
 
+/* Returns what a trace of word_bytes-byte words calls a context: "thread" (a Linux ring's, 8)
+ * or "context". */
+const char *cmd_ctx_word(unsigned word_bytes);
+
+/* Prints the line above context id's part of a report or a graph: "# thread 3 (tid 77), 120
+ * events", its OS id and events from the scan sc; nm (NULL: none) names a context that has no
+ * OS id: "# context 2 (uart), 40 events". */
+void cmd_ctx_header(const struct load *l, const struct tree_scan *sc, uint32_t id,
+                    const struct names *nm);
+
+/* The first notes under a report's or a graph's numbers: what the times are in (hz: what they
+ * are shown with, 0 for clock ticks), and how many calls are only partly in the trace. */
+void cmd_notes_times(const struct load *l, uint64_t hz, uint64_t partial);
+
+/* The last notes under them: what the filtered trees skipped or kept (run), and the events
+ * that could not be counted (dropped, out of memory). */
+void cmd_notes_run(const struct cmd_filter_run *run, uint64_t dropped);
+
 /* --- a GDB server (pull, arm; cmd_common.c) --------------------------------------------------- */
 
 #define CMD_GDB_MAX_MONITOR 16
 
 /* The options that say which GDB server and how to reach the target behind it. */
 struct cmd_gdb {
-    const char *where; /* --gdb: HOST:PORT or /dev/TTY[:BAUD], checked by rsp_parse_where */
+    const char *where; /* --gdb: HOST:PORT or /dev/TTY[:BAUD], checked by rspwhere_parse */
     const char *monitor[CMD_GDB_MAX_MONITOR]; /* --monitor, in order */
     unsigned nmonitor;
     int have_attach;
@@ -238,15 +235,12 @@ struct rsp *cmd_gdb_connect(const struct cmd_gdb *g, const char *name);
 int cmd_gdb_signal(void);
 
 /* Says why a talk with the server failed: interrupted by a signal, or what (a prefix such as
- * "cyg_rt: ", or "") and rsp_error(c). */
-void cmd_gdb_error(struct rsp *c, const char *name, const char *what);
+ * "cyg_rt: ", or "") and err, the reason the failed rsp_* call wrote. */
+void cmd_gdb_error(const char *err, const char *name, const char *what);
 
 /* Detaches and closes c (NULL is fine) and gives the signals back their dispositions; then,
  * if a signal came, dies of it as the user meant. Returns that signal if it did not die, or 0. */
 int cmd_gdb_close(struct rsp *c);
-
-/* After getopt_long returned '?': says which option was wrong, in one line. */
-void cmd_bad_option(char **argv, const char *cmd);
 
 /* Parses a whole decimal or 0x number into *v; 0, or -1 when s is not one. */
 int cmd_parse_u64(const char *s, unsigned long long *v);

@@ -11,16 +11,17 @@
  *
  * Nothing is written before every name has resolved and the request fits; a breakpoint that was
  * set is removed on every way out, Ctrl-C included. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/cmd_opts.h"
 #include "decode/ctrl.h"
 #include "cyg_format.h"
 #include "decode/dec.h"
+#include "decode/hdr.h"
 #include "util/le.h"
 #include "source/rsp.h"
 #include "symbols/sym.h"
@@ -134,28 +135,27 @@ enum { RING_FOUND, RING_NONE, RING_ERROR, RING_RSP };
 
 /* Reads cyg_rt.ctl, the control block and the control area: RING_FOUND; RING_NONE when cyg_rt
  * points at no ring (before init); RING_ERROR after a message; RING_RSP when the server
- * failed (rsp_error says why, *what which read). */
+ * failed (err says why, *what which read). */
 static int read_ring(struct rsp *c, struct sym_table *sym, uint64_t rt, const char *elf,
-                     const char *name, struct arm_ring *g, const char **what)
+                     const char *name, struct arm_ring *g, const char **what, char *err,
+                     size_t errlen)
 {
     unsigned word = sym_word_bytes(sym);
     uint8_t ptr[8], blk[CYG_HDR_BYTES];
-    const uint8_t *id;
-    size_t idn = sym_build_id(sym, &id);
-    const char *why;
+    char why[256];
 
     *what = "cyg_rt: ";
-    if (rsp_read_mem(c, rt, ptr, word, NULL, NULL) < 0)
+    if (rsp_read_mem(c, rt, ptr, word, NULL, NULL, err, errlen) < 0)
         return RING_RSP;
     g->ctl = le_get(ptr, word);
     if (!g->ctl)
         return RING_NONE;
     *what = "the control block: ";
-    if (rsp_read_mem(c, g->ctl, blk, sizeof blk, NULL, NULL) < 0)
+    if (rsp_read_mem(c, g->ctl, blk, sizeof blk, NULL, NULL, err, errlen) < 0)
         return RING_RSP;
     if (memcmp(blk, CYG_MAGIC, 8) != 0) /* the runtime's stand-in before init, or garbage */
         return RING_NONE;
-    if (dec_parse(blk, sizeof blk, &g->r, &why) < 0) {
+    if (hdr_parse(blk, sizeof blk, &g->r, why, sizeof why) < 0) {
         cmd_error("%s: the control block at 0x%" PRIx64 ": %s", name, g->ctl, why);
         return RING_ERROR;
     }
@@ -166,16 +166,15 @@ static int read_ring(struct rsp *c, struct sym_table *sym, uint64_t rt, const ch
         return RING_ERROR;
     }
     if (sym_machine(sym) != g->r.machine || sym_word_bytes(sym) != g->r.word_bytes ||
-        (idn && g->r.build_id_len &&
-         (idn != g->r.build_id_len || memcmp(id, g->r.build_id, idn) != 0))) {
+        sym_build_id_match(sym, g->r.build_id, g->r.build_id_len) == 0) {
         cmd_error("%s: the target runs another build than %s; give the ELF it runs", name, elf);
         return RING_ERROR;
     }
     g->area = g->ctl + dec_ctrl_off(&g->r);
     *what = "the control area: ";
-    if (rsp_read_mem(c, g->area, g->bytes, sizeof g->bytes, NULL, NULL) < 0)
+    if (rsp_read_mem(c, g->area, g->bytes, sizeof g->bytes, NULL, NULL, err, errlen) < 0)
         return RING_RSP;
-    if (ctrl_parse(&g->c, g->bytes, g->r.word_bytes, &why) < 0) {
+    if (ctrl_parse(&g->c, g->bytes, g->r.word_bytes, why, sizeof why) < 0) {
         cmd_error("%s: the control area at 0x%" PRIx64 ": %s", name, g->area, why);
         return RING_ERROR;
     }
@@ -187,8 +186,10 @@ static int read_ring(struct rsp *c, struct sym_table *sym, uint64_t rt, const ch
 static int at_reset(struct rsp *c, const struct sym_table *sym)
 {
     uint64_t pc;
+    char err[320];
 
-    if (sym_machine(sym) != ARM_EM_ARM || rsp_read_reg(c, ARM_PC_REG, 4, &pc) < 0)
+    if (sym_machine(sym) != ARM_EM_ARM ||
+        rsp_read_reg(c, ARM_PC_REG, 4, &pc, err, sizeof err) < 0)
         return 0;
     return code_addr(sym, pc) == code_addr(sym, sym_entry(sym));
 }
@@ -203,7 +204,7 @@ static int run_to_ready(struct rsp *c, const struct arm_opts *o, struct sym_tabl
     uint64_t ready, pc;
     unsigned kind = bp_kind(sym_machine(sym));
     int type = RSP_BP_HARD, rc, sig = 0, set = 0, running = 0;
-    char hard_why[320];
+    char hard_why[320], err[320];
 
     if (sym_find(sym, ARM_READY, &ready, NULL) < 0) {
         cmd_error("%s: the ring is not set up yet and %s has no %s: the runtime is older, or "
@@ -212,38 +213,40 @@ static int run_to_ready(struct rsp *c, const struct arm_opts *o, struct sym_tabl
         return 1;
     }
     ready = code_addr(sym, ready);
-    rc = rsp_breakpoint(c, type, ready, kind, 1);
+    rc = rsp_breakpoint(c, type, ready, kind, 1, hard_why, sizeof hard_why);
     if (rc == RSP_EUNSUPPORTED || rc == RSP_EREPLY) { /* no (free) hardware breakpoint */
-        snprintf(hard_why, sizeof hard_why, "%s", rsp_error(c));
         type = RSP_BP_SOFT;
-        rc = rsp_breakpoint(c, type, ready, kind, 1);
+        rc = rsp_breakpoint(c, type, ready, kind, 1, err, sizeof err);
         if (rc == RSP_EUNSUPPORTED || rc == RSP_EREPLY) {
             cmd_error("%s: cannot stop the target at %s: %s; %s", name, ARM_READY, hard_why,
-                      rsp_error(c));
+                      err);
             return 1;
         }
     }
-    if (rc < 0)
+    if (rc < 0) {
+        if (type == RSP_BP_HARD) /* the hardware breakpoint's own failure */
+            snprintf(err, sizeof err, "%s", hard_why);
         goto fail;
+    }
     set = 1;
-    if ((rc = rsp_continue(c)) < 0)
+    if ((rc = rsp_continue(c, err, sizeof err)) < 0)
         goto fail;
     running = 1;
-    if ((rc = rsp_wait_stop(c, o->gdb.timeout_ms, &sig)) < 0)
+    if ((rc = rsp_wait_stop(c, o->gdb.timeout_ms, &sig, err, sizeof err)) < 0)
         goto fail;
     running = 0;
-    if (sym_machine(sym) == ARM_EM_ARM && rsp_read_reg(c, ARM_PC_REG, 4, &pc) == 0 &&
-        code_addr(sym, pc) != ready) {
+    if (sym_machine(sym) == ARM_EM_ARM &&
+        rsp_read_reg(c, ARM_PC_REG, 4, &pc, err, sizeof err) == 0 && code_addr(sym, pc) != ready) {
         const struct sym_info *fi = sym_lookup(sym, code_addr(sym, pc));
 
-        rsp_breakpoint(c, type, ready, kind, 0);
+        rsp_breakpoint(c, type, ready, kind, 0, err, sizeof err);
         cmd_error("%s: the target stopped (signal %d) in %s at 0x%" PRIx64 " before it reached "
                   "%s; nothing written",
                   name, sig, fi ? fi->name : "?", pc, ARM_READY);
         return 1;
     }
     set = 0;
-    if ((rc = rsp_breakpoint(c, type, ready, kind, 0)) < 0)
+    if ((rc = rsp_breakpoint(c, type, ready, kind, 0, err, sizeof err)) < 0)
         goto fail;
     return 0;
 fail:
@@ -257,14 +260,14 @@ fail:
                   "ring kept across a warm reset is not set up again); nothing written",
                   name, ARM_READY, o->gdb.timeout_ms / 1000.0);
     else
-        cmd_error("%s: %s", name, rsp_error(c));
+        cmd_error("%s: %s", name, err);
     if (rc == RSP_ECLOSED)
         return 1;
     rsp_cleanup(c); /* after Ctrl-C too: a breakpoint left in a target is worse */
     if (running)
-        rsp_halt(c);
+        rsp_halt(c, err, sizeof err);
     if (set)
-        rsp_breakpoint(c, type, ready, kind, 0);
+        rsp_breakpoint(c, type, ready, kind, 0, err, sizeof err);
     return 1;
 }
 
@@ -300,14 +303,15 @@ static int build_request(const struct arm_opts *o, const uint64_t *addr, struct 
 
 /* Writes the request: its fields first, gen last (the runtime applies a gen it has not seen),
  * never the runtime's own fields (applied, fired...). */
-static int write_request(struct rsp *c, struct arm_ring *g)
+static int write_request(struct rsp *c, struct arm_ring *g, char *err, size_t errlen)
 {
     ctrl_store(&g->c, g->bytes);
     if (rsp_write_mem(c, g->area + CYG_CTRL_OFF_EVENTS, g->bytes + CYG_CTRL_OFF_EVENTS,
-                      CYG_CTRL_OFF_FIRED - CYG_CTRL_OFF_EVENTS) < 0 ||
+                      CYG_CTRL_OFF_FIRED - CYG_CTRL_OFF_EVENTS, err, errlen) < 0 ||
         rsp_write_mem(c, g->area + CYG_CTRL_OFF_TRIG, g->bytes + CYG_CTRL_OFF_TRIG,
-                      CYG_CTRL_BYTES - CYG_CTRL_OFF_TRIG) < 0 ||
-        rsp_write_mem(c, g->area + CYG_CTRL_OFF_GEN, g->bytes + CYG_CTRL_OFF_GEN, 4) < 0)
+                      CYG_CTRL_BYTES - CYG_CTRL_OFF_TRIG, err, errlen) < 0 ||
+        rsp_write_mem(c, g->area + CYG_CTRL_OFF_GEN, g->bytes + CYG_CTRL_OFF_GEN, 4, err,
+                      errlen) < 0)
         return -1;
     return 0;
 }
@@ -331,6 +335,7 @@ static int arm(const struct arm_opts *o, const uint64_t *addr, const char *elf,
     const char *what = "";
     struct rsp *c;
     int rc = 1, found, early = 0, sig;
+    char err[512];
 
     if (sym_find(sym, "cyg_rt", &rt, NULL) < 0) {
         cmd_error("%s: ELF has no cyg_rt symbol: is the cygtrace runtime linked in?", elf);
@@ -346,11 +351,12 @@ static int arm(const struct arm_opts *o, const uint64_t *addr, const char *elf,
         goto out;
     /* Halted for the writes: a running target would apply half a request. A target at the
      * ELF's entry point is held at reset (one interrupted while running is never there). */
-    if (!o->show && (rc = rsp_halt(c)) < 0)
+    if (!o->show && (rc = rsp_halt(c, err, sizeof err)) < 0)
         goto rsp_fail;
     early = !o->show && at_reset(c, sym);
     rc = 1;
-    found = early ? RING_NONE : read_ring(c, sym, rt, elf, name, &g, &what);
+    found = early ? RING_NONE
+                  : read_ring(c, sym, rt, elf, name, &g, &what, err, sizeof err);
     if (found == RING_RSP)
         goto rsp_fail;
     if (found == RING_ERROR)
@@ -365,7 +371,7 @@ static int arm(const struct arm_opts *o, const uint64_t *addr, const char *elf,
         if (run_to_ready(c, o, sym, elf, name))
             goto out;
         early = 1;
-        found = read_ring(c, sym, rt, elf, name, &g, &what);
+        found = read_ring(c, sym, rt, elf, name, &g, &what, err, sizeof err);
         if (found == RING_RSP)
             goto rsp_fail;
         if (found == RING_NONE)
@@ -382,14 +388,15 @@ static int arm(const struct arm_opts *o, const uint64_t *addr, const char *elf,
     if (build_request(o, addr, &g.c, name))
         goto out;
     what = "";
-    if (write_request(c, &g) < 0)
+    if (write_request(c, &g, err, sizeof err) < 0)
         goto rsp_fail;
     /* The hooks read the area only on their slow path: a zero last sends the next event there. */
     if (g.r.state == CYG_S_RUNNING) {
         uint8_t zero[8] = {0};
 
         what = "cyg_rt.last: ";
-        if (rsp_write_mem(c, rt + sym_word_bytes(sym), zero, sym_word_bytes(sym)) < 0)
+        if (rsp_write_mem(c, rt + sym_word_bytes(sym), zero, sym_word_bytes(sym), err,
+                          sizeof err) < 0)
             goto rsp_fail;
     }
     if (early)
@@ -404,7 +411,7 @@ static int arm(const struct arm_opts *o, const uint64_t *addr, const char *elf,
     rc = 0;
     goto out;
 rsp_fail:
-    cmd_gdb_error(c, name, what);
+    cmd_gdb_error(err, name, what);
     rc = 1;
 out:
     fflush(stdout);
@@ -443,6 +450,42 @@ static int add_list(struct arm_opts *o, int opt, const char *list)
     return 0;
 }
 
+static int take_option(void *arg, int c, char *val)
+{
+    struct arm_opts *o = arg;
+    char err[512];
+    unsigned long long n;
+
+    switch (c) {
+    case 'T':
+    case 'E':
+    case 'H':
+        return add_list(o, c, val);
+    case 'd':
+        if (cmd_parse_u64(val, &n) < 0 || n > UINT32_MAX) {
+            cmd_error("--depth=%s: not a depth (0: every depth)", val);
+            return 2;
+        }
+        o->have_depth = 1;
+        o->depth = (uint32_t)n;
+        return 0;
+    case 'e':
+        if (ctrl_parse_events(val, &o->events, err, sizeof err) < 0) {
+            cmd_error("--events=%s: %s", val, err);
+            return 2;
+        }
+        o->have_events = 1;
+        return 0;
+    case 'C':
+        o->clear = 1;
+        return 0;
+    default: /* 'S' */
+        o->show = 1;
+        return 0;
+    }
+}
+
+/* The options into o: -1 to go on, else the exit status (after --help, or a message). */
 static int parse_opts(int argc, char **argv, struct arm_opts *o)
 {
     static const struct option opts[] = {CMD_GDB_LONGOPTS,
@@ -453,58 +496,15 @@ static int parse_opts(int argc, char **argv, struct arm_opts *o)
                                          {"events", required_argument, 0, 'e'},
                                          {"clear", no_argument, 0, 'C'},
                                          {"show", no_argument, 0, 'S'},
-                                         {"help", no_argument, 0, 'h'},
+                                         {"help", no_argument, 0, CMD_OPTS_HELP},
                                          {0, 0, 0, 0}};
-    char err[512];
-    unsigned long long n;
-    int c, rc;
+    const struct cmd_opts p = {.cmd = "arm", .table = opts, .gdb = &o->gdb, .usage = usage,
+                               .take = take_option, .arg = o};
+    int rc;
 
     memset(o, 0, sizeof *o);
     cmd_gdb_init(&o->gdb);
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if ((rc = cmd_gdb_option(c, optarg, &o->gdb)) == 1)
-            continue;
-        if (rc < 0)
-            return 2;
-        switch (c) {
-        case 'h':
-            usage(stdout);
-            return 0;
-        case 'T':
-        case 'E':
-        case 'H':
-            if (add_list(o, c, optarg))
-                return 2;
-            break;
-        case 'd':
-            if (cmd_parse_u64(optarg, &n) < 0 || n > UINT32_MAX) {
-                cmd_error("--depth=%s: not a depth (0: every depth)", optarg);
-                return 2;
-            }
-            o->have_depth = 1;
-            o->depth = (uint32_t)n;
-            break;
-        case 'e':
-            if (ctrl_parse_events(optarg, &o->events, err, sizeof err) < 0) {
-                cmd_error("--events=%s: %s", optarg, err);
-                return 2;
-            }
-            o->have_events = 1;
-            break;
-        case 'C':
-            o->clear = 1;
-            break;
-        case 'S':
-            o->show = 1;
-            break;
-        default:
-            cmd_bad_option(argv, "arm");
-            return 2;
-        }
-    }
-    if ((rc = cmd_gdb_check(&o->gdb, "arm")))
+    if ((rc = cmd_opts_parse(&p, argc, argv)) >= 0)
         return rc;
     if (o->show && (o->nspec || o->have_depth || o->have_events || o->clear)) {
         cmd_error("arm: --show changes nothing: give it alone, or leave it out");
@@ -515,11 +515,7 @@ static int parse_opts(int argc, char **argv, struct arm_opts *o)
                   "--clear or --show (see 'cygtrace arm --help')");
         return 2;
     }
-    if (argc - optind != 1) {
-        cmd_error("arm: needs one ELF file (see 'cygtrace arm --help')");
-        return 2;
-    }
-    return -1;
+    return cmd_opts_need(argc, "arm", 1, "one ELF file") ? 2 : -1;
 }
 
 int cmd_arm(int argc, char **argv)

@@ -1,7 +1,7 @@
 /* cmd_common.c - what the subcommands share: messages, number parsing, and the talk with a GDB
  * server of the commands that reach a target through one (pull, arm). */
 #include <errno.h>
-#include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -11,8 +11,11 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/cmd_opts.h"
+#include "cyg_format.h"
 #include "output/outfile.h"
 #include "source/rsp.h"
+#include "source/rspwhere.h"
 
 void cmd_error(const char *fmt, ...)
 {
@@ -24,18 +27,6 @@ void cmd_error(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
-}
-
-void cmd_bad_option(char **argv, const char *cmd)
-{
-    const char *opt = argv[optind - 1];
-
-    if (optopt && opt[0] == '-' && opt[1] != '-')
-        cmd_error("%s: -%c: unknown option or missing value; see 'cygtrace %s --help'", cmd,
-                  optopt, cmd);
-    else
-        cmd_error("%s: %s: unknown option or missing value; see 'cygtrace %s --help'", cmd, opt,
-                  cmd);
 }
 
 int cmd_parse_u64(const char *s, unsigned long long *v)
@@ -53,16 +44,57 @@ int cmd_load_args(int argc, char **argv, const char *cmd, int force, struct load
 {
     char err[512];
 
-    if (argc - optind != 2) {
-        cmd_error("%s: needs an ELF file and a dump (see 'cygtrace %s --help')", cmd, cmd);
+    if (cmd_opts_need(argc, cmd, 2, "an ELF file and a dump"))
         return 2;
-    }
     if (load_open(l, argv[optind], argv[optind + 1], force, err, sizeof err) < 0) {
         cmd_error("%s", err);
         return 1;
     }
     cmd_load_warn(l);
     return 0;
+}
+
+const char *cmd_ctx_word(unsigned word_bytes)
+{
+    return word_bytes == 8 ? "thread" : "context";
+}
+
+void cmd_ctx_header(const struct load *l, const struct tree_scan *sc, uint32_t id,
+                    const struct names *nm)
+{
+    size_t k = dec_ctx_find(sc->ctx, &sc->ctx_ix, id);
+    const struct dec_ctx *c = k == SIZE_MAX ? NULL : &sc->ctx[k];
+
+    printf("# %s %u", cmd_ctx_word(l->ring.word_bytes), id);
+    if (c && c->os_tid)
+        printf(" (tid %" PRIu64 ")", c->os_tid);
+    else if (nm && names_ctx(nm, id))
+        printf(" (%s)", names_ctx(nm, id));
+    printf(", %" PRIu64 " events\n", c ? c->events : 0);
+}
+
+void cmd_notes_times(const struct load *l, uint64_t hz, uint64_t partial)
+{
+    if (!(l->ring.flags & CYG_F_TIMESTAMPS))
+        printf("# the trace has no timestamps: only the calls are counted\n");
+    else if (!l->ring.ts_hz)
+        printf("# times in clock ticks: the trace does not say the clock's rate\n");
+    else if (!hz)
+        printf("# times in clock ticks of %" PRIu64 " Hz\n", l->ring.ts_hz);
+    if (partial)
+        printf("# %" PRIu64 " calls are only partly in the trace (entered before it, never "
+               "returned, or still running): their known part is counted\n", partial);
+}
+
+void cmd_notes_run(const struct cmd_filter_run *run, uint64_t dropped)
+{
+    if (run->forced)
+        printf("# %" PRIu64 " calls shorter than --min-time were kept: more than %u events "
+               "happened inside them before it was known\n", run->forced, FILTER_HOLD);
+    if (run->unmatched)
+        printf("# %" PRIu64 " exits matched no call and were skipped\n", run->unmatched);
+    if (dropped)
+        printf("# %" PRIu64 " events could not be counted (out of memory)\n", dropped);
 }
 
 void cmd_load_warn(const struct load *l)
@@ -101,14 +133,14 @@ void cmd_gdb_init(struct cmd_gdb *g)
 
 int cmd_gdb_option(int c, const char *arg, struct cmd_gdb *g)
 {
-    struct rsp_where w;
+    struct rspwhere w;
     char err[512], *end;
     unsigned long long n;
     double secs;
 
     switch (c) {
     case CMD_GDB_WHERE:
-        if (rsp_parse_where(arg, &w, err, sizeof err) < 0) {
+        if (rspwhere_parse(arg, &w, err, sizeof err) < 0) {
             cmd_error("--gdb=%s: %s", arg, err);
             return -2;
         }
@@ -199,13 +231,13 @@ struct rsp *cmd_gdb_connect(const struct cmd_gdb *g, const char *name)
         return NULL;
     }
     for (unsigned i = 0; i < g->nmonitor; i++)
-        if (rsp_monitor(c, g->monitor[i], monitor_output, NULL) < 0)
+        if (rsp_monitor(c, g->monitor[i], monitor_output, NULL, err, sizeof err) < 0)
             goto fail;
-    if (g->have_attach && rsp_attach(c, g->attach) < 0)
+    if (g->have_attach && rsp_attach(c, g->attach, err, sizeof err) < 0)
         goto fail;
     return c;
 fail:
-    cmd_gdb_error(c, name, "");
+    cmd_gdb_error(err, name, "");
     rsp_close(c);
     return NULL;
 }
@@ -215,13 +247,13 @@ int cmd_gdb_signal(void)
     return gdb_signal;
 }
 
-void cmd_gdb_error(struct rsp *c, const char *name, const char *what)
+void cmd_gdb_error(const char *err, const char *name, const char *what)
 {
     /* Whatever the wait was (a reply, console output, a read), Ctrl-C ended it. */
     if (gdb_signal)
         cmd_error("%s: interrupted; detached from the target", name);
     else
-        cmd_error("%s: %s%s", name, what, rsp_error(c));
+        cmd_error("%s: %s%s", name, what, err);
 }
 
 int cmd_gdb_close(struct rsp *c)

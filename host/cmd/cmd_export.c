@@ -1,12 +1,12 @@
 /* cmd_export.c - "cygtrace export": the trace as Chrome trace JSON, folded stacks or a
  * callgrind file, through the same filters as tree and report; in Chrome JSON, an RTOS
  * trace's schedule too (taskstat.h). */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/cmd_opts.h"
 #include "cyg_format.h"
 #include "output/export.h"
 #include "output/outfile.h"
@@ -48,16 +48,39 @@ static int schedule(struct load *l, const char *elf, const char *dump, const str
         return 0; /* cannot be: cmd_filter_run resolved the same */
     if (!(s = taskstat_new(NULL, NULL)))
         return -1;
-    rc = taskstat_run(l, ft, s);
+    rc = taskstat_run(l, ft, s, err, sizeof err);
     taskstat_get_info(s, &in);
     taskstat_free(s);
     if (rc < 0 || !in.rtos || !in.switches)
         return rc;
     if (!(s = taskstat_new(export_taskstat_span, x)))
         return -1;
-    rc = taskstat_run(l, ft, s);
+    rc = taskstat_run(l, ft, s, err, sizeof err);
     taskstat_free(s);
     return rc;
+}
+
+/* export's own options. */
+struct export_args {
+    const char *outname;
+    struct export_opts *xo;
+    int have_format;
+};
+
+static int take_option(void *arg, int c, char *val)
+{
+    struct export_args *a = arg;
+
+    if (c == 'o') {
+        a->outname = val;
+        return 0;
+    }
+    if (export_parse_format(val, &a->xo->format) < 0) { /* EXPORT_OPT_FORMAT */
+        cmd_error("--format=%s: not a format (chrome, folded, callgrind)", val);
+        return 2;
+    }
+    a->have_format = 1;
+    return 0;
 }
 
 int cmd_export(int argc, char **argv)
@@ -65,47 +88,27 @@ int cmd_export(int argc, char **argv)
     static const struct option opts[] = {CMD_SHOW_LONGOPTS,
                                          {"format", required_argument, 0, EXPORT_OPT_FORMAT},
                                          {"output", required_argument, 0, 'o'},
-                                         {"help", no_argument, 0, 'h'},
+                                         {"help", no_argument, 0, CMD_OPTS_HELP},
                                          {0, 0, 0, 0}};
     struct export_opts xo = {0};
+    struct export_args a = {.xo = &xo};
     struct cmd_filter_run run = {0};
     struct export *x = NULL;
     struct outfile *of = NULL;
     struct show_opts o;
+    const struct cmd_opts p = {.cmd = "export", .table = opts, .shortopts = "o:", .show = &o,
+                               .usage = usage, .take = take_option, .arg = &a};
     struct load l;
-    const char *outname = NULL, *elf, *dump;
+    const char *outname, *elf, *dump;
     FILE *out = stdout;
     char err[512];
-    int c, rc, have_format = 0;
+    int c, rc;
 
     cmd_show_init(&o);
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
-        if ((rc = cmd_show_option(c, optarg, &o)) == 1)
-            continue;
-        if (rc < 0)
-            return 2;
-        if (c == 'h') {
-            usage(stdout);
-            return 0;
-        }
-        if (c == 'o') {
-            outname = optarg;
-            continue;
-        }
-        if (c == EXPORT_OPT_FORMAT) {
-            if (export_parse_format(optarg, &xo.format) < 0) {
-                cmd_error("--format=%s: not a format (chrome, folded, callgrind)", optarg);
-                return 2;
-            }
-            have_format = 1;
-            continue;
-        }
-        cmd_bad_option(argv, "export");
-        return 2;
-    }
-    if (!have_format) {
+    if ((rc = cmd_opts_parse(&p, argc, argv)) >= 0)
+        return rc;
+    outname = a.outname;
+    if (!a.have_format) {
         cmd_error("export: needs --format=chrome|folded|callgrind (see 'cygtrace export --help')");
         return 2;
     }
@@ -134,7 +137,7 @@ int cmd_export(int argc, char **argv)
     xo.bias = l.ring.load_bias;
     xo.hz = l.ring.ts_hz;
     xo.pid = l.ring.pid ? l.ring.pid : 1;
-    xo.ctx_word = l.ring.word_bytes == 8 ? "thread" : "context";
+    xo.ctx_word = cmd_ctx_word(l.ring.word_bytes);
     if (xo.format == EXPORT_CALLGRIND && l.sym)
         xo.dwarf = dwarf_src_open(elf); /* read lazily; NULL (no memory): files unnamed */
     if (!(x = export_new(out, &xo))) {
@@ -151,7 +154,7 @@ int cmd_export(int argc, char **argv)
         rc = 1;
         goto out;
     }
-    if (export_end(x) < 0) {
+    if (export_end(x, err, sizeof err) < 0) { /* the message it always was; err says more */
         cmd_error("%s: cannot write (or out of memory)", outname ? outname : "standard output");
         rc = 1;
         goto out;

@@ -1,6 +1,6 @@
-/* cmd_filter.c - the filter options that tree, pull, live, report and export share, and the
- * driver that report and export use: a scan, then one pass that feeds every context's tree
- * (behind its filter) at once. */
+/* cmd_filter.c - the filter options that tree, pull, live, report and export share, and how
+ * report, export and graph run the pipeline (pipeline.h): a scan, then one pass that feeds
+ * every context's tree (behind its filter) at once. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,54 +83,16 @@ int cmd_filter_resolve(const struct show_opts *o, const struct load *l, const ch
     return 0;
 }
 
-struct ctx_run {
-    uint32_t id;
-    struct tree *t;
-    struct filter *f;
-};
-
-/* The pass that feeds every tree; -1 on a read error or out of memory. */
-static int feed(struct load *l, struct filter_time ft, struct ctx_run *cr, unsigned n)
-{
-    struct load_pass *p = load_pass_open(l);
-    struct ev e;
-    unsigned last = 0;
-    int rc;
-
-    if (!p)
-        return -1;
-    while ((rc = load_pass_next(p, &e)) > 0) {
-        if (!filter_time_keep(&ft, &e))
-            continue;
-        if (cr[last].id != e.ctx) { /* a context's events come in runs: search rarely */
-            unsigned i;
-
-            for (i = 0; i < n && cr[i].id != e.ctx; i++)
-                ;
-            if (i == n)
-                continue; /* not a context asked for */
-            last = i;
-        }
-        if (tree_feed(cr[last].t, &e) < 0) {
-            rc = -1;
-            break;
-        }
-    }
-    load_pass_close(p);
-    return rc;
-}
-
 int cmd_filter_run(struct load *l, const char *elf, const char *dump, const struct show_opts *o,
                    cmd_sink_of sink_of, void *arg, struct cmd_filter_run *run)
 {
-    struct cmd_resolver res = {l->sym, l->ring.load_bias};
+    struct pipeline_tally t = {0, 0, 0};
     struct filter_opts fo;
     struct filter_time ft;
-    struct ctx_run *cr = NULL;
-    unsigned checked = 0, known = 0, n = 0;
+    unsigned checked = 0, known = 0;
     uint32_t thread = 0;
     char err[512];
-    int rc = 1;
+    int n;
 
     memset(run, 0, sizeof *run);
     if (cmd_filter_resolve(o, l, elf, dump, &fo, &ft, err, sizeof err) < 0) {
@@ -138,7 +100,7 @@ int cmd_filter_run(struct load *l, const char *elf, const char *dump, const stru
         return 1;
     }
     fo.max_depth = o->max_depth;
-    if (cmd_scan(l, ft, &run->sc, &run->st, &checked, &known) < 0) {
+    if (pipeline_scan(l, ft, &run->sc, &run->st, &checked, &known) < 0) {
         cmd_error("%s: read error", dump);
         return 1;
     }
@@ -149,44 +111,17 @@ int cmd_filter_run(struct load *l, const char *elf, const char *dump, const stru
     }
     if (o->have_thread && cmd_show_thread(l, o, dump, &thread) < 0)
         return 1;
-    if (!(cr = calloc(run->sc.n + 1, sizeof *cr)))
-        goto oom;
-    for (unsigned i = 0; i < run->sc.n; i++) {
-        const struct dec_ctx *c = &run->sc.ctx[i];
-        const struct tree_sink *s;
-
-        if (!c->events || (o->have_thread && c->id != thread))
-            continue;
-        if (!(s = sink_of(arg, c)) || !(cr[n].f = filter_new(s, &fo)))
-            goto oom;
-        cr[n].id = c->id;
-        cr[n].t = tree_new(filter_active(&fo) ? filter_sink(cr[n].f) : s,
-                           (unsigned)-c->min_depth, cmd_func_of, &res);
-        if (!cr[n++].t)
-            goto oom;
+    n = pipeline_run(l, &run->sc, &fo, ft, o->have_thread ? &thread : NULL, sink_of, arg, &t,
+                     err, sizeof err);
+    if (n < 0) {
+        cmd_error("%s", err);
+        return 1;
     }
     if (o->have_thread && !n) {
         cmd_show_no_thread(o, dump, thread);
-        goto out;
+        return 1;
     }
-    if (n && feed(l, ft, cr, n) < 0) {
-        cmd_error("%s: read error", dump);
-        goto out;
-    }
-    for (unsigned i = 0; i < n; i++) {
-        tree_finish(cr[i].t);
-        run->unmatched += tree_unmatched(cr[i].t);
-        run->forced += filter_forced(cr[i].f);
-    }
-    rc = 0;
-    goto out;
-oom:
-    cmd_error("%s: out of memory", dump);
-out:
-    for (unsigned i = 0; cr && i < n + 1 && i <= run->sc.n; i++) {
-        tree_free(cr[i].t);
-        filter_free(cr[i].f);
-    }
-    free(cr);
-    return rc;
+    run->unmatched = t.unmatched;
+    run->forced = t.forced;
+    return 0;
 }

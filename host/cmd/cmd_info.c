@@ -1,13 +1,13 @@
 /* cmd_info.c - "cygtrace info": what a dump's control block says, and what its records hold. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/cmd_opts.h"
 #include "cyg_format.h"
 #include "source/load.h"
-#include "output/render.h"
+#include "output/fmt.h"
 #include "model/tree.h"
 #include "symbols/wsig.h"
 
@@ -95,7 +95,7 @@ static void print_control(const struct load *l)
         printf("control:    missing (the dump ends at byte %" PRIu64 ")\n", r->ctrl_end);
     else if (r->ctrl_state == DEC_CTRL_BAD)
         printf("control:    unreadable (%s)\n", r->ctrl_why);
-    else if (r->ctrl_state == DEC_CTRL_OK && !render_ctrl_notes(stdout, "control:    ", r, l->sym))
+    else if (r->ctrl_state == DEC_CTRL_OK && !fmt_ctrl_notes(stdout, "control:    ", r, l->sym))
         printf("control:    none armed\n");
 }
 
@@ -150,17 +150,16 @@ static void print_obj(void *arg, uint64_t handle, unsigned objtype, const char *
 static int print_records(struct load *l)
 {
     struct tree_scan sc = {0};
-    struct load_stats ls;
+    struct source_stats ls;
     const struct dec_stats *st = &ls.dec;
-    struct load_pass *p = load_pass_open(l);
     struct ev e;
     uint64_t t_first = 0, t_last = 0;
     char span[32];
     int rc;
 
-    if (!p)
+    if (source_rewind(l->source) < 0)
         return -1;
-    while ((rc = load_pass_next(p, &e)) > 0) {
+    while ((rc = source_next(l->source, &e, NULL, 0)) > 0) {
         names_feed(l->names, &e, l->ring.word_bytes);
         if (tree_scan_add(&sc, &e) < 0) {
             rc = -1;
@@ -171,8 +170,7 @@ static int print_records(struct load *l)
             t_last = e.time;
         }
     }
-    load_pass_stats(p, &ls);
-    load_pass_close(p);
+    source_stats(l->source, &ls);
     if (rc == 0 && l->stream) {
         printf("received:   %" PRIu64 " frames, %" PRIu64 " bytes, %" PRIu64 " events\n",
                ls.fr.frames, ls.fr.bytes, ls.sd.events);
@@ -194,13 +192,13 @@ static int print_records(struct load *l)
             printf("truncated:  %" PRIu64 " records missing from the dump\n", st->truncated);
     }
     if (rc == 0 && (l->ring.flags & CYG_F_TIMESTAMPS) && t_last > t_first) {
-        render_duration(t_last - t_first, l->ring.ts_hz, span, sizeof span);
+        fmt_duration(t_last - t_first, l->ring.ts_hz, span, sizeof span);
         printf("span:       %s from the first call to the last\n", span);
     }
-    cmd_scan_threads(l, &sc);
+    pipeline_scan_threads(l, &sc);
     for (unsigned i = 0; rc == 0 && i < sc.n; i++) {
         char nb[256];
-        const char *name = render_ctx_name(l->names, l->sym, l->ring.load_bias, sc.ctx[i].id, 0,
+        const char *name = names_ctx_called(l->names, l->sym, l->ring.load_bias, sc.ctx[i].id, 0,
                                            nb, sizeof nb);
 
         printf("%s %-5u %" PRIu64 " events", l->ring.word_bytes == 8 ? "thread " : "context",
@@ -218,24 +216,22 @@ static int print_records(struct load *l)
     return rc;
 }
 
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: cygtrace info [ELF] DUMP\n");
+}
+
 int cmd_info(int argc, char **argv)
 {
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"help", no_argument, 0, CMD_OPTS_HELP}, {0, 0, 0, 0}};
+    const struct cmd_opts p = {.cmd = "info", .table = opts, .usage = usage};
     const char *elf = NULL, *dump;
     struct load l;
     char err[512];
-    int c, rc;
+    int rc;
 
-    optind = 1;
-    opterr = 0; /* our own one-line message instead of getopt's */
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'h') {
-            printf("usage: cygtrace info [ELF] DUMP\n");
-            return 0;
-        }
-        cmd_bad_option(argv, "info");
-        return 2;
-    }
+    if ((rc = cmd_opts_parse(&p, argc, argv)) >= 0)
+        return rc;
     if (argc - optind == 2)
         elf = argv[optind++];
     else if (argc - optind != 1) {

@@ -1,34 +1,35 @@
 /* cmd_live.c - "cygtrace live": a running target's calls as they happen.
  *
- * Bytes come over a link (serial, TCP, a file or pipe, or an RTT channel in target RAM that a
- * poller reads through a GDB server: --gdb) and go through the deframer and the stream
- * decoder; or events come straight from a running Linux program's ring (--follow).
- * Either way they feed per-context call trees: printed as text (--plain) or shown in the
- * ncurses view. One loop polls the link, the keyboard and the clock; nothing blocks for long,
- * so the view stays responsive whatever the link does. */
+ * The source (source.h) is a stream over a link (serial, TCP, a file or pipe, or an RTT
+ * channel in target RAM that a poller reads through a GDB server: --gdb), or a running Linux
+ * program's ring (--follow). Its events feed per-context call trees: printed as text
+ * (--plain) or shown in the ncurses view. One loop polls the source, the keyboard and the
+ * clock; nothing blocks for long, so the view stays responsive whatever the link does. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/cmd_opts.h"
 #include "cyg_format.h"
 #include "cyg_rtt.h"
 #include "source/follow.h"
 #include "source/wire.h"
+#include "output/fmt.h"
 #include "output/render.h"
 #include "source/rsp.h"
 #include "source/rtt.h"
-#include "decode/sdec.h"
-#include "decode/sframe.h"
+#include "source/source.h"
 #include "model/tree.h"
 #include "output/view.h"
+#include "util/mono.h"
+#include "util/oaindex.h"
+#include "util/vec.h"
 
 #define LIVE_READ_BYTES 65536u
 #define LIVE_FOLLOW_MAX 200000u /* events per poll of a followed ring: the view stays live */
@@ -39,14 +40,13 @@
 
 /* Above the show options (0x100...) and the GDB server's (0x200...). */
 enum { OPT_PLAIN = 0x300, OPT_POLL, OPT_SAVE, OPT_SERIAL, OPT_TCP, OPT_FILE, OPT_FOLLOW,
-       OPT_DURATION, OPT_FROM_START, OPT_HELP };
+       OPT_DURATION, OPT_FROM_START };
 
 /* One context's tree and its text renderer (--plain). */
 struct live_ctx {
     uint32_t id;
-    struct tree *tree;
+    struct pipeline_chain ch; /* its tree, behind the show options' filters */
     struct render *render;
-    struct filter *filter; /* the show options' filters, in front of the renderer */
 };
 
 struct live {
@@ -59,12 +59,15 @@ struct live {
     int configured;
     struct dec_ring ring;
     struct render_opts ro;
-    struct cmd_resolver res; /* the tree builder's call-site repair */
+    struct pipeline_resolver res; /* the tree builder's call-site repair */
     struct filter_opts fo;   /* --only, --hide, --min-time */
     struct filter_time ft;   /* --time-range: from the first event seen */
     /* --plain: one tree per context, in order of appearance */
     struct live_ctx *ctx;
     unsigned nctx;
+    size_t ctx_cap;
+    struct oaindex ctx_ix; /* ctx by id: every event looks its context up, and a stream may name
+                              hundreds of thousands */
     int cur;            /* the context of the last line printed, -1 before any */
     int head_due;       /* cur's header is owed: said before its first event that shows (a
                            switch alone shows nothing: an idle task would fill the screen) */
@@ -73,18 +76,16 @@ struct live {
     uint64_t unmatched;
     /* the source */
     const char *source; /* as the user named it, for messages */
-    struct wire *link;
+    struct wire *link;  /* a stream's link (the source's: for its descriptor), or NULL */
     struct cmd_gdb gdb; /* --gdb: the server, and the RTT channel read through it */
     unsigned poll_hz;
     struct rsp *rsp;
     struct rtt_poller *rtt; /* the link's: it frees it */
     struct rtt_chan ch;
     const char *ch_where; /* how the block was found: a symbol's name, or "a scan" */
-    struct follow *follow;
     const char *follow_path;
     int from_start;
-    struct sframe *fr;
-    struct sdec *sd;
+    struct source *src; /* the link's stream, or the followed ring once it is there */
     FILE *save;
     const char *save_path;
     /* what the status line and the summary say */
@@ -139,14 +140,6 @@ static void usage(FILE *f)
             cmd_show_usage);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The stream (or the ring) says what it is: check it against the ELF and set up the output.
  * Called again when a new description differs (a target that reset into another build). */
 static int configure(struct live *l, const struct dec_ring *ring)
@@ -187,34 +180,45 @@ static int configure(struct live *l, const struct dec_ring *ring)
     return 0;
 }
 
+static uint64_t ctx_hash(const void *arg, size_t pos)
+{
+    return oaindex_hash_u64(((const struct live *)arg)->ctx[pos].id);
+}
+
+static int ctx_is(const void *arg, size_t pos, const void *key)
+{
+    return ((const struct live *)arg)->ctx[pos].id == *(const uint32_t *)key;
+}
+
 static struct live_ctx *plain_ctx(struct live *l, uint32_t id)
 {
     struct live_ctx *c;
+    size_t *slot;
 
-    for (unsigned i = 0; i < l->nctx; i++)
-        if (l->ctx[i].id == id)
-            return &l->ctx[i];
-    c = realloc(l->ctx, (l->nctx + 1) * sizeof *c);
-    if (!c)
+    if (l->cur >= 0 && l->ctx[l->cur].id == id)
+        return &l->ctx[l->cur];
+    if (oaindex_reserve(&l->ctx_ix, 16, ctx_hash, l) < 0 ||
+        !(slot = oaindex_slot(&l->ctx_ix, oaindex_hash_u64(id), ctx_is, l, &id)))
         return NULL;
-    l->ctx = c;
+    if (*slot)
+        return &l->ctx[*slot - 1];
+    if (vec_grow(&l->ctx, &l->ctx_cap, l->nctx, sizeof *l->ctx, 8) < 0)
+        return NULL;
     c = &l->ctx[l->nctx];
     memset(c, 0, sizeof *c);
     c->id = id;
     c->render = render_new(stdout, &l->ro, l->sym, l->ring.load_bias);
     /* Live, the depth the trace starts at is unknown: exits of calls made before it are
      * counted as unmatched, not shown. */
-    if (c->render && (c->filter = filter_new(render_sink(c->render), &l->fo)))
-        c->tree = tree_new(filter_active(&l->fo) ? filter_sink(c->filter) : render_sink(c->render),
-                           0, cmd_func_of, &l->res);
-    if (!c->render || !c->tree) {
-        filter_free(c->filter);
+    if (!c->render ||
+        pipeline_chain_open(&c->ch, render_sink(c->render), &l->fo, 0, pipeline_func_of,
+                            &l->res) < 0) {
         render_free(c->render);
         return NULL;
     }
     if (l->nctx == 0)
         render_header(c->render);
-    l->nctx++;
+    oaindex_put(&l->ctx_ix, slot, l->nctx++);
     return c;
 }
 
@@ -222,9 +226,9 @@ static struct live_ctx *plain_ctx(struct live *l, uint32_t id)
 static void plain_header(const struct live *l, uint32_t id, const char *end)
 {
     char nb[256];
-    const char *name = render_ctx_name(l->names, l->sym, l->ring.load_bias, id, 0, nb, sizeof nb);
+    const char *name = names_ctx_called(l->names, l->sym, l->ring.load_bias, id, 0, nb, sizeof nb);
 
-    printf("# %s %u", l->ring.word_bytes == 8 ? "thread" : "context", id);
+    printf("# %s %u", cmd_ctx_word(l->ring.word_bytes), id);
     if (name)
         printf(" \"%s\"", name);
     fputs(end, stdout);
@@ -258,7 +262,7 @@ static void plain_event(struct live *l, const struct ev *e)
         idx = l->cur;
         for (unsigned i = 0; i < l->nctx; i++)
             if ((int)i != idx)
-                tree_lost(l->ctx[i].tree);
+                tree_lost(l->ctx[i].ch.tree);
     } else {
         if (!(c = plain_ctx(l, e->ctx)))
             goto oom;
@@ -274,31 +278,25 @@ static void plain_event(struct live *l, const struct ev *e)
         }
         l->cur = idx;
         if (l->lost0.addr) {
-            if (tree_feed(l->ctx[idx].tree, &l->lost0) < 0)
+            if (tree_feed(l->ctx[idx].ch.tree, &l->lost0) < 0)
                 goto oom;
             l->lost0.addr = 0;
         }
     }
-    if (tree_feed(l->ctx[idx].tree, e) == 0)
+    if (tree_feed(l->ctx[idx].ch.tree, e) == 0)
         return;
 oom:
     snprintf(l->err, sizeof l->err, "out of memory");
     l->failed = 1;
 }
 
-static void on_event(void *arg, const struct ev *e)
+/* An event of the source: counted, named, shown. */
+static void on_event(struct live *l, const struct ev *e)
 {
-    struct live *l = arg;
-
     if (l->failed)
         return;
-    if (!l->configured && l->sd) {
-        struct dec_ring ring;
-
-        load_ring_of_desc(sdec_desc(l->sd), &ring);
-        if (configure(l, &ring) < 0)
-            return;
-    }
+    if (!l->configured && l->link && configure(l, source_describe(l->src)) < 0)
+        return;
     if (e->kind == EV_LOST) {
         if (e->data == EV_LOST_LINK)
             l->lost_link += e->addr;
@@ -316,13 +314,6 @@ static void on_event(void *arg, const struct ev *e)
         plain_event(l, e);
 }
 
-static void on_frame(void *arg, const uint8_t *p, size_t n)
-{
-    struct live *l = arg;
-
-    sdec_frame(l->sd, p, n);
-}
-
 static void plain_flush(struct live *l)
 {
     if (l->cur >= 0)
@@ -330,35 +321,81 @@ static void plain_flush(struct live *l)
     fflush(stdout);
 }
 
-/* Reads what the link has (waiting at most wait_ms); 0 while it lasts, -1 once it ended. */
-static int pump_link(struct live *l, int wait_ms)
+/* The bytes of the link, as they are read: counted, and kept (--save). */
+static void on_bytes(void *arg, const void *buf, size_t n)
 {
-    static uint8_t buf[LIVE_READ_BYTES];
-    long n = wire_read(l->link, buf, sizeof buf, wait_ms, l->link_error, sizeof l->link_error);
+    struct live *l = arg;
 
-    if (n == 0)
-        return 0;
-    if (n < 0) {
-        if (n == -1 && !l->link_error[0])
-            snprintf(l->link_error, sizeof l->link_error, "end of stream");
-        l->ended_ok = n == -1;
-        l->connected = 0;
-        return -1;
-    }
     l->bytes += (uint64_t)n;
-    if (l->save && fwrite(buf, 1, (size_t)n, l->save) != (size_t)n) {
+    if (l->save && fwrite(buf, 1, n, l->save) != n) {
         snprintf(l->err, sizeof l->err, "%s: cannot write: %s", l->save_path, strerror(errno));
         l->failed = 1;
     }
-    sframe_feed(l->fr, buf, (size_t)n);
-    /* A new description may say the target froze or reset: keep what the status shows. */
-    if (l->configured && sdec_desc(l->sd)) {
-        struct dec_ring ring;
+}
 
-        load_ring_of_desc(sdec_desc(l->sd), &ring);
-        configure(l, &ring);
+/* The followed program started again: its trees start over. */
+static void restart(struct live *l)
+{
+    l->configured = 0;
+    if (!l->plain)
+        return;
+    for (unsigned i = 0; i < l->nctx; i++) {
+        pipeline_chain_close(&l->ctx[i].ch);
+        render_free(l->ctx[i].render);
     }
-    return 0;
+    l->nctx = 0;
+    oaindex_free(&l->ctx_ix);
+    l->cur = -1;
+    l->lost0.addr = 0;
+    printf("# the program started again\n");
+}
+
+/* After a look at the source: what the status shows. A stream's new description may say the
+ * target froze or reset; a followed ring's state and what fired since (the renderers name
+ * triggers by it, the notes say it at the end). */
+static void track(struct live *l, uint64_t bytes)
+{
+    const struct dec_ring *r = source_describe(l->src);
+
+    if (l->link) {
+        if (l->bytes != bytes && l->configured && r)
+            configure(l, r);
+        return;
+    }
+    l->ring.state = r->state;
+    if (l->ring.ctrl_state == DEC_CTRL_OK && r->ctrl_state == DEC_CTRL_OK)
+        l->ring.ctrl = r->ctrl;
+}
+
+/* Takes what the source has now (a link: what one read gives, waiting at most wait_ms); 0
+ * while it lasts, -1 once it ended. */
+static int pump(struct live *l, int wait_ms)
+{
+    uint64_t bytes = l->bytes;
+    struct ev e;
+    int rc;
+
+    source_set_wait(l->src, wait_ms);
+    do {
+        if (!l->configured && !l->link && configure(l, source_describe(l->src)) < 0)
+            return -1;
+        while (!l->failed &&
+               (rc = source_next(l->src, &e, l->link_error, sizeof l->link_error)) == 1)
+            on_event(l, &e);
+        if (l->failed)
+            return -1;
+        if (rc == SOURCE_NEW)
+            restart(l);
+    } while (rc == SOURCE_NEW);
+    if (rc != -1)
+        track(l, bytes);
+    if (rc == SOURCE_AGAIN)
+        return 0;
+    if (rc == 0 && !l->link_error[0])
+        snprintf(l->link_error, sizeof l->link_error, "end of stream");
+    l->ended_ok = rc == 0;
+    l->connected = 0;
+    return -1;
 }
 
 /* Tries to open the followed ring: the program may not have made it yet. 0 when open. */
@@ -366,10 +403,15 @@ static int follow_try(struct live *l)
 {
     char why[256];
 
-    l->follow = follow_open(l->follow_path, l->from_start, why, sizeof why);
-    if (l->follow) {
+    struct follow *f = follow_open(l->follow_path, l->from_start, why, sizeof why);
+
+    if (f) {
         l->link_error[0] = 0;
-        return 0;
+        if ((l->src = source_open_follow(f, l->follow_path, LIVE_FOLLOW_MAX, l->err,
+                                         sizeof l->err)))
+            return 0;
+        l->failed = 1;
+        return -1;
     }
     if (!l->link_error[0] && l->plain)
         fprintf(stderr, "cygtrace: %s: %s; waiting for the program (CYGTRACE_OUT=%s)\n",
@@ -378,62 +420,14 @@ static int follow_try(struct live *l)
     return -1;
 }
 
-/* Polls the followed ring; 0 while the program runs, -1 once it is gone (and drained). */
-static int pump_follow(struct live *l)
-{
-    char why[256];
-    long n;
-    const struct dec_ring *r;
-
-    if (follow_restarted(l->follow)) {
-        l->configured = 0;
-        if (l->plain) {
-            for (unsigned i = 0; i < l->nctx; i++) {
-                tree_free(l->ctx[i].tree);
-                filter_free(l->ctx[i].filter);
-                render_free(l->ctx[i].render);
-            }
-            l->nctx = 0;
-            l->cur = -1;
-            l->lost0.addr = 0;
-            printf("# the program started again\n");
-        }
-    }
-    r = follow_ring(l->follow);
-    if (!l->configured && configure(l, r) < 0)
-        return -1;
-    n = follow_poll(l->follow, on_event, l, LIVE_FOLLOW_MAX, why, sizeof why);
-    if (n < 0) {
-        snprintf(l->link_error, sizeof l->link_error, "%s", why);
-        l->connected = 0;
-        return -1;
-    }
-    l->ring.state = follow_ring(l->follow)->state;
-    /* what fired since: the renderers name triggers by it, the notes say it at the end */
-    if (l->ring.ctrl_state == DEC_CTRL_OK && follow_ring(l->follow)->ctrl_state == DEC_CTRL_OK)
-        l->ring.ctrl = follow_ring(l->follow)->ctrl;
-    /* The program is gone once its process is; what it wrote between the poll above and its
-     * exit is read before the end. */
-    if (n == 0 && r->pid && kill((pid_t)r->pid, 0) < 0 && errno == ESRCH) {
-        while ((n = follow_poll(l->follow, on_event, l, LIVE_FOLLOW_MAX, why, sizeof why)) > 0)
-            ;
-        snprintf(l->link_error, sizeof l->link_error, "the program exited");
-        l->ended_ok = 1;
-        l->connected = 0;
-        return -1;
-    }
-    return 0;
-}
-
 static void fill_status(const struct live *l, struct view_status *st)
 {
-    struct sframe_stats fs = {0};
-    struct sdec_stats ds = {0};
+    struct source_stats ss = {0};
+    const struct sframe_stats *fs = &ss.fr;
+    const struct sdec_stats *ds = &ss.sd;
 
-    if (l->fr)
-        sframe_get_stats(l->fr, &fs);
-    if (l->sd)
-        sdec_get_stats(l->sd, &ds);
+    if (l->src)
+        source_stats(l->src, &ss);
     memset(st, 0, sizeof *st);
     st->link = l->source;
     st->connected = l->connected;
@@ -442,7 +436,7 @@ static void fill_status(const struct live *l, struct view_status *st)
     st->bytes = l->bytes;
     st->lost_target = l->lost_target;
     st->lost_link = l->lost_link;
-    st->bad_frames = fs.bad + ds.malformed;
+    st->bad_frames = fs->bad + ds->malformed;
     st->have_desc = l->configured;
     st->state = l->ring.state;
     st->fault = l->fault;
@@ -471,20 +465,18 @@ static void plain_finish(struct live *l)
 {
     FILE *f = l->ro.style == RENDER_TREE ? stdout : stderr;
     const char *p = l->ro.style == RENDER_TREE ? "# " : "cygtrace: note: ";
-    struct sframe_stats fs = {0};
-    struct sdec_stats ds = {0};
+    struct source_stats ss;
 
     for (unsigned i = 0; i < l->nctx; i++) {
         if (l->nctx > 1)
             plain_header(l, l->ctx[i].id, ": calls still open\n");
-        tree_finish(l->ctx[i].tree);
-        l->unmatched += tree_unmatched(l->ctx[i].tree);
+        tree_finish(l->ctx[i].ch.tree);
+        l->unmatched += tree_unmatched(l->ctx[i].ch.tree);
         render_flush(l->ctx[i].render);
     }
-    if (l->fr) {
-        sframe_get_stats(l->fr, &fs);
-        sdec_get_stats(l->sd, &ds);
-        cmd_stream_notes(f, p, &fs, &ds);
+    if (l->link) {
+        source_stats(l->src, &ss);
+        cmd_stream_notes(f, p, &ss.fr, &ss.sd);
         if (!l->configured)
             fprintf(f, "%sno stream description came: nothing to decode (is the target "
                        "streaming, at this baud?)\n", p);
@@ -497,17 +489,79 @@ static void plain_finish(struct live *l)
         char cp[64];
 
         snprintf(cp, sizeof cp, "%scontrol: ", p);
-        render_ctrl_notes(f, cp, &l->ring, l->sym);
+        fmt_ctrl_notes(f, cp, &l->ring, l->sym);
     }
     rtt_notes(l, f, p);
     fprintf(f, "%s%" PRIu64 " events", p, l->events);
-    if (l->fr)
+    if (l->link)
         fprintf(f, ", %" PRIu64 " bytes (%.2f bytes/event)", l->bytes,
                 l->events ? (double)l->bytes / (double)l->events : 0.0);
     fprintf(f, "; %s\n", l->link_error[0] ? l->link_error
                           : live_stop                 ? "interrupted"
                                                       : "the time given is up");
     fflush(stdout);
+}
+
+/* What parse_args learns of the options besides l's. */
+struct live_args {
+    struct live *l;
+    double *duration;
+    int kind;     /* the source's option: OPT_SERIAL... or CMD_GDB_WHERE */
+    int sources;  /* how many were given */
+    int gdb_opts; /* an option that goes with --gdb only */
+};
+
+static int take_option(void *arg, int c, char *val)
+{
+    struct live_args *a = arg;
+    struct live *l = a->l;
+    unsigned long long hz;
+    char *end;
+    int rc;
+
+    /* --gdb is one of the sources: the GDB server options are live's own, not required. */
+    if ((rc = cmd_gdb_option(c, val, &l->gdb)) < 0)
+        return 2;
+    if (rc == 1 && c != CMD_GDB_WHERE) {
+        a->gdb_opts = 1;
+        return 0;
+    }
+    switch (c) {
+    case OPT_PLAIN:
+        l->plain = 1;
+        break;
+    case OPT_SAVE:
+        l->save_path = val;
+        break;
+    case CMD_GDB_WHERE:
+    case OPT_SERIAL:
+    case OPT_TCP:
+    case OPT_FILE:
+    case OPT_FOLLOW:
+        a->kind = c;
+        l->source = val;
+        a->sources++;
+        break;
+    case OPT_DURATION:
+        *a->duration = strtod(val, &end);
+        if (end == val || *end || !(*a->duration > 0)) {
+            cmd_error("--duration=%s: not a number of seconds", val);
+            return 2;
+        }
+        break;
+    case OPT_FROM_START:
+        l->from_start = 1;
+        break;
+    default: /* OPT_POLL */
+        if (cmd_parse_u64(val, &hz) < 0 || hz < 1 || hz > LIVE_POLL_MAX) {
+            cmd_error("--poll=%s: not a rate in Hz (1..%d)", val, LIVE_POLL_MAX);
+            return 2;
+        }
+        l->poll_hz = (unsigned)hz;
+        a->gdb_opts = 1;
+        break;
+    }
+    return 0;
 }
 
 static int parse_args(struct live *l, int argc, char **argv, double *duration)
@@ -523,85 +577,27 @@ static int parse_args(struct live *l, int argc, char **argv, double *duration)
                                          {"follow", required_argument, 0, OPT_FOLLOW},
                                          {"duration", required_argument, 0, OPT_DURATION},
                                          {"from-start", no_argument, 0, OPT_FROM_START},
-                                         {"help", no_argument, 0, OPT_HELP},
+                                         {"help", no_argument, 0, CMD_OPTS_HELP},
                                          {0, 0, 0, 0}};
-    int c, rc, kind = 0, sources = 0, gdb_opts = 0;
-    unsigned long long hz;
-    char *end;
+    struct live_args a = {.l = l, .duration = duration};
+    const struct cmd_opts p = {.cmd = "live", .table = opts, .show = &l->show, .usage = usage,
+                               .take = take_option, .arg = &a};
+    int rc, kind;
 
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if ((rc = cmd_show_option(c, optarg, &l->show)) == 1)
-            continue;
-        if (rc < 0)
-            return 2;
-        if ((rc = cmd_gdb_option(c, optarg, &l->gdb)) < 0)
-            return 2;
-        if (rc == 1 && c == CMD_GDB_WHERE) {
-            kind = c;
-            l->source = optarg;
-            sources++;
-            continue;
-        }
-        if (rc == 1) {
-            gdb_opts = 1;
-            continue;
-        }
-        switch (c) {
-        case OPT_HELP:
-            usage(stdout);
-            return 0;
-        case OPT_PLAIN:
-            l->plain = 1;
-            break;
-        case OPT_SAVE:
-            l->save_path = optarg;
-            break;
-        case OPT_SERIAL:
-        case OPT_TCP:
-        case OPT_FILE:
-        case OPT_FOLLOW:
-            kind = c;
-            l->source = optarg;
-            sources++;
-            break;
-        case OPT_DURATION:
-            *duration = strtod(optarg, &end);
-            if (end == optarg || *end || !(*duration > 0)) {
-                cmd_error("--duration=%s: not a number of seconds", optarg);
-                return 2;
-            }
-            break;
-        case OPT_FROM_START:
-            l->from_start = 1;
-            break;
-        case OPT_POLL:
-            if (cmd_parse_u64(optarg, &hz) < 0 || hz < 1 || hz > LIVE_POLL_MAX) {
-                cmd_error("--poll=%s: not a rate in Hz (1..%d)", optarg, LIVE_POLL_MAX);
-                return 2;
-            }
-            l->poll_hz = (unsigned)hz;
-            gdb_opts = 1;
-            break;
-        default:
-            cmd_bad_option(argv, "live");
-            return 2;
-        }
-    }
-    if (sources != 1) {
+    if ((rc = cmd_opts_parse(&p, argc, argv)) >= 0)
+        return rc;
+    kind = a.kind;
+    if (a.sources != 1) {
         cmd_error("live: needs one source: --serial, --tcp, --file, --follow or --gdb (see "
                   "'cygtrace live --help')");
         return 2;
     }
-    if (gdb_opts && kind != CMD_GDB_WHERE) {
+    if (a.gdb_opts && kind != CMD_GDB_WHERE) {
         cmd_error("live: --poll, --monitor, --attach and --timeout go with --gdb");
         return 2;
     }
-    if (argc - optind != 1) {
-        cmd_error("live: needs the ELF file of the traced program (see 'cygtrace live --help')");
+    if (cmd_opts_need(argc, "live", 1, "the ELF file of the traced program"))
         return 2;
-    }
     if (kind == OPT_FOLLOW && l->save_path) {
         cmd_error("live: --save keeps a stream; a followed ring is a file already");
         return 2;
@@ -622,7 +618,7 @@ static int find_rtt(struct live *l, char *why, size_t whylen)
     const char *cand_name[2];
     unsigned ncand = 0;
     char names[256], more[512];
-    double deadline = now_s() + l->gdb.timeout_ms / 1000.0;
+    double deadline = mono_s() + l->gdb.timeout_ms / 1000.0;
     int nram, rc;
 
     for (unsigned i = 0; i < 2; i++)
@@ -634,14 +630,14 @@ static int find_rtt(struct live *l, char *why, size_t whylen)
         return RTT_EBAD;
     }
     for (;;) {
-        if (rsp_halt(l->rsp) < 0)
+        if (rsp_halt(l->rsp, why, whylen) < 0)
             return RTT_EMEM;
         rc = rtt_find(&m, sym_word_bytes(l->sym), cand, ncand, ram, (unsigned)nram, &l->ch, why,
                       whylen);
-        if (rc != RTT_ENONE || now_s() >= deadline || cmd_gdb_signal())
+        if (rc != RTT_ENONE || mono_s() >= deadline || cmd_gdb_signal())
             break;
         /* Looks as often as polls: a block that appears has a channel that fills. */
-        if (rsp_continue(l->rsp) < 0)
+        if (rsp_continue(l->rsp, why, whylen) < 0)
             return RTT_EMEM;
         usleep(1000000 / l->poll_hz);
     }
@@ -674,7 +670,7 @@ static int open_rtt(struct live *l)
         return -1;
     rc = find_rtt(l, why, sizeof why);
     if (rc == RTT_EMEM || cmd_gdb_signal()) {
-        cmd_gdb_error(l->rsp, l->source, "");
+        cmd_gdb_error(why, l->source, "");
         return -1;
     }
     if (rc < 0) {
@@ -705,12 +701,12 @@ static int open_rtt(struct live *l)
  * link. */
 static void finish_rtt(struct live *l)
 {
-    double deadline = now_s() + LIVE_DRAIN_MS / 1000.0;
+    double deadline = mono_s() + LIVE_DRAIN_MS / 1000.0;
     int by_link = !l->connected;
 
     rtt_poller_stop(l->rtt);
-    while (l->connected && !l->failed && now_s() < deadline)
-        pump_link(l, 100);
+    while (l->connected && !l->failed && mono_s() < deadline)
+        pump(l, 100);
     if (!by_link && l->ended_ok) {
         l->connected = 1;
         l->link_error[0] = 0;
@@ -740,9 +736,9 @@ static int open_source(struct live *l, int kind)
             return -1;
         }
     }
-    l->fr = sframe_new(on_frame, l);
-    l->sd = sdec_new(on_event, l);
-    if (!l->fr || !l->sd) {
+    if (!(l->src = source_open_wire(l->link, on_bytes, l, why, sizeof why))) {
+        l->link = NULL; /* closed, and the poller with it */
+        l->rtt = NULL;
         cmd_error("out of memory");
         return -1;
     }
@@ -753,19 +749,15 @@ static int open_source(struct live *l, int kind)
  * quits or a signal comes. */
 static void run(struct live *l, double duration)
 {
-    double start = now_s(), last_draw = 0, deadline = duration > 0 ? start + duration : 0;
+    double start = mono_s(), last_draw = 0, deadline = duration > 0 ? start + duration : 0;
     int ended = 0;
     struct view_status st;
 
-    while (!live_stop && !l->failed && (deadline == 0 || now_s() < deadline)) {
-        if (!ended && l->link) {
-            ended = pump_link(l, l->view ? 0 : LIVE_TICK_MS) < 0;
-        } else if (!ended && l->follow_path) {
-            if (l->follow || follow_try(l) == 0)
-                ended = pump_follow(l) < 0;
-            if (!ended && !l->view)
-                usleep(LIVE_TICK_MS * 1000);
-        }
+    while (!live_stop && !l->failed && (deadline == 0 || mono_s() < deadline)) {
+        if (!ended && (l->src || (l->follow_path && follow_try(l) == 0)))
+            ended = pump(l, l->view ? 0 : LIVE_TICK_MS) < 0;
+        if (!ended && l->follow_path && !l->view)
+            usleep(LIVE_TICK_MS * 1000);
         if (!l->view) {
             plain_flush(l);
             if (ended)
@@ -782,10 +774,10 @@ static void run(struct live *l, double duration)
         }
         if (view_input(l->view))
             break;
-        if (now_s() - last_draw >= 0.1) {
+        if (mono_s() - last_draw >= 0.1) {
             fill_status(l, &st);
             view_draw(l->view, &st);
-            last_draw = now_s();
+            last_draw = mono_s();
         }
     }
 }
@@ -848,7 +840,7 @@ int cmd_live(int argc, char **argv)
     run(&l, duration);
     if (l.rtt)
         finish_rtt(&l);
-    if (l.follow_path && !l.follow) {
+    if (l.follow_path && !l.src && !l.failed) {
         snprintf(l.err, sizeof l.err, "%s: no cygtrace buffer came (%s)", l.source,
                  strstr(l.link_error, ": ") ? strstr(l.link_error, ": ") + 2 : l.link_error);
         l.failed = 1;
@@ -871,20 +863,17 @@ out:
     if (l.save)
         fclose(l.save);
     for (unsigned i = 0; i < l.nctx; i++) {
-        tree_free(l.ctx[i].tree);
-        filter_free(l.ctx[i].filter);
+        pipeline_chain_close(&l.ctx[i].ch);
         render_free(l.ctx[i].render);
     }
     free(l.ctx);
-    sframe_free(l.fr);
-    sdec_free(l.sd);
-    if (l.link)
-        wire_close(l.link); /* the poller goes with it: the target is halted, or lost */
+    oaindex_free(&l.ctx_ix);
+    if (l.src)
+        source_close(l.src); /* the link, and the poller with it: the target is halted, or lost */
     else
         rtt_poller_free(l.rtt);
     if (l.rsp)
         cmd_gdb_close(l.rsp); /* the detach resumes the target */
-    follow_close(l.follow);
     dwarf_src_close(l.ro.dwarf);
     sym_close(l.sym);
     names_free(l.names);

@@ -9,7 +9,6 @@
  * read in one go, so that what is saved is exactly what a Linux program's trace file holds: the
  * block followed by the records and the control area. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,7 +18,9 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/cmd_opts.h"
 #include "cyg_format.h"
+#include "decode/hdr.h"
 #include "util/le.h"
 #include "source/load.h"
 #include "symbols/modmap.h"
@@ -27,6 +28,7 @@
 #include "output/outfile.h"
 #include "source/rsp.h"
 #include "source/rtos.h"
+#include "util/vec.h"
 
 #define PULL_PROGRESS_MIN (64u << 10) /* smaller reads are over before a progress line helps */
 #define PULL_MAX_BYTES ((uint64_t)1 << 32)
@@ -104,9 +106,11 @@ static int load_bias(struct rsp *c, const struct sym_table *sym, uint64_t *bias)
     uint64_t at_entry;
     uint8_t *auxv;
     size_t len;
+    char err[320]; /* unused: the caller says what both failures mean */
 
-    if (rsp_auxv(c, &auxv, &len) == 0) {
-        int found = rsp_auxv_find(auxv, len, sym_word_bytes(sym), AT_ENTRY_TYPE, &at_entry);
+    if (rsp_auxv(c, &auxv, &len, err, sizeof err) == 0) {
+        int found =
+            rspcodec_auxv_find(auxv, len, sym_word_bytes(sym), AT_ENTRY_TYPE, &at_entry);
 
         free(auxv);
         if (found == 0) {
@@ -114,7 +118,7 @@ static int load_bias(struct rsp *c, const struct sym_table *sym, uint64_t *bias)
             return 0;
         }
     }
-    if (rsp_offsets(c, bias) == 0)
+    if (rsp_offsets(c, bias, err, sizeof err) == 0)
         return 0;
     return -1;
 }
@@ -134,7 +138,7 @@ static int check_block(const struct dec_ring *r, struct sym_table *sym, const ch
                   dec_machine_name(sym_machine(sym)), sym_word_bytes(sym) * 8);
         return -1;
     }
-    if (!n || !r->build_id_len || (n == r->build_id_len && !memcmp(id, r->build_id, n)))
+    if (sym_build_id_match(sym, r->build_id, r->build_id_len) != 0)
         return 0;
     load_hex(r->build_id, r->build_id_len, a, sizeof a);
     load_hex(id, n, b, sizeof b);
@@ -174,8 +178,10 @@ static int pull(const struct pull_opts *o, const char *elf, struct sym_table *sy
     uint8_t ptr[8], blk[CYG_HDR_BYTES];
     struct progress prog = {0};
     struct dec_ring r;
-    const char *why, *what = "";
+    const char *what = "";
+    char why[256];
     struct rsp *c;
+    char err[512];
     int e;
 
     *buf = NULL;
@@ -185,7 +191,7 @@ static int pull(const struct pull_opts *o, const char *elf, struct sym_table *sy
     }
     if (!(c = cmd_gdb_connect(&o->gdb, name)))
         goto out;
-    if (o->halt && rsp_halt(c) < 0)
+    if (o->halt && rsp_halt(c, err, sizeof err) < 0)
         goto rsp_fail;
     if (sym_is_pie(sym) && load_bias(c, sym, &bias) < 0) {
         if (cmd_gdb_signal())
@@ -196,13 +202,13 @@ static int pull(const struct pull_opts *o, const char *elf, struct sym_table *sy
         goto out;
     }
     what = "cyg_rt: ";
-    if (rsp_read_mem(c, rt + bias, ptr, word, NULL, NULL) < 0)
+    if (rsp_read_mem(c, rt + bias, ptr, word, NULL, NULL, err, sizeof err) < 0)
         goto rsp_fail;
     ctl = le_get(ptr, word);
     what = "the control block: ";
-    if (ctl && rsp_read_mem(c, ctl, blk, sizeof blk, NULL, NULL) < 0)
+    if (ctl && rsp_read_mem(c, ctl, blk, sizeof blk, NULL, NULL, err, sizeof err) < 0)
         goto rsp_fail;
-    if (!ctl || dec_parse(blk, sizeof blk, &r, &why) < 0) {
+    if (!ctl || hdr_parse(blk, sizeof blk, &r, why, sizeof why) < 0) {
         if (!ctl || memcmp(blk, CYG_MAGIC, 8) != 0)
             cmd_error("%s: the runtime has not set up its buffer yet (cyg_rt points at no "
                       "control block), or the target runs another program than %s",
@@ -231,7 +237,7 @@ static int pull(const struct pull_opts *o, const char *elf, struct sym_table *sy
     what = "the records: ";
     if (cmd_gdb_signal())
         goto rsp_fail;
-    e = rsp_read_mem(c, ctl, *buf, total, progress, &prog);
+    e = rsp_read_mem(c, ctl, *buf, total, progress, &prog, err, sizeof err);
     if (prog.shown)
         fputc('\n', stderr);
     if (e < 0)
@@ -240,7 +246,7 @@ static int pull(const struct pull_opts *o, const char *elf, struct sym_table *sy
     *cp = c;
     return 0;
 rsp_fail:
-    cmd_gdb_error(c, name, what);
+    cmd_gdb_error(err, name, what);
 out:
     cmd_gdb_close(c);
     free(*buf);
@@ -252,7 +258,9 @@ out:
 
 static int read_target(void *arg, uint64_t addr, void *buf, size_t len)
 {
-    return rsp_read_mem(arg, addr, buf, len, NULL, NULL);
+    char err[320]; /* rtos says which read failed */
+
+    return rsp_read_mem(arg, addr, buf, len, NULL, NULL, err, sizeof err);
 }
 
 /* A FreeRTOS target's task and queue names, for the contexts of the pulled ring: those its NAME
@@ -262,10 +270,9 @@ static struct names *pull_names(struct rsp *c, const char *elf, const char *name
                                 size_t len, int force)
 {
     struct names *n = NULL;
-    struct load_pass *p = NULL;
     uint32_t *ids = NULL;
     uint64_t *handles = NULL;
-    size_t count = 0, cap = 0;
+    size_t count = 0, ids_cap = 0, handles_cap = 0;
     struct load l;
     struct ev e;
     char err[512];
@@ -273,11 +280,11 @@ static struct names *pull_names(struct rsp *c, const char *elf, const char *name
 
     if (load_attach(&l, elf, src_open_mem(name, buf, len, 0), force, err, sizeof err) < 0)
         return NULL; /* said again, and better, by the decoding that follows */
-    if (!rtos_has_freertos(l.sym) || !(n = names_new()) || !(p = load_pass_open(&l)))
+    if (!rtos_has_freertos(l.sym) || !(n = names_new()) || source_rewind(l.source) < 0)
         goto out;
     /* The contexts and their handles (the last wins, as for the decoder), and the names the
      * records still hold. */
-    while ((got = load_pass_next(p, &e)) > 0) {
+    while ((got = source_next(l.source, &e, NULL, 0)) > 0) {
         size_t i;
 
         names_feed(n, &e, l.ring.word_bytes);
@@ -286,18 +293,9 @@ static struct names *pull_names(struct rsp *c, const char *elf, const char *name
         for (i = 0; i < count && ids[i] != e.data; i++)
             ;
         if (i == count) {
-            if (count == cap) {
-                size_t nc = cap ? 2 * cap : 16;
-                uint32_t *ni = realloc(ids, nc * sizeof *ids);
-                uint64_t *nh = ni ? realloc(handles, nc * sizeof *nh) : NULL;
-
-                if (ni)
-                    ids = ni;
-                if (!nh)
-                    goto out;
-                handles = nh;
-                cap = nc;
-            }
+            if (vec_grow(&ids, &ids_cap, count, sizeof *ids, 16) < 0 ||
+                vec_grow(&handles, &handles_cap, count, sizeof *handles, 16) < 0)
+                goto out;
             ids[count++] = e.data;
         }
         handles[i] = e.addr;
@@ -306,7 +304,6 @@ static struct names *pull_names(struct rsp *c, const char *elf, const char *name
                                         sizeof err) < 0)
         cmd_error("warning: %s: task names: %s", name, err);
 out:
-    load_pass_close(p);
     load_close(&l);
     free(ids);
     free(handles);
@@ -348,50 +345,36 @@ static int write_names(const char *dump, const struct names *n)
     return 0;
 }
 
+static int take_option(void *arg, int c, char *val)
+{
+    struct pull_opts *o = arg;
+
+    if (c == 'o')
+        o->out = val;
+    else /* 'H' */
+        o->halt = 1;
+    return 0;
+}
+
+/* The options into o: -1 to go on, else the exit status (after --help, or a message). */
 static int parse_opts(int argc, char **argv, struct pull_opts *o)
 {
     static const struct option opts[] = {CMD_SHOW_LONGOPTS,
                                          CMD_GDB_LONGOPTS,
                                          {"output", required_argument, 0, 'o'},
                                          {"halt", no_argument, 0, 'H'},
-                                         {"help", no_argument, 0, 'h'},
+                                         {"help", no_argument, 0, CMD_OPTS_HELP},
                                          {0, 0, 0, 0}};
-    int c, rc;
+    const struct cmd_opts p = {.cmd = "pull", .table = opts, .shortopts = "o:", .show = &o->show,
+                               .gdb = &o->gdb, .usage = usage, .take = take_option, .arg = o};
+    int rc;
 
     memset(o, 0, sizeof *o);
     cmd_show_init(&o->show);
     cmd_gdb_init(&o->gdb);
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
-        if (!(rc = cmd_show_option(c, optarg, &o->show)))
-            rc = cmd_gdb_option(c, optarg, &o->gdb);
-        if (rc == 1)
-            continue;
-        if (rc < 0)
-            return 2;
-        switch (c) {
-        case 'h':
-            usage(stdout);
-            return 0;
-        case 'o':
-            o->out = optarg;
-            break;
-        case 'H':
-            o->halt = 1;
-            break;
-        default:
-            cmd_bad_option(argv, "pull");
-            return 2;
-        }
-    }
-    if ((rc = cmd_gdb_check(&o->gdb, "pull")))
+    if ((rc = cmd_opts_parse(&p, argc, argv)) >= 0)
         return rc;
-    if (argc - optind != 1) {
-        cmd_error("pull: needs one ELF file (see 'cygtrace pull --help')");
-        return 2;
-    }
-    return -1;
+    return cmd_opts_need(argc, "pull", 1, "one ELF file") ? 2 : -1;
 }
 
 int cmd_pull(int argc, char **argv)

@@ -15,7 +15,6 @@
  * program's stderr. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -27,9 +26,11 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/cmd_opts.h"
 #include "decode/ctrl.h"
 #include "cyg_format.h"
 #include "decode/dec.h"
+#include "decode/hdr.h"
 #include "symbols/modmap.h"
 #include "source/ringlock.h"
 #include "source/src.h"
@@ -316,8 +317,7 @@ static int run_program(char **argv)
 
 static void report(const char *out, const char *prog)
 {
-    char err[256];
-    const char *why;
+    char err[512];
     struct src *s = src_open_file(out, err, sizeof err);
     struct dec_ring r;
     char elf[PATH_MAX];
@@ -326,8 +326,8 @@ static void report(const char *out, const char *prog)
         cmd_error("%s: no trace was written: is it built with -finstrument-functions?", prog);
         return;
     }
-    if (dec_locate(s, &r, &why) < 0) {
-        cmd_error("%s: %s", out, why);
+    if (hdr_locate(s, &r, err, sizeof err) < 0) {
+        cmd_error("%s", err);
         src_close(s);
         return;
     }
@@ -360,6 +360,38 @@ static void report(const char *out, const char *prog)
 static int record_run(int argc, char **argv, const char *out, const char *size,
                       const char *mode, int callsites, const struct ctl_opts *ctl);
 
+/* record's options. */
+struct record_args {
+    const char *out, *size, *mode;
+    int callsites;
+    int oom; /* a list could not grow: said once, after the options */
+    struct ctl_opts ctl;
+};
+
+static int take_option(void *arg, int c, char *val)
+{
+    struct record_args *a = arg;
+
+    switch (c) {
+    case 'o': a->out = val; break;
+    case 's': a->size = val; break;
+    case 'm':
+        if (strcmp(val, "overwrite") && strcmp(val, "stop")) {
+            cmd_error("--mode=%s: neither overwrite nor stop", val);
+            return 2;
+        }
+        a->mode = val;
+        break;
+    case 'c': a->callsites = 1; break;
+    case 'T': a->oom |= list_add(&a->ctl.trigger, val); break;
+    case 'X': a->oom |= list_add(&a->ctl.exclude, val); break;
+    case 'H': a->oom |= list_add(&a->ctl.hide, val); break;
+    case 'D': a->ctl.depth = val; break;
+    default: a->ctl.events = val; break; /* 'E' */
+    }
+    return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -367,50 +399,30 @@ int cmd_record(int argc, char **argv)
         {"mode", required_argument, 0, 'm'},   {"callsites", no_argument, 0, 'c'},
         {"trigger", required_argument, 0, 'T'}, {"exclude", required_argument, 0, 'X'},
         {"hide", required_argument, 0, 'H'},   {"depth", required_argument, 0, 'D'},
-        {"events", required_argument, 0, 'E'}, {"help", no_argument, 0, 'h'},
+        {"events", required_argument, 0, 'E'}, {"help", no_argument, 0, CMD_OPTS_HELP},
         {0, 0, 0, 0}};
-    struct ctl_opts ctl = {0};
-    const char *out = "cygtrace.out", *size = NULL, *mode = NULL;
-    int c, callsites = 0, rc = 0;
+    struct record_args a = {.out = "cygtrace.out"};
+    /* '+': the options end at the program's name, whose own options follow it. */
+    const struct cmd_opts p = {.cmd = "record", .table = opts, .shortopts = "+o:",
+                               .usage = usage, .take = take_option, .arg = &a};
+    int rc;
 
-    optind = 1;
-    opterr = 0; /* our own one-line message instead of getopt's */
-    while ((c = getopt_long(argc, argv, "+o:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o': out = optarg; break;
-        case 's': size = optarg; break;
-        case 'm':
-            if (strcmp(optarg, "overwrite") && strcmp(optarg, "stop")) {
-                cmd_error("--mode=%s: neither overwrite nor stop", optarg);
-                rc = 2;
-                goto out;
-            }
-            mode = optarg;
-            break;
-        case 'c': callsites = 1; break;
-        case 'T': rc |= list_add(&ctl.trigger, optarg); break;
-        case 'X': rc |= list_add(&ctl.exclude, optarg); break;
-        case 'H': rc |= list_add(&ctl.hide, optarg); break;
-        case 'D': ctl.depth = optarg; break;
-        case 'E': ctl.events = optarg; break;
-        case 'h': usage(stdout); goto out;
-        default: cmd_bad_option(argv, "record"); rc = 2; goto out;
-        }
-    }
-    if (rc) {
+    if ((rc = cmd_opts_parse(&p, argc, argv)) >= 0)
+        goto out;
+    if (a.oom) {
         cmd_error("record: out of memory");
         rc = 1;
         goto out;
     }
-    if (ctl_check(&ctl) < 0) {
+    if (ctl_check(&a.ctl) < 0) {
         rc = 2;
         goto out;
     }
-    rc = record_run(argc, argv, out, size, mode, callsites, &ctl);
+    rc = record_run(argc, argv, a.out, a.size, a.mode, a.callsites, &a.ctl);
 out:
-    free(ctl.trigger);
-    free(ctl.exclude);
-    free(ctl.hide);
+    free(a.ctl.trigger);
+    free(a.ctl.exclude);
+    free(a.ctl.hide);
     return rc;
 }
 

@@ -2,24 +2,25 @@
  * from fnstat tables fed by the filtered trees: one table per context when there are several,
  * and one for them all; then, for a 32-bit trace of several contexts that switch, one line
  * per context (task, interrupt) of who ran when (taskstat.h). */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/cmd_opts.h"
 #include "cyg_format.h"
 #include "model/fnstat.h"
-#include "output/render.h"
+#include "output/fmt.h"
 #include "model/taskstat.h"
+#include "model/tee.h"
+#include "util/vec.h"
 
 enum { SORT_AVG = FNSTAT_KEYS, REPORT_SORT = 0x200, REPORT_TICKS, REPORT_TASKS };
 
 /* A context's tree feeds its own table and the all-contexts one. */
-struct tee {
-    struct tree_sink sink;
-    const struct tree_sink *a, *b;
+struct ctx_table {
+    struct tee tee;
     struct fnstat *own;
     uint32_t id;
 };
@@ -28,58 +29,25 @@ struct report {
     struct load *l;
     uint64_t hz; /* what durations are shown with: 0 for clock ticks */
     struct fnstat *all;
-    struct tee *tee;
-    unsigned n, cap;
+    struct ctx_table **tee; /* one allocation each: the sinks point into them */
+    size_t n, cap;
 };
-
-static void tee_enter(void *arg, const struct tree_frame *f, unsigned d)
-{
-    struct tee *t = arg;
-
-    t->a->enter(t->a->arg, f, d);
-    t->b->enter(t->b->arg, f, d);
-}
-
-static void tee_exit(void *arg, const struct tree_frame *f, unsigned d, uint64_t te,
-                     enum tree_exit_how how)
-{
-    struct tee *t = arg;
-
-    t->a->exit(t->a->arg, f, d, te, how);
-    t->b->exit(t->b->arg, f, d, te, how);
-}
-
-static void tee_special(void *arg, const struct ev *e, unsigned d)
-{
-    struct tee *t = arg;
-
-    t->a->special(t->a->arg, e, d);
-    t->b->special(t->b->arg, e, d);
-}
-
-static void tee_finish(void *arg, const struct tree_frame *s, unsigned n)
-{
-    struct tee *t = arg;
-
-    t->a->finish(t->a->arg, s, n);
-    t->b->finish(t->b->arg, s, n);
-}
 
 static const struct tree_sink *sink_of(void *arg, const struct dec_ctx *c)
 {
     struct report *r = arg;
-    struct tee *t;
+    struct ctx_table *t;
 
-    if (r->n == r->cap) /* sized by the caller: every context */
+    if (vec_grow(&r->tee, &r->cap, r->n, sizeof *r->tee, 64) < 0 || !(t = calloc(1, sizeof *t)))
         return NULL;
-    t = &r->tee[r->n];
-    t->own = fnstat_new(r->l->sym, r->l->ring.load_bias);
-    if (!t->own || !(t->a = fnstat_sink(t->own, c->id)) || !(t->b = fnstat_sink(r->all, c->id)))
-        return NULL;
-    r->n++;
+    r->tee[r->n++] = t; /* counted now: freed whatever fails */
     t->id = c->id;
-    t->sink = (struct tree_sink){t, tee_enter, tee_exit, tee_special, tee_finish, NULL};
-    return &t->sink;
+    t->own = fnstat_new(r->l->sym, r->l->ring.load_bias);
+    tee_init(&t->tee);
+    if (!t->own || tee_add(&t->tee, fnstat_sink(t->own, c->id)) < 0 ||
+        tee_add(&t->tee, fnstat_sink(r->all, c->id)) < 0)
+        return NULL;
+    return &t->tee.sink;
 }
 
 static uint64_t avg_of(const struct fnstat_row *r)
@@ -120,11 +88,11 @@ static int print_table(struct report *r, struct fnstat *s, int key, uint64_t *pa
     for (size_t i = 0; i < n; i++) {
         char t[32], se[32], a[32], m[32], name[256];
 
-        render_duration(rows[i].total, hz, t, sizeof t);
-        render_duration(rows[i].self, hz, se, sizeof se);
-        render_duration(avg_of(&rows[i]), hz, a, sizeof a);
-        render_duration(rows[i].max, hz, m, sizeof m);
-        render_addr(r->l->sym, r->l->ring.load_bias, rows[i].addr, name, sizeof name);
+        fmt_duration(rows[i].total, hz, t, sizeof t);
+        fmt_duration(rows[i].self, hz, se, sizeof se);
+        fmt_duration(avg_of(&rows[i]), hz, a, sizeof a);
+        fmt_duration(rows[i].max, hz, m, sizeof m);
+        fmt_addr(r->l->sym, r->l->ring.load_bias, rows[i].addr, name, sizeof name);
         printf("%10" PRIu64 " %14s %14s %14s %14s  %s\n", rows[i].calls, t, se, a, m, name);
         *partial += rows[i].partial;
     }
@@ -151,7 +119,7 @@ static int task_shown(const struct tasks *t, uint32_t id)
 
 static void ctx_name(const struct tasks *t, uint32_t id, char *buf, size_t len)
 {
-    taskstat_name(t->l->names, t->l->sym, t->l->ring.load_bias, id, buf, len);
+    names_ctx_text(t->l->names, t->l->sym, t->l->ring.load_bias, id, 0, buf, len);
 }
 
 /* A note line listing the contexts that have flag in their cut, if any. */
@@ -192,8 +160,8 @@ static void task_row(const struct tasks *t, const struct taskstat_ctx *c, uint64
     if (t->timed) {
         char run[32], blocked[32], share[16] = "-";
 
-        render_duration(c->run, t->hz, run, sizeof run);
-        render_duration(c->blocked, t->hz, blocked, sizeof blocked);
+        fmt_duration(c->run, t->hz, run, sizeof run);
+        fmt_duration(c->blocked, t->hz, blocked, sizeof blocked);
         if (whole)
             snprintf(share, sizeof share, "%.1f%%", 100.0 * (double)c->run / (double)whole);
         printf("%14s %7s %14s ", run, share, blocked);
@@ -203,8 +171,9 @@ static void task_row(const struct tasks *t, const struct taskstat_ctx *c, uint64
 
 /* The per-context section of a 32-bit trace whose contexts switch (CONTEXT records), from one
  * pass of its own over the events in ft's range: *shown says whether there was one. 0, or -1
- * on a read error or out of memory. */
-static int print_tasks(const struct tasks *t, struct filter_time ft, int *shown)
+ * with what is wrong in err. */
+static int print_tasks(const struct tasks *t, struct filter_time ft, int *shown, char *err,
+                       size_t errlen)
 {
     struct taskstat *s;
     struct taskstat_info in;
@@ -216,9 +185,11 @@ static int print_tasks(const struct tasks *t, struct filter_time ft, int *shown)
     *shown = 0;
     if (t->l->ring.word_bytes != 4)
         return 0;
-    if (!(s = taskstat_new(NULL, NULL)))
+    if (!(s = taskstat_new(NULL, NULL))) {
+        snprintf(err, errlen, "out of memory");
         return -1;
-    if (taskstat_run(t->l, ft, s) < 0) {
+    }
+    if (taskstat_run(t->l, ft, s, err, errlen) < 0) {
         taskstat_free(s);
         return -1;
     }
@@ -232,7 +203,7 @@ static int print_tasks(const struct tasks *t, struct filter_time ft, int *shown)
     if (t->sep)
         printf("\n");
     whole = in.t_last > in.t_first ? in.t_last - in.t_first : 0; /* a clock that stepped back */
-    render_duration(whole, t->hz, span, sizeof span);
+    fmt_duration(whole, t->hz, span, sizeof span);
     printf("# %u contexts (tasks, interrupts)", n);
     if (t->timed)
         printf(", by running time over %s", span);
@@ -271,7 +242,7 @@ static int report_tasks(struct tasks *t, const char *elf, const char *dump)
     struct filter_opts fo;
     struct filter_time ft;
     struct tree_scan sc = {0};
-    struct load_stats st = {0};
+    struct source_stats st = {0};
     unsigned checked = 0, known = 0;
     char err[512];
     int shown = 0, rc = 1;
@@ -281,14 +252,15 @@ static int report_tasks(struct tasks *t, const char *elf, const char *dump)
         return 1;
     }
     setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-    if (cmd_scan(t->l, ft, &sc, &st, &checked, &known) < 0) {
+    if (pipeline_scan(t->l, ft, &sc, &st, &checked, &known) < 0) {
         cmd_error("%s: read error", dump);
         goto out;
     }
     if (t->o->have_thread && cmd_show_thread(t->l, t->o, dump, &t->thread) < 0)
         goto out;
     t->wrapped = st.dec.overwritten > 0;
-    if (print_tasks(t, ft, &shown) < 0) {
+    if (print_tasks(t, ft, &shown, err, sizeof err) < 0) {
+        /* the message it always was; err says more (a change of output: not in a refactoring) */
         cmd_error("%s: read error (or out of memory)", dump);
         goto out;
     }
@@ -338,10 +310,8 @@ static int report(struct load *l, const char *elf, const char *dump, const struc
     char err[512];
     int rc, shown;
 
-    if (!(r.all = fnstat_new(l->sym, l->ring.load_bias)) ||
-        !(r.tee = calloc(r.cap = 1024, sizeof *r.tee))) {
+    if (!(r.all = fnstat_new(l->sym, l->ring.load_bias))) {
         cmd_error("%s: out of memory", dump);
-        fnstat_free(r.all);
         return 1;
     }
     setvbuf(stdout, NULL, _IOFBF, 1 << 16);
@@ -349,45 +319,22 @@ static int report(struct load *l, const char *elf, const char *dump, const struc
     if (rc)
         goto out;
     dropped = fnstat_dropped(r.all);
-    for (unsigned i = 0; r.n > 1 && i < r.n; i++) {
-        const struct dec_ctx *c = NULL;
+    for (size_t i = 0; r.n > 1 && i < r.n; i++) {
         uint64_t ignored = 0;
 
-        for (unsigned k = 0; k < run.sc.n; k++)
-            if (run.sc.ctx[k].id == r.tee[i].id)
-                c = &run.sc.ctx[k];
-        printf("# %s %u", l->ring.word_bytes == 8 ? "thread" : "context", r.tee[i].id);
-        if (c && c->os_tid)
-            printf(" (tid %" PRIu64 ")", c->os_tid);
-        else if (names_ctx(l->names, r.tee[i].id))
-            printf(" (%s)", names_ctx(l->names, r.tee[i].id));
-        printf(", %" PRIu64 " events\n", c ? c->events : 0);
-        if (print_table(&r, r.tee[i].own, key, &ignored) < 0)
+        cmd_ctx_header(l, &run.sc, r.tee[i]->id, l->names);
+        if (print_table(&r, r.tee[i]->own, key, &ignored) < 0)
             goto oom;
         printf("\n");
     }
     if (r.n > 1)
-        printf("# all %u %ss\n", r.n, l->ring.word_bytes == 8 ? "thread" : "context");
+        printf("# all %zu %ss\n", r.n, cmd_ctx_word(l->ring.word_bytes));
     if (!r.n)
         printf("# the trace holds no calls\n");
     else if (print_table(&r, r.all, key, &partial) < 0)
         goto oom;
-    if (!(l->ring.flags & CYG_F_TIMESTAMPS))
-        printf("# the trace has no timestamps: only the calls are counted\n");
-    else if (!l->ring.ts_hz)
-        printf("# times in clock ticks: the trace does not say the clock's rate\n");
-    else if (!r.hz)
-        printf("# times in clock ticks of %" PRIu64 " Hz\n", l->ring.ts_hz);
-    if (partial)
-        printf("# %" PRIu64 " calls are only partly in the trace (entered before it, never "
-               "returned, or still running): their known part is counted\n", partial);
-    if (run.forced)
-        printf("# %" PRIu64 " calls shorter than --min-time were kept: more than %u events "
-               "happened inside them before it was known\n", run.forced, FILTER_HOLD);
-    if (run.unmatched)
-        printf("# %" PRIu64 " exits matched no call and were skipped\n", run.unmatched);
-    if (dropped)
-        printf("# %" PRIu64 " events could not be counted (out of memory)\n", dropped);
+    cmd_notes_times(l, r.hz, partial);
+    cmd_notes_run(&run, dropped);
     if (l->ring.word_bytes == 4 && run.sc.n > 1) {
         /* resolved before, by cmd_filter_run: the same range and thread, no message to give */
         if (cmd_filter_resolve(o, l, elf, dump, &fo, &ft, err, sizeof err) < 0 ||
@@ -395,8 +342,8 @@ static int report(struct load *l, const char *elf, const char *dump, const struc
             goto out;
         t.wrapped = run.st.dec.overwritten > 0;
         t.sep = 1;
-        if (print_tasks(&t, ft, &shown) < 0) {
-            cmd_error("%s: read error (or out of memory)", dump);
+        if (print_tasks(&t, ft, &shown, err, sizeof err) < 0) {
+            cmd_error("%s: read error (or out of memory)", dump); /* the message it always was */
             rc = 1;
         }
     }
@@ -406,14 +353,34 @@ oom:
     rc = 1;
 out:
     fflush(stdout);
-    for (unsigned i = 0; i < r.n; i++)
-        fnstat_free(r.tee[i].own);
-    if (r.n < r.cap)
-        fnstat_free(r.tee[r.n].own); /* one made by a sink_of that failed */
+    for (size_t i = 0; i < r.n; i++) {
+        fnstat_free(r.tee[i]->own);
+        free(r.tee[i]);
+    }
     free(r.tee);
     fnstat_free(r.all);
     tree_scan_free(&run.sc);
     return rc;
+}
+
+/* report's own options. */
+struct report_args {
+    int key, ticks, tasks;
+};
+
+static int take_option(void *arg, int c, char *val)
+{
+    struct report_args *a = arg;
+
+    if (c == REPORT_TICKS)
+        a->ticks = 1;
+    else if (c == REPORT_TASKS)
+        a->tasks = 1;
+    else if (parse_sort(val, &a->key) < 0) { /* REPORT_SORT */
+        cmd_error("--sort=%s: not a key (total, self, calls, avg, max, name)", val);
+        return 2;
+    }
+    return 0;
 }
 
 int cmd_report(int argc, char **argv)
@@ -422,51 +389,27 @@ int cmd_report(int argc, char **argv)
                                          {"sort", required_argument, 0, REPORT_SORT},
                                          {"ticks", no_argument, 0, REPORT_TICKS},
                                          {"tasks", no_argument, 0, REPORT_TASKS},
-                                         {"help", no_argument, 0, 'h'},
+                                         {"help", no_argument, 0, CMD_OPTS_HELP},
                                          {0, 0, 0, 0}};
     struct show_opts o;
+    struct report_args a = {.key = FNSTAT_BY_TOTAL};
+    const struct cmd_opts p = {.cmd = "report", .table = opts, .show = &o, .usage = usage,
+                               .take = take_option, .arg = &a};
     struct load l;
-    int c, rc, key = FNSTAT_BY_TOTAL, ticks = 0, tasks = 0;
+    int rc;
 
     cmd_show_init(&o);
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if ((rc = cmd_show_option(c, optarg, &o)) == 1)
-            continue;
-        if (rc < 0)
-            return 2;
-        if (c == 'h') {
-            usage(stdout);
-            return 0;
-        }
-        if (c == REPORT_TICKS) {
-            ticks = 1;
-            continue;
-        }
-        if (c == REPORT_TASKS) {
-            tasks = 1;
-            continue;
-        }
-        if (c == REPORT_SORT) {
-            if (parse_sort(optarg, &key) < 0) {
-                cmd_error("--sort=%s: not a key (total, self, calls, avg, max, name)", optarg);
-                return 2;
-            }
-            continue;
-        }
-        cmd_bad_option(argv, "report");
-        return 2;
-    }
+    if ((rc = cmd_opts_parse(&p, argc, argv)) >= 0)
+        return rc;
     if ((rc = cmd_load_args(argc, argv, "report", o.force, &l)) != 0)
         return rc;
-    if (tasks) {
-        struct tasks t = {.l = &l, .hz = ticks ? 0 : l.ring.ts_hz,
+    if (a.tasks) {
+        struct tasks t = {.l = &l, .hz = a.ticks ? 0 : l.ring.ts_hz,
                           .timed = !!(l.ring.flags & CYG_F_TIMESTAMPS), .o = &o};
 
         rc = report_tasks(&t, argv[optind], argv[optind + 1]);
     } else {
-        rc = report(&l, argv[optind], argv[optind + 1], &o, key, ticks);
+        rc = report(&l, argv[optind], argv[optind + 1], &o, a.key, a.ticks);
     }
     load_close(&l);
     return rc;

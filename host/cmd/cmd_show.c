@@ -1,9 +1,6 @@
 /* cmd_show.c - what "tree" and "pull" share: the display options and the printing of each
- * context's call tree from an opened trace.
- *
- * Two kinds of pass over the dump, both in bounded memory: one that learns the contexts (and
- * how deep each trace starts), then one per context that builds and prints its tree. A dump
- * is re-read rather than held: hundreds of millions of events do not fit, a few passes do. */
+ * context's call tree from an opened trace: the scan, then a pass per context
+ * (pipeline.h) into a renderer. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,7 +10,9 @@
 
 #include "cmd/cmd.h"
 #include "cyg_format.h"
+#include "output/fmt.h"
 #include "output/render.h"
+#include "model/pipeline.h"
 #include "model/tree.h"
 
 const char cmd_show_usage[] =
@@ -117,29 +116,6 @@ int cmd_color_auto(void)
     return isatty(STDOUT_FILENO) && term && *term && strcmp(term, "dumb") && !(no && *no);
 }
 
-uint64_t cmd_func_of(void *arg, uint64_t addr)
-{
-    const struct cmd_resolver *r = arg;
-    const struct sym_info *s = sym_lookup(r->sym, addr - r->bias);
-
-    return s ? s->start + r->bias : 0;
-}
-
-void cmd_scan_threads(const struct load *l, struct tree_scan *sc)
-{
-    for (unsigned i = 0; i < sc->n; i++) {
-        struct dec_ctx *c = &sc->ctx[i];
-        int vfork = 0;
-        uint32_t tid;
-
-        if (!c->os_tid && l->ring.word_bytes == 8 &&
-            (tid = modmap_thread(l->map, c->id, &vfork)) != 0) {
-            c->os_tid = tid;
-            c->vfork = vfork;
-        }
-    }
-}
-
 int cmd_show_thread(const struct load *l, const struct show_opts *o, const char *dump,
                     uint32_t *id)
 {
@@ -164,110 +140,18 @@ void cmd_show_no_thread(const struct show_opts *o, const char *dump, uint32_t id
         cmd_error("%s: no thread %u in the trace", dump, id);
 }
 
-/* One pass over every event: the contexts, and how deep each starts. It also counts how many
- * of the first functions entered the ELF knows: none means a stripped ELF or the wrong one.
- * The names go into l->names: the fast pass hands them the NAME and CONTEXT records it decodes
- * anyway (specials are decoded one by one there), the other pass every event. */
-int cmd_scan(struct load *l, struct filter_time ft, struct tree_scan *sc, struct load_stats *st,
-             unsigned *checked, unsigned *known)
-{
-    struct load_pass *p = load_pass_open(l);
-    struct ev e;
-    int rc;
-
-    if (!p)
-        return -1;
-    if (!ft.on) { /* a ring, and every event counts: the fast pass */
-        struct dec_counts c = {.want_index = sc->want_index, .names = l->names};
-
-        rc = load_pass_count(p, &c);
-        if (rc == 0) { /* the scan takes the contexts (and the index) over */
-            tree_scan_free(sc);
-            *sc = (struct tree_scan){c.ctx, c.n, c.cap, c.want_index, c.index};
-            c.ctx = NULL;
-            c.index = (struct dec_index){0};
-        }
-        dec_index_free(&c.index);
-        for (unsigned i = 0; rc == 0 && i < c.n_first; i++) {
-            const struct sym_info *s = sym_lookup(l->sym, c.first[i] - l->ring.load_bias);
-
-            (*checked)++;
-            *known += s && s->start == c.first[i] - l->ring.load_bias;
-        }
-        dec_ctx_free(c.ctx, c.n);
-        if (rc != -2) {
-            load_pass_stats(p, st);
-            load_pass_close(p);
-            cmd_scan_threads(l, sc);
-            return rc;
-        }
-        rc = 0;
-    }
-    while ((rc = load_pass_next(p, &e)) > 0) {
-        /* a name given before the time range still names what is in it */
-        if (e.kind == EV_NAME || e.kind == EV_CONTEXT || e.kind == EV_SCHED || e.kind == EV_LOST)
-            names_feed(l->names, &e, l->ring.word_bytes);
-        if (!filter_time_keep(&ft, &e))
-            continue;
-        if (e.kind == EV_ENTER && *checked < 256) {
-            const struct sym_info *s = sym_lookup(l->sym, e.addr - l->ring.load_bias);
-
-            (*checked)++;
-            *known += s && s->start == e.addr - l->ring.load_bias;
-        }
-        if (tree_scan_add(sc, &e) < 0) {
-            rc = -1;
-            break;
-        }
-    }
-    load_pass_stats(p, st);
-    load_pass_close(p);
-    cmd_scan_threads(l, sc);
-    return rc;
-}
-
-/* What the trees of all contexts skipped, for the notes. */
-struct skipped {
-    uint64_t unmatched; /* exits that matched no call */
-    uint64_t values;    /* values of wrapped calls that belonged to no call shown */
-};
-
 /* Prints the tree of context c of the scan sc. */
 static int render_ctx(struct load *l, const struct render_opts *ro, const struct tree_scan *sc,
                       const struct dec_ctx *c, const struct filter_opts *fo, struct filter_time ft,
-                      struct skipped *sk)
+                      struct pipeline_tally *t)
 {
-    struct cmd_resolver res = {l->sym, l->ring.load_bias};
     struct render *r = render_new(stdout, ro, l->sym, l->ring.load_bias);
-    struct tree *t = NULL;
-    struct filter *fl = NULL;
-    struct load_pass *p = load_pass_open(l);
-    struct ev e;
     int rc = -1;
 
-    if (!r || !p || !(fl = filter_new(render_sink(r), fo)))
-        goto out;
-    t = tree_new(filter_active(fo) ? filter_sink(fl) : render_sink(r), (unsigned)-c->min_depth,
-                 cmd_func_of, &res);
-    if (!t)
-        goto out;
-    if (sc->n > 1) /* the other contexts' records: passed over, or not even read */
-        load_pass_only(p, c->id, &sc->index, c->segs);
-    render_header(r);
-    while ((rc = load_pass_next(p, &e)) > 0)
-        if (e.ctx == c->id && filter_time_keep(&ft, &e) && tree_feed(t, &e) < 0) {
-            rc = -1;
-            break;
-        }
-    if (rc == 0) {
-        tree_finish(t);
-        sk->unmatched += tree_unmatched(t);
-        sk->values += tree_stray_values(t);
+    if (r) {
+        render_header(r);
+        rc = pipeline_ctx(l, sc, c, render_sink(r), fo, ft, t);
     }
-out:
-    tree_free(t);
-    filter_free(fl);
-    load_pass_close(p);
     render_free(r);
     return rc;
 }
@@ -277,7 +161,7 @@ out:
 static const char *frozen_by(const struct load *l, char *buf, size_t len)
 {
     const struct ctrl *c = &l->ring.ctrl;
-    struct render_namer nm = {l->sym, l->ring.load_bias, l->ring.word_bytes == 4, {0}};
+    struct fmt_namer nm = {l->sym, l->ring.load_bias, l->ring.word_bytes == 4, {0}};
     char t[256];
 
     if (l->ring.ctrl_state != DEC_CTRL_OK || !c->fired ||
@@ -285,14 +169,14 @@ static const char *frozen_by(const struct load *l, char *buf, size_t len)
          c->trig[c->fired - 1].kind != CYG_TRIG_FREEZE_MARK))
         return "a fault or cygtrace_freeze()";
     snprintf(buf, len, "by trigger %s",
-             ctrl_trig_text(c, c->fired - 1, render_ctrl_name, &nm, t, sizeof t));
+             ctrl_trig_text(c, c->fired - 1, fmt_ctrl_name, &nm, t, sizeof t));
     return buf;
 }
 
 /* What the trace could not show, said once at the end: as comments in the tree style, on
  * stderr in the others (whose output must stay exactly in their format). */
-static void notes(const struct load *l, const struct load_stats *ls, const struct skipped *sk,
-                  const struct render_opts *ro)
+static void notes(const struct load *l, const struct source_stats *ls,
+                  const struct pipeline_tally *sk, const struct render_opts *ro)
 {
     FILE *f = ro->style == RENDER_TREE ? stdout : stderr;
     const char *p = ro->style == RENDER_TREE ? "# " : "cygtrace: note: ";
@@ -329,7 +213,7 @@ static void notes(const struct load *l, const struct load_stats *ls, const struc
     if (l->ring.state == CYG_S_FROZEN)
         fprintf(f, "%sthe trace was frozen (%s)\n", p, frozen_by(l, buf, sizeof buf));
     snprintf(buf, sizeof buf, "%scontrol: ", p);
-    render_ctrl_notes(f, buf, &l->ring, l->sym);
+    fmt_ctrl_notes(f, buf, &l->ring, l->sym);
 }
 
 void cmd_stream_notes(FILE *f, const char *p, const struct sframe_stats *fr,
@@ -363,11 +247,11 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
     struct render_opts ro = {.style = (enum render_style)o->style, .max_depth = o->max_depth,
                              .collapse = o->collapse};
     struct tree_scan sc = {0};
-    struct load_stats st;
+    struct source_stats st;
     struct filter_opts fo;
     struct filter_time ft;
     char err[512];
-    struct skipped sk = {0, 0};
+    struct pipeline_tally sk = {0, 0, 0};
     unsigned checked = 0, known = 0;
     uint32_t thread = 0;
     int rc = 1, shown = 0;
@@ -395,7 +279,7 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
         goto out;
     }
     sc.want_index = 1; /* each context has a pass of its own */
-    if (cmd_scan(l, ft, &sc, &st, &checked, &known) < 0) {
+    if (pipeline_scan(l, ft, &sc, &st, &checked, &known) < 0) {
         cmd_error("%s: read error", dump);
         goto out;
     }
@@ -414,9 +298,8 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
         if (!c->events || (o->have_thread && c->id != thread))
             continue;
         if (sc.n > 1 && !o->have_thread) {
-            printf("%s# %s %u", shown ? "\n" : "", l->ring.word_bytes == 8 ? "thread" : "context",
-                   c->id);
-            if ((name = render_ctx_name(l->names, l->sym, l->ring.load_bias, c->id, 0, nb,
+            printf("%s# %s %u", shown ? "\n" : "", cmd_ctx_word(l->ring.word_bytes), c->id);
+            if ((name = names_ctx_called(l->names, l->sym, l->ring.load_bias, c->id, 0, nb,
                                         sizeof nb)))
                 printf(" \"%s\"", name);
             else if (!c->id && l->ring.word_bytes == 4 && st.dec.overwritten)

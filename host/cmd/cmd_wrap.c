@@ -3,7 +3,6 @@
  * the code's DWARF or from a file of C prototypes. */
 #include <errno.h>
 #include <fnmatch.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +10,9 @@
 #include <sys/stat.h>
 
 #include "cmd/cmd.h"
+#include "cmd/cmd_opts.h"
 #include "output/outfile.h"
+#include "util/vec.h"
 #include "wrap/wrapgen.h"
 #include "wrap/wrapin.h"
 #include "wrap/wrapproto.h"
@@ -89,6 +90,26 @@ static int wanted(void *arg, const char *name)
     return (!w->only.n || matches(&w->only, name)) && !matches(&w->exclude, name);
 }
 
+static int take_option(void *arg, int c, char *val)
+{
+    struct wrap *w = arg;
+
+    if (c == 'q') {
+        w->quiet = 1;
+    } else if (c == 'o') {
+        /* "dir/" is dir: the messages say dir/cygtrace_wrap.c, as the user would */
+        for (size_t n = strlen(val); n > 1 && val[n - 1] == '/'; n--)
+            val[n - 1] = 0;
+        w->dir = val;
+    } else if (c == WRAP_OPT_SIGNATURES) {
+        w->sigfile = val;
+    } else if (add_patterns(c == WRAP_OPT_FUNCTIONS ? &w->only : &w->exclude, val,
+                            c == WRAP_OPT_FUNCTIONS ? "functions" : "exclude") < 0) {
+        return 2;
+    }
+    return 0;
+}
+
 /* The options into w: -1 to go on, else the exit status (after --help, or a message). */
 static int parse_args(int argc, char **argv, struct wrap *w)
 {
@@ -97,34 +118,14 @@ static int parse_args(int argc, char **argv, struct wrap *w)
                                          {"signatures", required_argument, 0, WRAP_OPT_SIGNATURES},
                                          {"output", required_argument, 0, 'o'},
                                          {"quiet", no_argument, 0, 'q'},
-                                         {"help", no_argument, 0, 'h'},
+                                         {"help", no_argument, 0, CMD_OPTS_HELP},
                                          {0, 0, 0, 0}};
-    int c;
+    const struct cmd_opts p = {.cmd = "wrap", .table = opts, .shortopts = "o:hq",
+                               .usage = usage, .take = take_option, .arg = w};
+    int rc;
 
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:hq", opts, NULL)) != -1) {
-        if (c == 'q') {
-            w->quiet = 1;
-        } else if (c == 'h') {
-            usage(stdout);
-            return 0;
-        } else if (c == 'o') {
-            /* "dir/" is dir: the messages say dir/cygtrace_wrap.c, as the user would */
-            for (size_t n = strlen(optarg); n > 1 && optarg[n - 1] == '/'; n--)
-                optarg[n - 1] = 0;
-            w->dir = optarg;
-        } else if (c == WRAP_OPT_SIGNATURES) {
-            w->sigfile = optarg;
-        } else if (c == WRAP_OPT_FUNCTIONS || c == WRAP_OPT_EXCLUDE) {
-            if (add_patterns(c == WRAP_OPT_FUNCTIONS ? &w->only : &w->exclude, optarg,
-                             c == WRAP_OPT_FUNCTIONS ? "functions" : "exclude") < 0)
-                return 2;
-        } else {
-            cmd_bad_option(argv, "wrap");
-            return 2;
-        }
-    }
+    if ((rc = cmd_opts_parse(&p, argc, argv)) >= 0)
+        return rc;
     if (optind == argc && !w->sigfile) {
         cmd_error("wrap: needs a library, an object or --signatures=FILE (see 'cygtrace wrap "
                   "--help')");
@@ -241,15 +242,8 @@ static int decide(struct wrap *w, const struct wrapgen_fn *fn, const char *from)
         w->skipped++;
         return 0;
     }
-    if (w->n == w->cap) {
-        size_t cap = w->cap ? w->cap * 2 : 64;
-        const struct wrapgen_fn **v = realloc(w->fns, cap * sizeof *v);
-
-        if (!v)
-            return -1;
-        w->fns = v;
-        w->cap = cap;
-    }
+    if (vec_grow(&w->fns, &w->cap, w->n, sizeof *w->fns, 64) < 0)
+        return -1;
     w->fns[w->n++] = fn;
     return 0;
 }

@@ -18,13 +18,13 @@ int ctrl_armed(const struct ctrl *c)
     return c->ntrig != 0 || c->nexcl != 0 || c->depth != 0;
 }
 
-int ctrl_parse(struct ctrl *c, const uint8_t *b, unsigned word_bytes, const char **why)
+int ctrl_parse(struct ctrl *c, const uint8_t *b, unsigned word_bytes, char *err, size_t errlen)
 {
     uint64_t amask = word_bytes == 4 ? UINT32_MAX : UINT64_MAX;
 
     ctrl_init(c);
     if (le_get(b + CYG_CTRL_OFF_MAGIC, 4) != CYG_CTRL_MAGIC) {
-        *why = "control area has no magic";
+        snprintf(err, errlen, "control area has no magic");
         return -1;
     }
     c->gen = (uint32_t)le_get(b + CYG_CTRL_OFF_GEN, 4);
@@ -40,7 +40,8 @@ int ctrl_parse(struct ctrl *c, const uint8_t *b, unsigned word_bytes, const char
     c->fired_head = le_get(b + CYG_CTRL_OFF_FIRED_HEAD, 8);
     c->fired_ts = le_get(b + CYG_CTRL_OFF_FIRED_TS, 8);
     if (c->ntrig > CYG_CTRL_TRIGS || c->nexcl > CYG_CTRL_EXCLS) {
-        *why = "control area counts more triggers or exclusions than it has room for";
+        snprintf(err, errlen, "control area counts more triggers or exclusions than it has "
+                 "room for");
         return -1;
     }
     for (unsigned i = 0; i < c->ntrig; i++) {
@@ -52,7 +53,7 @@ int ctrl_parse(struct ctrl *c, const uint8_t *b, unsigned word_bytes, const char
         tr->kind = t[CYG_TRIG_OFF_KIND];
         tr->fired = t[CYG_TRIG_OFF_FLAGS] & CYG_TRIGF_FIRED;
         if (tr->kind == 0 || tr->kind >= CYG_TRIG_KINDS) {
-            *why = "control area has a trigger of an unknown kind";
+            snprintf(err, errlen, "control area has a trigger of an unknown kind");
             return -1;
         }
     }

@@ -39,9 +39,11 @@ void ctrl_init(struct ctrl *c);
 int ctrl_armed(const struct ctrl *c);
 
 /* Parses CYG_CTRL_BYTES bytes of a control area (word_bytes 4 or 8: a 32-bit target's
- * addresses are the low words). Returns 0, or -1 with *why set when they are not one (no
- * magic; counts past the area's room). */
-int ctrl_parse(struct ctrl *c, const uint8_t *b, unsigned word_bytes, const char **why);
+ * addresses are the low words). Returns 0, or -1 with what is wrong in err when they are not
+ * one (no magic; counts past the area's room), for the caller to prefix with where they
+ * lie. */
+int ctrl_parse(struct ctrl *c, const uint8_t *b, unsigned word_bytes, char *err,
+               size_t errlen);
 
 /* Writes the request's part of c (gen, events, depth, triggers, exclusions, hide) into b, a
  * control area as read from the target. The runtime's fields (magic, applied, fired...) are

@@ -1,12 +1,14 @@
-/* dec.c - ring decoding: control block validation, then the records in reservation order. */
+/* dec.c - ring decoding: the records in reservation order (the control block: hdr.c). */
 #include "decode/dec.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "crc32.h"
 #include "symbols/names.h"
 #include "cyg_format.h"
+#include "util/le.h"
+#include "util/vec.h"
 
 #define WINDOW_RECS 4096u /* records read per pread: 64 KB of 16-byte records */
 
@@ -28,185 +30,6 @@ struct dec {
     const struct dec_index *ix; /* dec_only's index, and the context's segments in it */
     const uint64_t *segs;
 };
-
-static uint64_t get_le(const uint8_t *p, unsigned n)
-{
-    uint64_t v = 0;
-
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (n == 8) {
-        memcpy(&v, p, 8);
-        return v;
-    }
-    if (n == 4) {
-        uint32_t w;
-        memcpy(&w, p, 4);
-        return w;
-    }
-#endif
-    while (n--)
-        v = v << 8 | p[n];
-    return v;
-}
-
-int dec_parse(const uint8_t *p, size_t len, struct dec_ring *r, const char **why)
-{
-    unsigned version;
-    uint32_t crc;
-
-    memset(r, 0, sizeof *r);
-    if (len < CYG_HDR_BYTES) {
-        *why = len ? "too short for a control block (128 bytes)" : "empty file";
-        return -1;
-    }
-    if (memcmp(p, CYG_MAGIC, 8)) {
-        *why = "not a cygtrace dump (no CYGTRACE control block)";
-        return -1;
-    }
-    crc = crc32_update(0, p, CYG_OFF_CHECK);
-    if (crc != (uint32_t)get_le(p + CYG_OFF_CHECK, 4)) {
-        *why = "control block checksum mismatch (corrupted header)";
-        return -1;
-    }
-    version = (unsigned)get_le(p + CYG_OFF_VERSION, 2);
-    if (version < CYG_VERSION_MIN || version > CYG_VERSION) {
-        *why = version > CYG_VERSION ? "dump format is newer than this cygtrace (update it)"
-                                     : "unknown dump format version";
-        return -1;
-    }
-    r->version = version;
-    r->chunk_log2 = version >= 2 ? p[CYG_OFF_CHUNK_LOG2] : 0; /* a reserved byte in 1 */
-    r->word_bytes = p[CYG_OFF_WORD];
-    r->rec_bytes = p[CYG_OFF_REC];
-    r->cap_log2 = p[CYG_OFF_CAP_LOG2];
-    r->flags = p[CYG_OFF_FLAGS];
-    r->machine = (unsigned)get_le(p + CYG_OFF_MACHINE, 2);
-    r->build_id_len = p[CYG_OFF_BUILD_ID_LEN];
-    r->ts_bits = p[CYG_OFF_TS_BITS];
-    r->ctl_addr = get_le(p + CYG_OFF_CTL_ADDR, 8);
-    r->load_bias = get_le(p + CYG_OFF_LOAD_BIAS, 8);
-    r->state = p[CYG_OFF_STATE];
-    r->resets = p[CYG_OFF_RESETS];
-    r->head = get_le(p + CYG_OFF_HEAD, 8);
-    r->lost = get_le(p + CYG_OFF_LOST, 8);
-    r->ts_hz = get_le(p + CYG_OFF_TS_HZ, 8);
-    r->pid = (uint32_t)get_le(p + CYG_OFF_PID, 4);
-    if (r->word_bytes != 4 && r->word_bytes != 8) {
-        *why = "control block: word size is neither 4 nor 8";
-        return -1;
-    }
-    if (r->rec_bytes != r->word_bytes * ((r->flags & CYG_F_CALLSITES) ? 4u : 2u)) {
-        *why = "control block: record size does not fit the word size and flags";
-        return -1;
-    }
-    if (r->cap_log2 < 1 || r->cap_log2 > (r->word_bytes == 4 ? 28u : 40u)) {
-        *why = "control block: capacity out of range";
-        return -1;
-    }
-    if (get_le(p + CYG_OFF_HDR, 4) != CYG_HDR_BYTES || r->chunk_log2 > r->cap_log2 ||
-        r->ts_bits < 1 || r->ts_bits > (r->word_bytes == 4 ? CYG32_TS_BITS : CYG64_TS_BITS) ||
-        r->build_id_len > CYG_BUILD_ID_MAX || r->state > CYG_S_FULL) {
-        *why = "control block: inconsistent fields";
-        return -1;
-    }
-    if (r->word_bytes == 4) {
-        /* 32-bit targets move only the low words of the counters */
-        r->head &= 0xffffffffu;
-        r->lost &= 0xffffffffu;
-    }
-    memcpy(r->build_id, p + CYG_OFF_BUILD_ID, r->build_id_len);
-    r->cap = (uint64_t)1 << r->cap_log2;
-    return 0;
-}
-
-int dec_locate(struct src *s, struct dec_ring *r, const char **why)
-{
-    uint8_t *buf;
-    const size_t chunk = 1u << 16;
-    const char *reason;
-    uint64_t off = 0, size = src_size(s);
-    long n = 0;
-    int found = -1, lookalikes = 0;
-
-    buf = malloc(chunk + CYG_HDR_BYTES);
-    if (!buf) {
-        *why = "out of memory";
-        return -1;
-    }
-    n = src_read(s, 0, buf, CYG_HDR_BYTES);
-    if (n < 0) {
-        *why = "read error";
-        goto out;
-    }
-    if (dec_parse(buf, (size_t)n, r, why) == 0) {
-        found = 0;
-        goto out;
-    }
-    /* Not a dump: maybe a RAM image with the block somewhere. Scan for the magic, 4-byte
-     * aligned, keeping the first block that validates; otherwise report why the first
-     * lookalike block failed, which says more than "no magic". Each read overlaps the next
-     * chunk by a control block, so a block is never split. */
-    reason = *why;
-    for (off = 0; off < size && found < 0; off += chunk) {
-        n = src_read(s, off, buf, chunk + CYG_HDR_BYTES);
-        if (n < 0) {
-            *why = "read error";
-            goto out;
-        }
-        for (long i = 0; i + 8 <= n && i < (long)chunk; i += 4) {
-            if (memcmp(buf + i, CYG_MAGIC, 8))
-                continue;
-            if (dec_parse(buf + i, (size_t)(n - i), r, why) == 0) {
-                r->off = off + (uint64_t)i;
-                found = 0;
-                break;
-            }
-            if (!lookalikes++)
-                reason = *why;
-        }
-    }
-    if (found < 0)
-        *why = reason;
-out:
-    free(buf);
-    if (found == 0 && dec_ctrl_read(s, r) < 0) {
-        *why = "read error";
-        found = -1;
-    }
-    return found;
-}
-
-void dec_ctrl_parse(struct dec_ring *r, const uint8_t *p, size_t have, uint64_t end)
-{
-    r->ctrl_state = DEC_CTRL_NONE;
-    if (r->version < 3)
-        return;
-    if (have < CYG_CTRL_BYTES) {
-        r->ctrl_state = DEC_CTRL_SHORT;
-        r->ctrl_end = end;
-        return;
-    }
-    r->ctrl_state = ctrl_parse(&r->ctrl, p, r->word_bytes, &r->ctrl_why) == 0 ? DEC_CTRL_OK
-                                                                               : DEC_CTRL_BAD;
-}
-
-int dec_ctrl_read(struct src *s, struct dec_ring *r)
-{
-    uint8_t area[CYG_CTRL_BYTES];
-    long n = 0;
-
-    if (r->version < 3) {
-        r->ctrl_state = DEC_CTRL_NONE;
-        return 0;
-    }
-    /* A ring whose records already run past the source's end (a header that claims 2^40
-     * records) has no area there to read. */
-    if (r->off + dec_ctrl_off(r) < src_size(s) &&
-        (n = src_read(s, r->off + dec_ctrl_off(r), area, sizeof area)) < 0)
-        return -1;
-    dec_ctrl_parse(r, area, (size_t)n, src_size(s));
-    return 0;
-}
 
 /* A 32-bit target's counter wraps every 2^32 reservations. Then head is small again, but the
  * slot it points at still holds a record from before the wrap: the first lap never leaves one
@@ -393,14 +216,14 @@ static inline __attribute__((always_inline)) int holds(const struct dec_state *s
 static inline __attribute__((always_inline)) int record_w(struct dec_state *s, const uint8_t *p,
                                                           uint64_t seq, struct ev *e, unsigned w)
 {
-    uint64_t a = get_le(p, w), b = get_le(p + w, w);
+    uint64_t a = le_get(p, w), b = le_get(p + w, w);
 
     if (!holds(s, seq, a, b, w))
         return 0;
     memset(e, 0, sizeof *e);
     e->seq = seq;
     if (s->flags & CYG_F_CALLSITES)
-        e->site = get_le(p + 2 * w, w);
+        e->site = le_get(p + 2 * w, w);
     if (w == 8 && (b & CYG64_SPECIAL)) {
         decode_special(s, e, a, b);
     } else if (w == 4 && (b & CYG32_SPECIAL)) {
@@ -414,7 +237,7 @@ static inline __attribute__((always_inline)) int record_w(struct dec_state *s, c
 /* Whether the slot of seq, at p, holds that record (record_w's test, without decoding). */
 static int slot_written(const struct dec_state *s, const uint8_t *p, uint64_t seq, unsigned w)
 {
-    return holds(s, seq, get_le(p, w), get_le(p + w, w), w);
+    return holds(s, seq, le_get(p, w), le_get(p + w, w), w);
 }
 
 /* An unwritten slot, at window index i: a hole when a later slot of its chunk is written (its
@@ -422,14 +245,15 @@ static int slot_written(const struct dec_state *s, const uint8_t *p, uint64_t se
  * unused end of a chunk. Without chunks every unwritten slot is a hole. */
 static __attribute__((noinline)) void unwritten(struct dec *d, uint64_t i, unsigned w)
 {
-    uint64_t seq = d->win_seq + i, end = (seq | ((UINT64_C(1) << d->r.chunk_log2) - 1)) + 1;
+    /* the chunk's last slot, not the one after it: that is 0 for the chunk that ends at 2^64 */
+    uint64_t seq = d->win_seq + i, last = seq | ((UINT64_C(1) << d->r.chunk_log2) - 1);
 
     d->st.unwritten++;
     if (d->r.chunk_log2 == 0) {
         d->st.holes++;
         return;
     }
-    for (seq++, i++; seq < end && i < d->win_n; seq++, i++)
+    for (seq++, i++; seq <= last && i < d->win_n; seq++, i++)
         if (slot_written(&d->ds, d->buf + i * d->r.rec_bytes, seq, w)) {
             d->st.holes++;
             return;
@@ -483,8 +307,8 @@ static inline __attribute__((always_inline)) int next_w(struct dec *d, struct ev
             continue;
         }
         p = d->buf + i * d->r.rec_bytes;
-        a = get_le(p, w);
-        b = get_le(p + w, w);
+        a = le_get(p, w);
+        b = le_get(p + w, w);
         if ((b & d->lap_mask) == d->lap_want && (a | b)) { /* a call record of this lap */
             if (w == 8 && only && (uint32_t)(a >> CYG64_THREAD_SHIFT) != d->only_id) {
                 /* another thread's: only its timestamp counts, for the clock */
@@ -496,7 +320,7 @@ static inline __attribute__((always_inline)) int next_w(struct dec *d, struct ev
             memset(e, 0, sizeof *e);
             e->seq = d->seq++;
             if (d->ds.flags & CYG_F_CALLSITES)
-                e->site = get_le(p + 2 * w, w);
+                e->site = le_get(p + 2 * w, w);
             call_w(&d->ds, a, b, e, w);
         } else if (!record_w(&d->ds, p, d->seq++, e, w)) { /* a special, or nothing */
             unwritten(d, i, w);
@@ -523,20 +347,36 @@ int dec_next(struct dec *d, struct ev *e)
     return d->r.word_bytes == 8 ? next_w(d, e, 8, 0) : next_w(d, e, 4, 0);
 }
 
-struct dec_ctx *dec_ctx_get(struct dec_ctx **v, unsigned *n, unsigned *cap, uint32_t id)
+static uint64_t ctx_hash(const void *arg, size_t pos)
 {
-    for (unsigned i = *n; i-- > 0;)
-        if ((*v)[i].id == id)
-            return &(*v)[i];
-    if (*n == *cap) {
-        unsigned c = *cap ? *cap * 2 : 8;
-        struct dec_ctx *p = realloc(*v, c * sizeof *p);
+    return oaindex_hash_u64(((const struct dec_ctx *)arg)[pos].id);
+}
 
-        if (!p)
-            return NULL;
-        *v = p;
-        *cap = c;
-    }
+static int ctx_match(const void *arg, size_t pos, const void *key)
+{
+    return ((const struct dec_ctx *)arg)[pos].id == *(const uint32_t *)key;
+}
+
+size_t dec_ctx_find(const struct dec_ctx *v, const struct oaindex *ix, uint32_t id)
+{
+    return oaindex_find(ix, oaindex_hash_u64(id), ctx_match, v, &id);
+}
+
+struct dec_ctx *dec_ctx_get(struct dec_ctx **v, unsigned *n, unsigned *cap, struct oaindex *ix,
+                            uint32_t id)
+{
+    size_t pos = dec_ctx_find(*v, ix, id), room = *cap, *slot;
+
+    if (pos != SIZE_MAX)
+        return &(*v)[pos];
+    /* the array first: the index hashes its elements as it grows */
+    if (vec_grow(v, &room, *n, sizeof **v, 8) < 0 || room > UINT_MAX)
+        return NULL;
+    *cap = (unsigned)room;
+    if (oaindex_reserve(ix, 16, ctx_hash, *v) < 0)
+        return NULL;
+    slot = oaindex_slot(ix, oaindex_hash_u64(id), ctx_match, *v, &id);
+    oaindex_put(ix, slot, *n);
     (*v)[*n] = (struct dec_ctx){.id = id};
     return &(*v)[(*n)++];
 }
@@ -568,13 +408,11 @@ static __attribute__((noinline)) void ctx_exit_slow(struct dec_ctx *c, uint64_t 
 
 static __attribute__((noinline)) int ctx_grow(struct dec_ctx *c)
 {
-    unsigned cap = c->cap_open ? c->cap_open * 2 : 64;
-    uint64_t *p = cap > c->cap_open ? realloc(c->open, cap * sizeof *p) : NULL;
+    size_t room = c->cap_open;
 
-    if (!p)
+    if (vec_grow(&c->open, &room, c->n_open, sizeof *c->open, 64) < 0 || room > UINT_MAX)
         return -1;
-    c->open = p;
-    c->cap_open = cap;
+    c->cap_open = (unsigned)room;
     return 0;
 }
 
@@ -609,13 +447,15 @@ void dec_ctx_lost(struct dec_ctx *c)
     c->kept = c->n_open;
 }
 
-void dec_ctx_free(struct dec_ctx *v, unsigned n)
+void dec_ctx_free(struct dec_ctx *v, unsigned n, struct oaindex *ix)
 {
     for (unsigned i = 0; v && i < n; i++) {
         free(v[i].open);
         free(v[i].segs);
     }
     free(v);
+    if (ix)
+        oaindex_free(ix);
 }
 
 /* The index dec_count builds (struct dec_index). It starts at the window where a second
@@ -653,6 +493,16 @@ static void ix_drop(struct dec_counts *c, struct ix_build *ib)
     ib->on = 0;
 }
 
+/* Where the segment after segment k starts; UINT64_MAX after the last one. Its end can lie
+ * past 2^64 (a ring smaller than a segment, whose head is less than a segment short of 2^64:
+ * a dump may say so), and wrapped, it was below every record: ix_window took each record for
+ * the start of a new segment, and never took it (found with a crafted dump: dec_count hung).
+ * No record of the pass is UINT64_MAX: it comes before the end. */
+static uint64_t ix_next(const struct dec_index *x, uint64_t k)
+{
+    return k + 1 < x->n ? x->first + ((k + 1) << x->seg_log2) : UINT64_MAX;
+}
+
 /* Record seq starts a new segment (or a later one: the slots between were not in the dump):
  * the clock before it, ck, is the clock at the start of every segment up to its own. */
 static __attribute__((noinline)) void ix_segment(struct dec_counts *c, struct ix_build *ib,
@@ -667,7 +517,7 @@ static __attribute__((noinline)) void ix_segment(struct dec_counts *c, struct ix
         k = x->n - 1;
     while (ib->seg < k)
         x->clock[++ib->seg] = ck;
-    ib->next = x->first + ((ib->seg + 1) << x->seg_log2);
+    ib->next = ix_next(x, ib->seg);
     ib->marked = UINT64_MAX;
 }
 
@@ -676,13 +526,10 @@ static __attribute__((noinline)) void ix_segment(struct dec_counts *c, struct ix
 static __attribute__((noinline)) void ix_mark(struct dec_counts *c, struct ix_build *ib,
                                               uint32_t id)
 {
-    size_t words = (c->index.n + 63) / 64;
-    struct dec_ctx *x = NULL;
+    size_t words = (c->index.n + 63) / 64, pos = dec_ctx_find(c->ctx, &c->ctx_ix, id);
+    struct dec_ctx *x = pos == SIZE_MAX ? NULL : &c->ctx[pos];
 
     ib->marked = id;
-    for (unsigned i = 0; i < c->n && !x; i++)
-        if (c->ctx[i].id == id)
-            x = &c->ctx[i];
     if (!x || !ib->on)
         return;
     if (!x->segs) {
@@ -722,7 +569,7 @@ static __attribute__((noinline)) int ix_scan(struct ix_run *r, uint32_t *id)
     int have_time = r->ck.have_time, rc = 0;
 
     for (; p < end; p += rec, seq++) {
-        uint64_t a = get_le(p, 8), b = get_le(p + 8, 8);
+        uint64_t a = le_get(p, 8), b = le_get(p + 8, 8);
 
         if (seq >= next) {
             rc = 1;
@@ -828,7 +675,7 @@ static void ix_start(struct dec *d, struct dec_counts *c, struct ix_build *ib, u
     x->clock[0] = t->ds.clock;
     ib->on = 1;
     ib->seg = 0;
-    ib->next = x->first + ((uint64_t)1 << x->seg_log2);
+    ib->next = ix_next(x, 0);
     ib->marked = UINT64_MAX;
     ib->clock = t->ds.clock;
     /* the same windows as d's: from the same start, each where the one before it ends */
@@ -841,6 +688,15 @@ static void ix_start(struct dec *d, struct dec_counts *c, struct ix_build *ib, u
         t->seq = t->win_seq + t->win_want;
     }
     dec_close(t);
+}
+
+/* Context id of the count: x when it is that one (a context's records come in runs, and the
+ * index is looked up when the context changes). NULL when out of memory. */
+static inline __attribute__((always_inline)) struct dec_ctx *count_ctx(struct dec_counts *c,
+                                                                      struct dec_ctx *x,
+                                                                      uint32_t id)
+{
+    return x && x->id == id ? x : dec_ctx_get(&c->ctx, &c->n, &c->cap, &c->ctx_ix, id);
 }
 
 /* dec_count's loop, w a constant. A call record is counted from its two words alone; a
@@ -867,7 +723,7 @@ static inline __attribute__((always_inline)) int count_w(struct dec *d, struct d
         }
         for (; i < d->win_n; i++, seq++) {
             const uint8_t *p = d->buf + i * d->r.rec_bytes;
-            uint64_t a = get_le(p, w), b = get_le(p + w, w), fn;
+            uint64_t a = le_get(p, w), b = le_get(p + w, w), fn;
             uint32_t id;
             int exit;
             struct ev e;
@@ -879,9 +735,7 @@ static inline __attribute__((always_inline)) int count_w(struct dec *d, struct d
                 if (!exit && c->n_first < DEC_COUNT_FIRST)
                     c->first[c->n_first++] = fn;
                 d->st.decoded++;
-                if ((!x || x->id != id) && !(x = dec_ctx_get(&c->ctx, &c->n, &c->cap, id)))
-                    return -1;
-                if (ctx_call(x, exit, fn) < 0)
+                if (!(x = count_ctx(c, x, id)) || ctx_call(x, exit, fn) < 0)
                     return -1;
             } else if ((b & special) && record_w(&d->ds, p, seq, &e, w)) {
                 /* a special: its own checks, and the context it sets */
@@ -896,8 +750,7 @@ static inline __attribute__((always_inline)) int count_w(struct dec *d, struct d
                 if (c->names && (e.kind == EV_NAME || e.kind == EV_CONTEXT || e.kind == EV_SCHED))
                     names_feed(c->names, &e, w);
                 d->st.decoded++;
-                if ((!x || x->id != e.ctx) &&
-                    !(x = dec_ctx_get(&c->ctx, &c->n, &c->cap, e.ctx)))
+                if (!(x = count_ctx(c, x, e.ctx)))
                     return -1;
                 if (e.kind == EV_THREAD) {
                     x->os_tid = e.addr;

@@ -12,6 +12,7 @@
 #include "decode/ctrl.h"
 #include "cyg_format.h"
 #include "source/src.h"
+#include "util/oaindex.h"
 
 struct names;
 
@@ -45,9 +46,9 @@ struct dec_ring {
     uint64_t lost;         /* events the target dropped */
     uint64_t ts_hz;
     uint32_t pid;
-    unsigned ctrl_state;   /* enum dec_ctrl_state (dec_locate, dec_ctrl_parse) */
+    unsigned ctrl_state;   /* enum dec_ctrl_state (hdr_locate, hdr_ctrl_parse) */
     uint64_t ctrl_end;     /* DEC_CTRL_SHORT: the source's size, where the dump ends */
-    const char *ctrl_why;  /* DEC_CTRL_BAD: a static one-line reason */
+    char ctrl_why[96];     /* DEC_CTRL_BAD: why, in one line */
     struct ctrl ctrl;      /* DEC_CTRL_OK: the triggers and filters in force */
 };
 
@@ -116,23 +117,6 @@ struct dec_stats {
     uint64_t decoded;     /* events returned */
 };
 
-/* Parses the control block in the len bytes at p; 0 on success, else -1 with *why set to a
- * static one-line reason. */
-int dec_parse(const uint8_t *p, size_t len, struct dec_ring *r, const char **why);
-
-/* Finds the first valid control block in a source (a dump starts with one; a RAM image holds
- * one somewhere, 4-byte aligned). Returns 0 and fills r, its control area too (dec_ctrl_read),
- * or -1 with *why set. */
-int dec_locate(struct src *s, struct dec_ring *r, const char **why);
-
-/* Takes the control area of ring r (version 3) from the have bytes at p, those of the source
- * from dec_ctrl_off(r) on (end: the source's size, for the message when they are too few):
- * sets r->ctrl_state and what goes with it. Nothing for versions 1 and 2. */
-void dec_ctrl_parse(struct dec_ring *r, const uint8_t *p, size_t have, uint64_t end);
-
-/* Reads and takes the control area of ring r (version 3) from source s; -1 on a read error. */
-int dec_ctrl_read(struct src *s, struct dec_ring *r);
-
 /* The mark class and id of a mark's data in a ring of this version. */
 static inline unsigned dec_mark_class(unsigned version, uint32_t data)
 {
@@ -144,9 +128,6 @@ static inline uint32_t dec_mark_id(unsigned version, uint32_t data)
     return version >= 3 ? data & CYG_MARK_ID_MASK : data;
 }
 
-/* What decoding one record needs to know of its ring, and what carries over from one record
- * to the next: the timestamp being unwrapped, the running context of a 32-bit target. The
- * bulk decoder keeps one; follow.c keeps one to decode records as they are written. */
 /* Timestamps of a clock ts_bits wide, unwrapped into 64 bits (docs/FORMAT.md section 6). */
 struct dec_clock {
     uint64_t last_raw;  /* the previous timestamp as recorded */
@@ -175,6 +156,9 @@ static inline uint64_t dec_clock_unwrap(struct dec_clock *c, uint64_t raw, uint6
     return c->last_time;
 }
 
+/* What decoding one record needs to know of its ring, and what carries over from one record
+ * to the next: the timestamp being unwrapped, the running context of a 32-bit target. The
+ * bulk decoder keeps one; follow.c keeps one to decode records as they are written. */
 struct dec_state {
     unsigned version;      /* the ring's: marks carry a class from 3 on */
     unsigned word_bytes;
@@ -218,9 +202,16 @@ struct dec_ctx {
                           a record of this context; NULL without one (dec_ctx_free frees it) */
 };
 
-/* Context id in the table *v of *n contexts (room for *cap), added (zeroed) when it is new;
- * NULL when out of memory. */
-struct dec_ctx *dec_ctx_get(struct dec_ctx **v, unsigned *n, unsigned *cap, uint32_t id);
+/* A table of contexts is an array *v of *n (room for *cap), in order of first appearance, and
+ * an index ix of it by id: every event looks its context up, and a crafted dump may hold
+ * hundreds of thousands of them (a search through the array made that quadratic). */
+
+/* Context id in the table, added (zeroed) when it is new; NULL when out of memory. */
+struct dec_ctx *dec_ctx_get(struct dec_ctx **v, unsigned *n, unsigned *cap, struct oaindex *ix,
+                            uint32_t id);
+
+/* The position of context id in the table v indexed by ix, SIZE_MAX when it has none. */
+size_t dec_ctx_find(const struct dec_ctx *v, const struct oaindex *ix, uint32_t id);
 
 /* Accounts an entry (exit = 0) or an exit of the function at addr in c, matched with the open
  * calls as the tree builder (tree.c) will match it, so that min_depth counts the calls the
@@ -230,8 +221,8 @@ int dec_ctx_call(struct dec_ctx *c, int exit, uint64_t addr);
 /* Says that c's events may have been lost here (a live stream's EV_LOST). */
 void dec_ctx_lost(struct dec_ctx *c);
 
-/* Frees a table of n contexts and what they hold. NULL is fine. */
-void dec_ctx_free(struct dec_ctx *v, unsigned n);
+/* Frees a table of n contexts, what they hold, and its index. NULL is fine. */
+void dec_ctx_free(struct dec_ctx *v, unsigned n, struct oaindex *ix);
 
 #define DEC_COUNT_FIRST 256 /* entries whose address dec_count keeps */
 
@@ -261,6 +252,7 @@ struct dec_index {
 struct dec_counts {
     struct dec_ctx *ctx; /* in order of first appearance */
     unsigned n, cap;
+    struct oaindex ctx_ix;   /* ctx by id */
     uint64_t first[DEC_COUNT_FIRST]; /* addresses of the first entries */
     unsigned n_first;
     int want_index;          /* set by the caller: build index and the contexts' segs (best
@@ -273,7 +265,7 @@ struct dec_counts {
 };
 
 /* Runs the rest of the pass as dec_next would, with the same statistics, but only counts into
- * c (zeroed by the caller, but for want_index; dec_ctx_free(c->ctx, c->n) and
+ * c (zeroed by the caller, but for want_index; dec_ctx_free(c->ctx, c->n, &c->ctx_ix) and
  * dec_index_free(&c->index) after): several times faster than events one by one, for the pass
  * that tree, report and export make before they show anything. 0, or -1 on a read error or
  * out of memory. */

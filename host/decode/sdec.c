@@ -21,6 +21,7 @@
 #include "crc32.h"
 #include "cyg_format.h"
 #include "cyg_stream.h"
+#include "decode/hdr.h"
 
 /* A payload of at most CYG_FRAME_PAYLOAD_MAX bytes has a 4-byte header at least and one byte
  * per token: fewer events than this, plus the link loss in front. */
@@ -124,9 +125,10 @@ struct sdec *sdec_new(sdec_fn fn, void *arg)
 }
 
 /* Parses a description payload into *o; -1 when it is malformed or of another version. The
- * checks are dec_parse's: a description is the ring's control block in other words. */
+ * checks are hdr_check's: a description is the ring's control block in other words. */
 static int parse_desc(const uint8_t *p, size_t len, struct sdec_desc *o)
 {
+    struct dec_ring *g = &o->ring;
     struct rd r = {p + 1, p + len};
     unsigned v[10];
     uint64_t pid;
@@ -136,26 +138,24 @@ static int parse_desc(const uint8_t *p, size_t len, struct sdec_desc *o)
         if (rd_u8(&r, &v[i]) < 0)
             return -1;
     o->version = v[0];
-    o->word_bytes = v[1];
-    o->flags = v[2];
-    o->machine = v[3] | v[4] << 8;
-    o->ts_bits = v[5];
-    o->state = v[6];
-    o->resets = v[7];
-    o->cap_log2 = v[8];
-    o->build_id_len = v[9];
+    g->word_bytes = v[1];
+    g->flags = v[2];
+    g->machine = v[3] | v[4] << 8;
+    g->ts_bits = v[5];
+    g->state = v[6];
+    g->resets = v[7];
+    g->cap_log2 = v[8];
+    g->build_id_len = v[9];
+    g->rec_bytes = g->word_bytes * ((g->flags & CYG_F_CALLSITES) ? 4 : 2);
     if (o->version < CYG_STREAM_VERSION_MIN || o->version > CYG_STREAM_VERSION ||
-        (o->word_bytes != 4 && o->word_bytes != 8) ||
-        o->ts_bits < 1 || o->ts_bits > (o->word_bytes == 4 ? CYG32_TS_BITS : CYG64_TS_BITS) ||
-        o->cap_log2 < 1 || o->cap_log2 > (o->word_bytes == 4 ? 28u : 40u) ||
-        o->state > CYG_S_FULL || o->build_id_len > CYG_BUILD_ID_MAX ||
-        (size_t)(r.end - r.p) < o->build_id_len)
+        hdr_check(g, NULL, 0) < 0 || (size_t)(r.end - r.p) < g->build_id_len)
         return -1;
-    memcpy(o->build_id, r.p, o->build_id_len);
-    r.p += o->build_id_len;
-    if (rd_varint(&r, &o->ts_hz) < 0 || rd_varint(&r, &o->load_bias) < 0 ||
+    g->cap = (uint64_t)1 << g->cap_log2;
+    memcpy(g->build_id, r.p, g->build_id_len);
+    r.p += g->build_id_len;
+    if (rd_varint(&r, &g->ts_hz) < 0 || rd_varint(&r, &g->load_bias) < 0 ||
         rd_varint(&r, &pid) < 0 || pid > UINT32_MAX || rd_varint(&r, &o->next_seq) < 0 ||
-        rd_varint(&r, &o->lost) < 0)
+        rd_varint(&r, &g->lost) < 0)
         return -1;
     if (r.p < r.end) { /* later drains add their session; what does not read as one, none */
         uint64_t s, v;
@@ -166,9 +166,9 @@ static int parse_desc(const uint8_t *p, size_t len, struct sdec_desc *o)
         }
         /* then the ring's version (drains of version 3 rings): their marks carry a class */
         if (o->has_session && rd_varint(&r, &v) == 0 && v <= 0xffff)
-            o->ring_version = (unsigned)v;
+            g->version = (unsigned)v;
     }
-    o->pid = (uint32_t)pid;
+    g->pid = (uint32_t)pid;
     /* bytes after lost: fields of a later version, ignored */
     return 0;
 }
@@ -177,11 +177,12 @@ static int parse_desc(const uint8_t *p, size_t len, struct sdec_desc *o)
 static int restarted(const struct sdec *d, const struct sdec_desc *n)
 {
     const struct sdec_desc *o = &d->desc;
+    const struct dec_ring *nr = &n->ring, *cr = &o->ring;
 
-    return n->next_seq < d->s.expect || n->lost < o->lost || n->word_bytes != o->word_bytes ||
-           n->machine != o->machine || n->pid != o->pid ||
-           n->build_id_len != o->build_id_len ||
-           memcmp(n->build_id, o->build_id, n->build_id_len) != 0 ||
+    return n->next_seq < d->s.expect || nr->lost < cr->lost ||
+           nr->word_bytes != cr->word_bytes || nr->machine != cr->machine || nr->pid != cr->pid ||
+           nr->build_id_len != cr->build_id_len ||
+           memcmp(nr->build_id, cr->build_id, nr->build_id_len) != 0 ||
            n->has_session != o->has_session || n->session != o->session;
 }
 
@@ -261,7 +262,7 @@ struct frame {
 static int parse_call(struct sdec *d, struct frame *f, struct sdec_state *s, struct ev *e,
                       uint64_t addr)
 {
-    const int w8 = d->desc.word_bytes == 8;
+    const int w8 = d->desc.ring.word_bytes == 8;
     uint64_t v;
 
     e->addr = addr;
@@ -274,7 +275,7 @@ static int parse_call(struct sdec *d, struct frame *f, struct sdec_state *s, str
             return -1;
     }
     if (f->ef & CYG_EF_TIMESTAMPS) {
-        uint64_t mask = ts_mask(d->desc.ts_bits);
+        uint64_t mask = ts_mask(d->desc.ring.ts_bits);
 
         if (rd_varint(&f->r, &v) < 0)
             return -1;
@@ -286,7 +287,7 @@ static int parse_call(struct sdec *d, struct frame *f, struct sdec_state *s, str
 
 static int parse_special(struct sdec *d, struct frame *f, struct sdec_state *s, struct ev *e)
 {
-    const int w8 = d->desc.word_bytes == 8;
+    const int w8 = d->desc.ring.word_bytes == 8;
     unsigned type;
     uint64_t data, payload;
 
@@ -302,7 +303,7 @@ static int parse_special(struct sdec *d, struct frame *f, struct sdec_state *s, 
     /* A clock reading (FORMAT.md 7.5): the drain counts the next dt from it, and the specials
      * after it take its time, as in the ring. */
     if (type == CYG_SP_TIME && (f->ef & CYG_EF_TIMESTAMPS)) {
-        uint64_t mask = ts_mask(d->desc.ts_bits);
+        uint64_t mask = ts_mask(d->desc.ring.ts_bits);
 
         f->raw = payload & mask;
         dec_clock_unwrap(&s->clock, f->raw, mask);
@@ -315,8 +316,8 @@ static int parse_special(struct sdec *d, struct frame *f, struct sdec_state *s, 
     if (e->kind == EV_UNKNOWN)
         e->data = type;
     else if (e->kind == EV_MARK) {
-        e->cls = (uint8_t)dec_mark_class(d->desc.ring_version, e->data);
-        e->data = dec_mark_id(d->desc.ring_version, e->data);
+        e->cls = (uint8_t)dec_mark_class(d->desc.ring.version, e->data);
+        e->data = dec_mark_id(d->desc.ring.version, e->data);
     }
     return 0;
 }
@@ -325,7 +326,7 @@ static int parse_special(struct sdec *d, struct frame *f, struct sdec_state *s, 
  * the frame's state (THREAD), -1 when it is malformed. */
 static int parse_token(struct sdec *d, struct frame *f, struct sdec_state *s)
 {
-    const int w8 = d->desc.word_bytes == 8;
+    const int w8 = d->desc.ring.word_bytes == 8;
     struct ev *e = &d->ev[f->n];
     unsigned tok;
     uint64_t v, addr;
@@ -475,21 +476,21 @@ static int on_events(struct sdec *d, const uint8_t *p, size_t len)
     f.r.p = p + 1;
     f.r.end = p + len;
     if (rd_u8(&f.r, &f.ef) < 0 || (f.ef & ~KNOWN_EF) ||
-        ((f.ef & CYG_EF_THREADS) && d->desc.word_bytes != 8) ||
+        ((f.ef & CYG_EF_THREADS) && d->desc.ring.word_bytes != 8) ||
         rd_varint(&f.r, &start) < 0 || rd_varint(&f.r, &t0) < 0 ||
-        t0 > ts_mask(d->desc.ts_bits))
+        t0 > ts_mask(d->desc.ring.ts_bits))
         return -1;
     f.seq = start;
     f.raw = t0;
     /* Frames lost on the link may have held a CONTEXT: the events of this one belong to a
      * context not known (0, as at the start) until the next CONTEXT. */
-    if (start > d->s.expect && d->desc.word_bytes != 8)
+    if (start > d->s.expect && d->desc.ring.word_bytes != 8)
         s.ctx = 0;
     /* t0 is the time of the event before the frame: after frames lost on the link, the
      * specials that open this one take it, not the time of the last event seen. Not for the
      * first time base: a drain that has sent no event yet says 0. */
     if ((f.ef & CYG_EF_TIMESTAMPS) && s.clock.have_time)
-        dec_clock_unwrap(&s.clock, t0, ts_mask(d->desc.ts_bits));
+        dec_clock_unwrap(&s.clock, t0, ts_mask(d->desc.ring.ts_bits));
     /* Slot 0 of the buffer is kept for the link loss in front of the frame. */
     f.n = 1;
     while (f.r.p < f.r.end)
@@ -515,7 +516,7 @@ static int on_events(struct sdec *d, const uint8_t *p, size_t len)
         e->seq = d->s.expect;
         e->addr = start - d->s.expect;
         e->time = d->s.clock.last_time;
-        e->ctx = d->desc.word_bytes == 8 ? 0 : d->s.ctx;
+        e->ctx = d->desc.ring.word_bytes == 8 ? 0 : d->s.ctx;
         deliver(d, e, d->s.expect);
     }
     for (unsigned i = 1; i < f.n; i++)

@@ -13,27 +13,18 @@
 
 #include "decode/dec.h"
 
-/* What the last description frame said (cyg_stream.h, CYG_FR_DESC). */
+/* What the last description frame said (cyg_stream.h, CYG_FR_DESC): the ring it drains, in
+ * the type a dump's control block fills (checked by the same hdr_check), and the stream's
+ * own fields. In ring, what a description does not say stays 0: off, ctl_addr, head (the
+ * stream is where the drain stands: next_seq), chunk_log2, the control area (DEC_CTRL_NONE),
+ * and version when the drain does not say it (a ring of version 1 or 2; later drains say it
+ * after their session). */
 struct sdec_desc {
-    unsigned version;
-    unsigned word_bytes;
-    unsigned flags;       /* CYG_F_* of the ring */
-    unsigned machine;
-    unsigned ts_bits;
-    unsigned state;       /* CYG_S_* */
-    unsigned resets;
-    unsigned cap_log2;
-    unsigned build_id_len;
-    uint8_t build_id[32];
-    uint64_t ts_hz;
-    uint64_t load_bias;
-    uint32_t pid;
+    unsigned version;     /* the stream format's */
+    struct dec_ring ring;
     uint64_t next_seq;
-    uint64_t lost;        /* the ring's lost counter */
     int has_session;      /* the drain says its session (later drains do) */
     uint32_t session;     /* new at each start of the stream */
-    unsigned ring_version; /* the ring's format version, when the drain says it (after the
-                              session; 0: it does not, a ring of version 1 or 2) */
 };
 
 struct sdec_stats {

@@ -7,6 +7,7 @@
 #include "cobs.h"
 #include "crc32.h"
 #include "cyg_stream.h"
+#include "util/le.h"
 
 /* The longest COBS block a frame can have: the delimiter is not stored. */
 #define BLOCK_MAX (CYG_FRAME_WIRE_MAX - 1u)
@@ -46,7 +47,7 @@ static int deliver(struct sframe *f)
         return -1;
     n -= CYG_FRAME_CRC_BYTES;
     c = f->raw + n;
-    crc = (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16 | (uint32_t)c[3] << 24;
+    crc = (uint32_t)le_get(c, 4);
     if (crc32_update(0, f->raw, (size_t)n) != crc)
         return -1;
     f->st.frames++;

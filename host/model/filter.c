@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
+
 enum { IT_ENTER, IT_EXIT, IT_SPECIAL };
 
 /* An event held until the calls around it are known to be long enough. */
@@ -35,15 +37,11 @@ struct filter {
     struct item *ring;     /* FILTER_HOLD items; head..tail held */
     uint64_t head, tail;
     struct open *os;
-    unsigned n, cap, lo;   /* os[lo..n) are undecided */
+    unsigned n, lo;        /* os[lo..n) are undecided */
+    size_t cap;
     uint64_t forced;
     int failed;
 };
-
-static uint64_t span(uint64_t from, uint64_t to)
-{
-    return to > from ? to - from : 0;
-}
 
 static void deliver(struct filter *f, const struct item *it)
 {
@@ -78,7 +76,7 @@ static void keep_lo(struct filter *f)
  * outermost entered first, so they are decided bottom up. */
 static void mark(struct filter *f, uint64_t t)
 {
-    while (f->lo < f->n && span(f->os[f->lo].t_enter, t) >= f->o.min)
+    while (f->lo < f->n && tree_span(f->os[f->lo].t_enter, t) >= f->o.min)
         keep_lo(f);
 }
 
@@ -127,17 +125,11 @@ static void min_enter(struct filter *f, const struct tree_frame *fr, unsigned d)
     vanish(f, d);
     mark(f, fr->t_enter);
     emit_ready(f);
-    if (f->n == f->cap) {
-        unsigned cap = f->cap ? f->cap * 2 : 64;
-        struct open *os = realloc(f->os, cap * sizeof *os);
-
-        if (!os) { /* cannot hold it: pass it on as if long enough */
-            f->failed = 1;
-            f->out.enter(f->out.arg, fr, d);
-            return;
-        }
-        f->os = os;
-        f->cap = cap;
+    if (vec_grow(&f->os, &f->cap, f->n, sizeof *f->os, 64) < 0) {
+        /* cannot hold it: pass it on as if long enough */
+        f->failed = 1;
+        f->out.enter(f->out.arg, fr, d);
+        return;
     }
     it.u.f = *fr;
     hold(f, &it);
@@ -158,7 +150,7 @@ static void min_exit(struct filter *f, const struct tree_frame *fr, unsigned d, 
         struct open *o = &f->os[f->n - 1];
 
         /* Short: the call and its subtree are the last events held. */
-        if (f->lo < f->n && span(o->t_enter, t) < f->o.min && o->pos >= f->head) {
+        if (f->lo < f->n && tree_span(o->t_enter, t) < f->o.min && o->pos >= f->head) {
             f->tail = o->pos;
             f->n--;
             if (f->lo > f->n)
@@ -429,6 +421,6 @@ int filter_time_keep(struct filter_time *t, const struct ev *e)
         t->have_t0 = 1;
         t->t0 = e->time;
     }
-    rel = span(t->t0, e->time);
+    rel = tree_span(t->t0, e->time);
     return (!t->have_from || rel >= t->from) && (!t->have_to || rel <= t->to);
 }

@@ -5,24 +5,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/calltime.h"
 #include "model/ctxtab.h"
+#include "util/oaindex.h"
+#include "util/vec.h"
 
-/* One level of a context's stack, indexed by the tree's depth. A level below the first entry
- * (a frame from before the trace) is never entered but still gathers its children's times. */
+/* One level of a context's stack (calltime.h), and what it counts into. */
 struct level {
-    uint32_t row;       /* the function's row, while open */
-    int open;           /* entered here and not yet exited */
-    uint64_t t_enter;
-    uint64_t last;      /* time of the last event inside: its entry, a child's entry or end */
-    uint64_t kids;      /* inclusive times of its children */
-    uint64_t kids_base; /* ... of those that ended since the trace (or the last loss) began */
-    uint64_t snap;      /* its function's counted time in this context at its entry */
+    struct calltime_level ct;
+    uint32_t row;  /* the function's row, while open */
+    uint64_t snap; /* its function's counted time in this context at its entry */
 };
 
 /* A function's time counted in one context so far, and what it was when the last loss (or
  * the trace) began: gen says whether at_base is that of the current loss. */
 struct counted {
-    uint32_t row_plus1; /* 0: empty slot */
+    uint32_t row;
     uint32_t gen;
     uint64_t sum;
     uint64_t at_base;
@@ -31,19 +29,11 @@ struct counted {
 struct fs_ctx {
     struct fnstat *s;
     uint32_t id;
-    struct tree_sink sink;
-    struct level *lvl;
-    unsigned n, cap;      /* levels in use (the deepest touched + 1), allocated */
-    struct counted *cnt;  /* open addressing, power of two */
-    unsigned cnt_used, cnt_cap;
-    uint32_t gen;         /* bumps at each loss */
-    int need_base;        /* the next event's time is t_base */
-    uint64_t t_base;      /* the first event after the trace (or a loss) began */
-};
-
-struct slot {
-    uint64_t addr;
-    uint32_t row_plus1; /* 0: empty */
+    struct calltime stack; /* struct level */
+    struct counted *cnt;   /* in the order first touched in this tree */
+    size_t ncnt, cnt_cap;
+    struct oaindex cnt_ix; /* row -> position in cnt */
+    uint32_t gen;          /* bumps at each loss */
 };
 
 struct fnstat {
@@ -51,293 +41,150 @@ struct fnstat {
     uint64_t bias;
     struct fnstat_row *rows;
     size_t nrows, rows_cap;
-    struct slot *map; /* address -> row; open addressing, power of two */
-    size_t map_cap;
+    struct oaindex rows_ix; /* address -> position in rows */
     struct fnstat_row *sorted;
     size_t sorted_cap;
     struct ctxtab ctx;    /* struct fs_ctx */
     uint64_t dropped;
 };
 
-static size_t hash64(uint64_t v)
+static uint64_t row_hash(const void *arg, size_t pos)
 {
-    v ^= v >> 33;
-    v *= UINT64_C(0xff51afd7ed558ccd);
-    v ^= v >> 33;
-    return (size_t)v;
+    return oaindex_hash_u64(((const struct fnstat *)arg)->rows[pos].addr);
 }
 
-static int map_grow(struct fnstat *s)
+static int row_match(const void *arg, size_t pos, const void *key)
 {
-    size_t cap = s->map_cap ? s->map_cap * 2 : 256;
-    struct slot *m = calloc(cap, sizeof *m);
-
-    if (!m)
-        return -1;
-    for (size_t i = 0; i < s->map_cap; i++) {
-        size_t j;
-
-        if (!s->map[i].row_plus1)
-            continue;
-        for (j = hash64(s->map[i].addr) & (cap - 1); m[j].row_plus1; j = (j + 1) & (cap - 1))
-            ;
-        m[j] = s->map[i];
-    }
-    free(s->map);
-    s->map = m;
-    s->map_cap = cap;
-    return 0;
+    return ((const struct fnstat *)arg)->rows[pos].addr == *(const uint64_t *)key;
 }
 
 /* The row of a function, made on first sight; -1 when out of memory. */
 static long row_of(struct fnstat *s, uint64_t addr)
 {
-    size_t j;
+    uint64_t h = oaindex_hash_u64(addr);
+    size_t pos = oaindex_find(&s->rows_ix, h, row_match, s, &addr), *slot;
+    const struct sym_info *si;
+    struct fnstat_row *r;
 
-    if ((s->nrows + 1) * 2 > s->map_cap && map_grow(s) < 0)
+    if (pos != SIZE_MAX)
+        return (long)pos;
+    if (vec_grow(&s->rows, &s->rows_cap, s->nrows, sizeof *s->rows, 256) < 0 ||
+        oaindex_reserve(&s->rows_ix, 512, row_hash, s) < 0)
         return -1;
-    for (j = hash64(addr) & (s->map_cap - 1); s->map[j].row_plus1; j = (j + 1) & (s->map_cap - 1))
-        if (s->map[j].addr == addr)
-            return (long)s->map[j].row_plus1 - 1;
-    if (s->nrows == s->rows_cap) {
-        size_t cap = s->rows_cap ? s->rows_cap * 2 : 256;
-        struct fnstat_row *r = realloc(s->rows, cap * sizeof *r);
-
-        if (!r)
-            return -1;
-        s->rows = r;
-        s->rows_cap = cap;
-    }
-    {
-        struct fnstat_row *r = &s->rows[s->nrows];
-        const struct sym_info *si = s->sym ? sym_lookup(s->sym, addr - s->bias) : NULL;
-
-        memset(r, 0, sizeof *r);
-        r->addr = addr;
-        r->name = si && si->start == addr - s->bias ? si->name : NULL;
-    }
-    s->map[j].addr = addr;
-    s->map[j].row_plus1 = (uint32_t)++s->nrows;
-    return (long)s->nrows - 1;
+    slot = oaindex_slot(&s->rows_ix, h, row_match, s, &addr);
+    r = &s->rows[s->nrows];
+    si = s->sym ? sym_lookup(s->sym, addr - s->bias) : NULL;
+    *r = (struct fnstat_row){.addr = addr};
+    r->name = si && si->start == addr - s->bias ? si->name : NULL;
+    oaindex_put(&s->rows_ix, slot, s->nrows);
+    return (long)s->nrows++;
 }
 
-static int cnt_grow(struct fs_ctx *c)
+static uint64_t cnt_hash(const void *arg, size_t pos)
 {
-    unsigned cap = c->cnt_cap ? c->cnt_cap * 2 : 64;
-    struct counted *m = calloc(cap, sizeof *m);
-
-    if (!m)
-        return -1;
-    for (unsigned i = 0; i < c->cnt_cap; i++) {
-        unsigned j;
-
-        if (!c->cnt[i].row_plus1)
-            continue;
-        for (j = (unsigned)hash64(c->cnt[i].row_plus1) & (cap - 1); m[j].row_plus1;
-             j = (j + 1) & (cap - 1))
-            ;
-        m[j] = c->cnt[i];
-    }
-    free(c->cnt);
-    c->cnt = m;
-    c->cnt_cap = cap;
-    return 0;
+    return oaindex_hash_u64(((const struct fs_ctx *)arg)->cnt[pos].row);
 }
 
-/* The counted time of a row in this context, its at_base brought up to the current loss. */
+static int cnt_match(const void *arg, size_t pos, const void *key)
+{
+    return ((const struct fs_ctx *)arg)->cnt[pos].row == *(const uint32_t *)key;
+}
+
+/* The counted time of a row in this context, its at_base brought up to the current loss;
+ * NULL when out of memory. Valid until the next call. */
 static struct counted *counted_of(struct fs_ctx *c, uint32_t row)
 {
-    unsigned j;
-
-    if ((c->cnt_used + 1) * 2 > c->cnt_cap && cnt_grow(c) < 0)
-        return NULL;
-    for (j = (unsigned)hash64(row + 1) & (c->cnt_cap - 1); c->cnt[j].row_plus1;
-         j = (j + 1) & (c->cnt_cap - 1))
-        if (c->cnt[j].row_plus1 == row + 1)
-            break;
-    if (!c->cnt[j].row_plus1) {
-        c->cnt[j] = (struct counted){.row_plus1 = row + 1, .gen = c->gen};
-        c->cnt_used++;
-    }
-    /* Nothing was added since the loss before it was last touched: its sum then is now's. */
-    if (c->cnt[j].gen != c->gen) {
-        c->cnt[j].gen = c->gen;
-        c->cnt[j].at_base = c->cnt[j].sum;
-    }
-    return &c->cnt[j];
-}
-
-/* Makes level d usable; new levels are zero (not open, nothing gathered). */
-static int reach(struct fs_ctx *c, unsigned d)
-{
-    if (d >= c->cap) {
-        unsigned cap = c->cap ? c->cap : 64;
-        struct level *l;
-
-        while (cap <= d)
-            cap *= 2;
-        l = realloc(c->lvl, cap * sizeof *l);
-        if (!l)
-            return -1;
-        memset(l + c->cap, 0, (cap - c->cap) * sizeof *l);
-        c->lvl = l;
-        c->cap = cap;
-    }
-    /* Levels above d that are still open vanished: the tree dropped them without an exit
-     * (frames made unknown by a loss); what they had gathered is void. */
-    for (unsigned k = d + 1; k < c->n; k++)
-        c->lvl[k] = (struct level){0};
-    if (c->n < d + 1)
-        c->n = d + 1;
-    return 0;
-}
-
-static uint64_t span(uint64_t from, uint64_t to)
-{
-    return to > from ? to - from : 0;
-}
-
-static void base_at(struct fs_ctx *c, uint64_t t)
-{
-    if (c->need_base) {
-        c->need_base = 0;
-        c->t_base = t;
-    }
-}
-
-static void fs_enter(void *arg, const struct tree_frame *f, unsigned depth)
-{
-    struct fs_ctx *c = arg;
+    uint64_t h = oaindex_hash_u64(row);
+    size_t pos = oaindex_find(&c->cnt_ix, h, cnt_match, c, &row), *slot;
     struct counted *k;
-    long row;
 
-    base_at(c, f->t_enter);
-    if (reach(c, depth) < 0 || (row = row_of(c->s, f->addr)) < 0 ||
-        !(k = counted_of(c, (uint32_t)row))) {
-        c->s->dropped++;
-        return;
+    if (pos == SIZE_MAX) {
+        if (vec_grow(&c->cnt, &c->cnt_cap, c->ncnt, sizeof *c->cnt, 8) < 0 ||
+            oaindex_reserve(&c->cnt_ix, 16, cnt_hash, c) < 0)
+            return NULL;
+        slot = oaindex_slot(&c->cnt_ix, h, cnt_match, c, &row);
+        c->cnt[c->ncnt] = (struct counted){.row = row, .gen = c->gen};
+        oaindex_put(&c->cnt_ix, slot, c->ncnt);
+        pos = c->ncnt++;
     }
-    c->lvl[depth] = (struct level){.row = (uint32_t)row, .open = 1, .t_enter = f->t_enter,
-                                   .last = f->t_enter, .snap = k->sum};
-    c->n = depth + 1;
-    if (depth && c->lvl[depth - 1].last < f->t_enter)
-        c->lvl[depth - 1].last = f->t_enter;
+    k = &c->cnt[pos];
+    /* Nothing was added since the loss before it was last touched: its sum then is now's. */
+    if (k->gen != c->gen) {
+        k->gen = c->gen;
+        k->at_base = k->sum;
+    }
+    return k;
 }
 
-/* Accounts one call of row that took dur (its children: kids), nested snap..now. */
-static void account(struct fs_ctx *c, uint32_t row, uint64_t dur, uint64_t kids,
-                    struct counted *k, uint64_t snap, int partial)
+/* Accounts one call of row; snap: its function's counted time in this context when the call
+ * began. */
+static void account(struct fs_ctx *c, uint32_t row, const struct calltime_call *call,
+                    struct counted *k, uint64_t snap)
 {
     struct fnstat_row *r = &c->s->rows[row];
     uint64_t inner = k->sum - snap; /* what calls of row nested in this one added */
-    uint64_t add = dur > inner ? dur - inner : 0;
+    uint64_t add = call->dur > inner ? call->dur - inner : 0;
 
     k->sum += add;
     r->calls++;
-    r->partial += !!partial;
+    r->partial += call->how != CALLTIME_RETURNED;
     r->total += add;
-    r->self += dur > kids ? dur - kids : 0;
-    if (dur > r->max)
-        r->max = dur;
+    r->self += call->dur > call->kids ? call->dur - call->kids : 0;
+    if (call->dur > r->max)
+        r->max = call->dur;
 }
 
-/* A frame at depth d ends at `end` after taking dur: its parent gathers it. */
-static void to_parent(struct fs_ctx *c, unsigned d, uint64_t dur, uint64_t end)
+static int fs_open(void *arg, struct calltime *ct, unsigned d, const struct tree_frame *f)
 {
-    struct level *p;
+    struct fs_ctx *c = arg;
+    struct level *l = calltime_at(ct, d);
+    struct counted *k;
+    long row;
 
-    if (!d)
-        return;
-    p = &c->lvl[d - 1];
-    p->kids += dur;
-    p->kids_base += dur;
-    if (p->last < end)
-        p->last = end;
+    if ((row = row_of(c->s, f->addr)) < 0 || !(k = counted_of(c, (uint32_t)row)))
+        return -1;
+    l->row = (uint32_t)row;
+    l->snap = k->sum;
+    return 0;
 }
 
-/* A frame that stops at depth d and whose time is known from its entry to `end`. */
-static void close_known(struct fs_ctx *c, unsigned d, uint64_t end, int partial)
+/* A call entered before the trace (or the loss) is counted from its function's sum when the
+ * loss began: every call of it nested inside ended since. */
+static int fs_close(void *arg, struct calltime *ct, unsigned d, const struct calltime_call *call)
 {
-    struct level *l = &c->lvl[d];
-    struct counted *k = counted_of(c, l->row);
-    uint64_t dur = span(l->t_enter, end);
+    struct fs_ctx *c = arg;
+    const struct level *l = calltime_at(ct, d);
+    long row = call->how == CALLTIME_BEFORE ? row_of(c->s, call->addr) : (long)l->row;
+    struct counted *k = row < 0 ? NULL : counted_of(c, (uint32_t)row);
 
     if (!k) {
         c->s->dropped++;
-        return;
+        return -1;
     }
-    account(c, l->row, dur, l->kids, k, l->snap, partial);
-    to_parent(c, d, dur, end);
+    account(c, (uint32_t)row, call, k, call->how == CALLTIME_BEFORE ? k->at_base : l->snap);
+    return 0;
 }
 
-static void fs_exit(void *arg, const struct tree_frame *f, unsigned depth, uint64_t t_exit,
-                    enum tree_exit_how how)
-{
-    struct fs_ctx *c = arg;
-    struct level *l;
-
-    base_at(c, t_exit);
-    if (reach(c, depth) < 0) {
-        c->s->dropped++;
-        return;
-    }
-    l = &c->lvl[depth];
-    if (how == TREE_RETURNED && l->open && c->s->rows[l->row].addr == f->addr) {
-        close_known(c, depth, t_exit, 0);
-    } else if (how == TREE_ABANDONED && l->open) {
-        close_known(c, depth, l->last, 1);
-    } else {
-        /* Entered before the trace (or the loss): known from the first event since. A frame
-         * this level held before the loss never returned as far as anyone can tell. */
-        long row = row_of(c->s, f->addr);
-        struct counted *k = row < 0 ? NULL : counted_of(c, (uint32_t)row);
-        uint64_t dur = span(c->t_base, t_exit);
-
-        if (!k) {
-            c->s->dropped++;
-        } else {
-            account(c, (uint32_t)row, dur, l->kids_base, k, k->at_base, 1);
-            to_parent(c, depth, dur, t_exit);
-        }
-    }
-    *l = (struct level){0};
-    c->n = depth;
-}
-
-static void fs_special(void *arg, const struct ev *e, unsigned depth)
+static void fs_special(void *arg, struct calltime *ct, const struct ev *e, unsigned d)
 {
     struct fs_ctx *c = arg;
 
-    (void)depth;
-    if (e->kind != EV_LOST)
-        return;
-    /* The frames open now may be named again by exits that come: their known time starts at
-     * the next event, and only children that end from now on are inside what is known. */
-    c->gen++;
-    c->need_base = 1;
-    for (unsigned k = 0; k < c->n; k++)
-        c->lvl[k].kids_base = 0;
+    (void)ct, (void)d;
+    if (e->kind == EV_LOST)
+        c->gen++; /* every function's at_base is taken again when next touched */
 }
 
-static void fs_finish(void *arg, const struct tree_frame *stack, unsigned n)
+static void fs_finished(void *arg, struct calltime *ct)
 {
     struct fs_ctx *c = arg;
 
-    (void)stack, (void)n;
-    /* The frames still open, innermost first, as if they never returned; the levels know them
-     * (and the tree's list leaves out the frames a loss made unknown, which are open too). */
-    for (unsigned d = c->n; d-- > 0;)
-        if (c->lvl[d].open)
-            close_known(c, d, c->lvl[d].last, 1);
-    if (c->lvl) /* none yet when no call came (a filter left them all out): memset(NULL) is UB */
-        memset(c->lvl, 0, c->cap * sizeof *c->lvl);
-    c->n = 0;
-    if (c->cnt)
-        memset(c->cnt, 0, c->cnt_cap * sizeof *c->cnt);
-    c->cnt_used = 0;
+    (void)ct;
+    c->ncnt = 0; /* a new tree counts from nothing */
+    oaindex_free(&c->cnt_ix);
     c->gen = 0;
-    c->need_base = 1;
 }
+
+static const struct calltime_ops fs_ops = {fs_open, fs_close, NULL, fs_special, fs_finished};
 
 struct fnstat *fnstat_new(const struct sym_table *sym, uint64_t bias)
 {
@@ -355,14 +202,13 @@ const struct tree_sink *fnstat_sink(struct fnstat *s, uint32_t ctx)
     struct fs_ctx *c = ctxtab_find(&s->ctx, ctx);
 
     if (c)
-        return &c->sink;
+        return calltime_sink(&c->stack);
     if (!(c = ctxtab_add(&s->ctx, ctx, sizeof *c)))
         return NULL;
     c->s = s;
     c->id = ctx;
-    c->need_base = 1;
-    c->sink = (struct tree_sink){c, fs_enter, fs_exit, fs_special, fs_finish, NULL};
-    return &c->sink;
+    calltime_init(&c->stack, &fs_ops, c, sizeof(struct level), NULL, &s->dropped);
+    return calltime_sink(&c->stack);
 }
 
 static int cmp_u64_desc(uint64_t a, uint64_t b)
@@ -441,12 +287,13 @@ void fnstat_free(struct fnstat *s)
     for (unsigned i = 0; i < s->ctx.n; i++) {
         struct fs_ctx *c = s->ctx.v[i];
 
-        free(c->lvl);
+        calltime_free(&c->stack);
         free(c->cnt);
+        oaindex_free(&c->cnt_ix);
     }
     ctxtab_free(&s->ctx);
     free(s->rows);
-    free(s->map);
+    oaindex_free(&s->rows_ix);
     free(s->sorted);
     free(s);
 }

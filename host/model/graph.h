@@ -23,7 +23,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "symbols/sym.h"
 #include "model/tree.h"
@@ -40,8 +39,24 @@ struct graph_stat {
     uint64_t self;    /* exclusive ticks of every call */
 };
 
-#define GRAPH_CALLERS (1u << 0) /* graph_print: the callers table */
-#define GRAPH_CALLEES (1u << 1) /* graph_print: the tree of callees */
+#define GRAPH_NONE UINT32_MAX /* no node */
+
+/* A node of a graph's tree: one distinct call path from the function down. */
+struct graph_node {
+    uint64_t addr;
+    uint64_t calls, partial, blind;
+    uint64_t total, self;
+    uint32_t parent, first, next; /* GRAPH_NONE: none; children are linked, newest first */
+    uint32_t depth;               /* levels below the function */
+};
+
+#define GRAPH_CALLER_BOTTOM UINT64_MAX /* the caller of calls at depth 0: nobody */
+
+/* A caller of a function's graph and what its calls of the function took. */
+struct graph_caller {
+    uint64_t addr; /* 0: unknown (entered before the trace), GRAPH_CALLER_BOTTOM: none */
+    uint64_t calls, total;
+};
 
 struct graph;
 
@@ -57,17 +72,29 @@ struct graph *graph_new(const struct sym_table *sym, uint64_t bias, uint64_t fun
  * the graph lives; NULL when out of memory. */
 const struct tree_sink *graph_sink(struct graph *g, uint32_t ctx);
 
-/* Returns the graphs, the largest total first (then by name), in an array the graph owns that
- * stays valid until the next call or graph_free; *n gets their number: for a function, 1 once
- * it was called, else 0. NULL (and *n = 0) when none or out of memory. */
-const struct graph_stat *graph_stats(struct graph *g, size_t *n);
+/* Returns the graphs in the order they were made (graphout_sort: in the order shown), in an
+ * array the graph owns, which the caller may reorder, valid until the next call or graph_free;
+ * *n gets their number: for a function, 1 once it was called, else 0. NULL (and *n = 0) when
+ * none or out of memory. */
+struct graph_stat *graph_stats(struct graph *g, size_t *n);
 
-/* Writes graph i of graph_stats (what flags say: GRAPH_CALLERS, GRAPH_CALLEES) to out, times
- * with render_duration at hz (0: ticks). The callers: one line per distinct caller, its calls
- * and their total, the largest first; a bottom-level graph has none. The callees, like
- * uftrace's: "TOTAL SELF : (CALLS) NAME", children by total (largest first, then by name),
- * a node with several children marking each with "+-". 0, or -1 when out of memory. */
-int graph_print(struct graph *g, size_t i, FILE *out, uint64_t hz, unsigned flags);
+/* The walk of a graph, for its printers: */
+
+/* Returns the root node of the graph of the function at addr, GRAPH_NONE when none. */
+uint32_t graph_root(const struct graph *g, uint64_t addr);
+
+/* Returns node id (a root, or a node's first or next). */
+const struct graph_node *graph_node(const struct graph *g, uint32_t id);
+
+/* Returns the distinct callers of a function's graph, in no order (*n of them; NULL: none). */
+const struct graph_caller *graph_callers(const struct graph *g, size_t *n);
+
+/* Returns the function the graph is of (0: each context's bottom-level calls). */
+uint64_t graph_func(const struct graph *g);
+
+/* Returns the symbols that name the graph's functions (may be NULL), and in *bias the
+ * run-time minus link-time address. */
+const struct sym_table *graph_sym(const struct graph *g, uint64_t *bias);
 
 /* Returns how many calls have no node because the cap was reached (0: the graph is whole). */
 uint64_t graph_left_out(const struct graph *g);

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "model/ctxtab.h"
+#include "model/tree.h"
+#include "util/vec.h"
 #include "cyg_format.h"
 
 struct waker {
@@ -25,7 +27,7 @@ struct ent {
     int wake_seen; /* a WAKE named it since it last blocked or resumed: its RESUME's
                       waker is that WAKE's, not another wake */
     struct waker *wk;
-    unsigned nwk, capwk;
+    size_t nwk, capwk;
 };
 
 struct taskstat {
@@ -44,11 +46,6 @@ struct taskstat {
     struct taskstat_span pending;
     struct taskstat_ctx *sorted;
 };
-
-static uint64_t span(uint64_t from, uint64_t to)
-{
-    return to > from ? to - from : 0;
-}
 
 struct taskstat *taskstat_new(taskstat_span_fn fn, void *arg)
 {
@@ -70,23 +67,17 @@ static struct ent *ent_of(struct taskstat *s, uint32_t id)
     return c;
 }
 
+/* O(wakers) per wake: a task is woken by few. */
 static int tally(struct ent *c, uint32_t waker)
 {
-    unsigned i;
+    size_t i;
 
     c->pub.wakes++;
     for (i = 0; i < c->nwk && c->wk[i].id != waker; i++)
         ;
     if (i == c->nwk) {
-        if (c->nwk == c->capwk) {
-            unsigned cap = c->capwk ? c->capwk * 2 : 4;
-            struct waker *w = realloc(c->wk, cap * sizeof *w);
-
-            if (!w)
-                return -1;
-            c->wk = w;
-            c->capwk = cap;
-        }
+        if (vec_grow(&c->wk, &c->capwk, c->nwk, sizeof *c->wk, 4) < 0)
+            return -1;
         c->wk[c->nwk++] = (struct waker){waker, 0};
     }
     c->wk[i].n++;
@@ -118,7 +109,7 @@ static void stop_running(struct taskstat *s, uint64_t t, unsigned cut)
         return;
     s->cur_known = 0;
     if (c) {
-        c->pub.run += span(s->since, t);
+        c->pub.run += tree_span(s->since, t);
         c->pub.cut |= cut;
     }
     emit(s, &sp);
@@ -136,7 +127,7 @@ static void start_running(struct taskstat *s, uint32_t id, uint64_t t, unsigned 
 static void unblock(struct ent *c, uint64_t t, unsigned cut, struct taskstat_span *sp)
 {
     c->is_blocked = 0;
-    c->pub.blocked += span(c->block_since, t);
+    c->pub.blocked += tree_span(c->block_since, t);
     c->pub.cut |= c->block_cut | cut;
     *sp = (struct taskstat_span){.kind = TASKSTAT_BLOCKED,
                                  .id = c->pub.id,
@@ -285,22 +276,25 @@ void taskstat_end(struct taskstat *s)
     s->info.t_last = s->t_last;
 }
 
-int taskstat_run(struct load *l, struct filter_time ft, struct taskstat *s)
+int taskstat_run(struct load *l, struct filter_time ft, struct taskstat *s, char *err,
+                 size_t errlen)
 {
-    struct load_pass *p = load_pass_open(l);
     struct ev e;
     int rc;
 
-    if (!p)
+    if (source_rewind(l->source) < 0) {
+        snprintf(err, errlen, "%s: cannot read the trace again (out of memory)",
+                 source_name(l->source));
         return -1;
-    while ((rc = load_pass_next(p, &e)) > 0)
+    }
+    while ((rc = source_next(l->source, &e, err, errlen)) > 0)
         if (filter_time_keep(&ft, &e) && taskstat_feed(s, &e) < 0) {
+            snprintf(err, errlen, "%s: out of memory", source_name(l->source));
             rc = -1;
             break;
         }
-    load_pass_close(p);
     taskstat_end(s);
-    return rc;
+    return rc < 0 ? -1 : 0;
 }
 
 static int cmp_ctx(const void *pa, const void *pb)
@@ -353,62 +347,4 @@ void taskstat_free(struct taskstat *s)
     ctxtab_free(&s->tab);
     free(s->sorted);
     free(s);
-}
-
-void taskstat_name(const struct names *n, const struct sym_table *sym, uint64_t bias, uint32_t id,
-                   char *buf, size_t len)
-{
-    const char *name = n ? names_ctx(n, id) : NULL;
-    uint64_t h = n ? names_handle(n, id) : 0;
-    const struct sym_info *si;
-
-    if (name) {
-        snprintf(buf, len, "%s", name);
-        return;
-    }
-    /* An interrupt's handle is its handler: a function. */
-    if (h > bias && sym && (si = sym_func_at(sym, h - bias))) {
-        snprintf(buf, len, "%s", si->name);
-        return;
-    }
-    snprintf(buf, len, "context %" PRIu32, id);
-}
-
-void taskstat_block_text(const struct names *n, const struct taskstat_span *sp, char *buf,
-                         size_t len)
-{
-    static const char *const what[] = {[CYG_OBJ_QUEUE] = "queue",
-                                       [CYG_OBJ_SEMAPHORE] = "semaphore",
-                                       [CYG_OBJ_MUTEX] = "mutex",
-                                       [CYG_OBJ_EVENTS] = "event group",
-                                       [CYG_OBJ_STREAM] = "stream buffer"};
-    const char *name;
-
-    switch (sp->objtype) {
-    case CYG_OBJ_DELAY:
-        if (sp->obj)
-            snprintf(buf, len, "delayed (%" PRIu64 " ticks)", sp->obj);
-        else
-            snprintf(buf, len, "delayed");
-        return;
-    case CYG_OBJ_NOTIFY:
-        snprintf(buf, len, "waiting for a notification");
-        return;
-    case CYG_OBJ_SUSPEND:
-        snprintf(buf, len, "suspended");
-        return;
-    case CYG_OBJ_QUEUE:
-    case CYG_OBJ_SEMAPHORE:
-    case CYG_OBJ_MUTEX:
-    case CYG_OBJ_EVENTS:
-    case CYG_OBJ_STREAM:
-        name = n && sp->obj ? names_obj(n, sp->obj, NULL) : NULL;
-        if (name)
-            snprintf(buf, len, "blocked on %s \"%s\"", what[sp->objtype], name);
-        else
-            snprintf(buf, len, "blocked on %s 0x%" PRIx64, what[sp->objtype], sp->obj);
-        return;
-    default:
-        snprintf(buf, len, "blocked");
-    }
 }

@@ -71,8 +71,10 @@ int taskstat_feed(struct taskstat *s, const struct ev *e);
 void taskstat_end(struct taskstat *s);
 
 /* One pass over the trace l holds (a 32-bit ring or stream), its events in ft's time range,
- * into s, and taskstat_end: 0, or -1 on a read error or out of memory. */
-int taskstat_run(struct load *l, struct filter_time ft, struct taskstat *s);
+ * into s, and taskstat_end: 0, or -1 with "INPUT: what is wrong" in err (a read error, out
+ * of memory). */
+int taskstat_run(struct load *l, struct filter_time ft, struct taskstat *s, char *err,
+                 size_t errlen);
 
 /* The contexts, by running time (the longest first; without times by switches; ties by id),
  * in an array s owns, valid until the next call or taskstat_free; *n gets their number. NULL
@@ -92,16 +94,5 @@ void taskstat_get_info(const struct taskstat *s, struct taskstat_info *i);
 
 /* Frees s. NULL is fine. */
 void taskstat_free(struct taskstat *s);
-
-/* Writes what context id is called into buf: its name (names, may be NULL), else the symbol
- * of a function starting at its handle (an interrupt's: its handler; sym may be NULL, bias
- * is the run-time minus link-time address), else "context ID". */
-void taskstat_name(const struct names *n, const struct sym_table *sym, uint64_t bias, uint32_t id,
-                   char *buf, size_t len);
-
-/* What a blocked interval waits for: "blocked on queue \"jobs\"" (the object's name from n,
- * else its handle), "delayed (10 ticks)", "waiting for a notification", "suspended"... */
-void taskstat_block_text(const struct names *n, const struct taskstat_span *sp, char *buf,
-                         size_t len);
 
 #endif

@@ -322,7 +322,14 @@ void tree_free(struct tree *t)
 
 struct dec_ctx *tree_scan_ctx(struct tree_scan *s, uint32_t id)
 {
-    return dec_ctx_get(&s->ctx, &s->n, &s->cap, id);
+    struct dec_ctx *c;
+
+    /* a context's events come in runs: the index only where the context changes */
+    if (s->last < s->n && s->ctx[s->last].id == id)
+        return &s->ctx[s->last];
+    if ((c = dec_ctx_get(&s->ctx, &s->n, &s->cap, &s->ctx_ix, id)))
+        s->last = (unsigned)(c - s->ctx);
+    return c;
 }
 
 int tree_scan_add(struct tree_scan *s, const struct ev *e)
@@ -350,7 +357,7 @@ int tree_scan_add(struct tree_scan *s, const struct ev *e)
 
 void tree_scan_free(struct tree_scan *s)
 {
-    dec_ctx_free(s->ctx, s->n);
+    dec_ctx_free(s->ctx, s->n, &s->ctx_ix);
     dec_index_free(&s->index);
     memset(s, 0, sizeof *s);
 }

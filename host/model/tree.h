@@ -49,6 +49,13 @@ struct tree_sink {
     void (*values)(void *arg, const struct tree_frame *f, unsigned depth);
 };
 
+/* The ticks from one timestamp to a later one; 0 when to is not later (a clock that wrapped,
+ * a reordered stream, or no timestamps at all). */
+static inline uint64_t tree_span(uint64_t from, uint64_t to)
+{
+    return to > from ? to - from : 0;
+}
+
 /* Maps an address to the run-time start of the function holding it, 0 when unknown. */
 typedef uint64_t (*tree_func_of)(void *arg, uint64_t addr);
 
@@ -91,7 +98,9 @@ void tree_free(struct tree *t);
 struct tree_scan {
     struct dec_ctx *ctx; /* in order of first appearance */
     unsigned n, cap;
-    int want_index;         /* set before cmd_scan: index where each context's records lie */
+    struct oaindex ctx_ix;  /* ctx by id (dec_ctx_get) */
+    unsigned last;          /* the context of the latest event (tree_scan_ctx) */
+    int want_index;         /* set before pipeline_scan: index where each context's records lie */
     struct dec_index index; /* the index, for passes over one context (dec_only); n 0: none */
 };
 

@@ -15,9 +15,12 @@
 #include <string.h>
 
 #include "model/graph.h"
-#include "output/render.h"
+#include "model/pipeline.h"
+#include "output/fmt.h"
+#include "model/tee.h"
 #include "model/tree.h"
 #include "symbols/wsig.h"
+#include "util/vec.h"
 
 #define VLINES_CTX_MAX 1024u /* contexts shown; events of more are counted, not shown */
 #define NOT_KEPT UINT64_MAX  /* a line reference: made while paused with no room left */
@@ -46,22 +49,26 @@ struct vlevel {
 struct vctx {
     struct vlines *m;
     uint32_t id;
-    struct tree *tree;
-    struct tree_sink sink;
-    const struct tree_sink *fs; /* the table's sink for this context */
-    const struct tree_sink *gs; /* the graph's (vlines_graph), or NULL */
+    struct pipeline_chain ch; /* its tree (no filter: the view filters what it shows) */
+    struct tee tee;           /* what the tree feeds: table, graph, then sink (wire_sinks) */
+    struct tree_sink sink;    /* the lines */
+    const struct tree_sink *table, *graph; /* this context's sinks of the table and of the
+                                              graph (vlines_graph); NULL: none */
     struct vlevel *stk;
-    unsigned n, cap;
+    unsigned n;
+    size_t cap;
     int stopped; /* a STOP came: say so when recording starts again */
 };
 
 struct vlines {
     struct vlines_conf conf;
+    struct pipeline_resolver res; /* the trees' call-site repair: conf.sym, link-time */
     struct vline *lines;
     uint64_t max;         /* lines kept at most */
     uint64_t first, next; /* ids kept: first .. next - 1 */
     struct vctx **ctx;
-    unsigned nctx, ctx_cap;
+    unsigned nctx;
+    size_t ctx_cap;
     struct vctx *last_ctx;
     int ctx_overflow;
     struct fnstat *fs;
@@ -80,11 +87,6 @@ struct vlines {
     size_t chain_cap;
     struct names *names; /* what the NAME and CONTEXT records said so far; NULL: no memory */
 };
-
-static uint64_t span(uint64_t from, uint64_t to)
-{
-    return to > from ? to - from : 0;
-}
 
 /* ---------------------------------------------------------------------------------------- */
 /* the store */
@@ -156,24 +158,6 @@ static void end_unknown(struct vlines *m, uint64_t ref)
 /* ---------------------------------------------------------------------------------------- */
 /* the trees' sink: lines as calls come and go */
 
-static int reach(struct vctx *c, unsigned depth)
-{
-    if (depth >= c->cap) {
-        unsigned cap = c->cap ? c->cap : 64;
-        struct vlevel *s;
-
-        while (cap <= depth)
-            cap *= 2;
-        s = realloc(c->stk, cap * sizeof *s);
-        if (!s)
-            return -1;
-        memset(s + c->cap, 0, (cap - c->cap) * sizeof *s);
-        c->stk = s;
-        c->cap = cap;
-    }
-    return 0;
-}
-
 /* Levels from depth up that still hold a call vanished from the tree without an exit (a loss
  * made them unknown and a later exit went below them). */
 static void drop_levels(struct vctx *c, unsigned depth)
@@ -198,12 +182,8 @@ static void sk_enter(void *arg, const struct tree_frame *f, unsigned depth)
     struct vline l = {.kind = LN_CALL, .addr = f->addr, .ctx = c->id, .depth = depth};
     struct vline *p;
 
-    if (c->fs)
-        c->fs->enter(c->fs->arg, f, depth);
-    if (c->gs)
-        c->gs->enter(c->gs->arg, f, depth);
     drop_levels(c, depth);
-    if (reach(c, depth) < 0)
+    if (vec_reach(&c->stk, &c->cap, depth, sizeof *c->stk, 64) < 0)
         return;
     l.parent = parent_of(c, depth);
     if ((p = line_ref(m, l.parent)))
@@ -222,10 +202,6 @@ static void sk_exit(void *arg, const struct tree_frame *f, unsigned depth, uint6
     struct vline close = {.kind = LN_CLOSE, .addr = f->addr, .ctx = c->id, .depth = depth,
                           .parent = ref, .done_at = m->next};
 
-    if (c->fs)
-        c->fs->exit(c->fs->arg, f, depth, t_exit, how);
-    if (c->gs)
-        c->gs->exit(c->gs->arg, f, depth, t_exit, how);
     drop_levels(c, depth + 1);
     if (ref == NOT_KEPT) {
         /* made while paused with no room: there is nothing to close */
@@ -233,7 +209,7 @@ static void sk_exit(void *arg, const struct tree_frame *f, unsigned depth, uint6
         /* The call shown at entry ends: its duration on its line; a closing line when calls
          * came under it, or when its line is gone (it carries the duration then). */
         uint8_t fl = VLINES_DONE | (how == TREE_ABANDONED ? VLINES_NORET : 0);
-        uint64_t dur = how == TREE_RETURNED ? span(f->t_enter, t_exit) : 0;
+        uint64_t dur = how == TREE_RETURNED ? tree_span(f->t_enter, t_exit) : 0;
 
         if (l) {
             l->flags |= fl;
@@ -283,13 +259,6 @@ static void sk_values(void *arg, const struct tree_frame *f, unsigned depth)
         l->text = NULL;
 }
 
-/* The fault line as the text tree shows it. lr may be NULL. */
-static void fault_text(const struct vlines *m, const struct ev *fault, const struct ev *lr,
-                       char *buf, size_t len)
-{
-    render_fault_text(m->conf.sym, m->conf.bias, m->conf.addr_width, fault, lr, buf, len);
-}
-
 static void sk_special(void *arg, const struct ev *e, unsigned depth)
 {
     struct vctx *c = arg;
@@ -297,13 +266,9 @@ static void sk_special(void *arg, const struct ev *e, unsigned depth)
     uint64_t parent = parent_of(c, depth);
     char buf[600];
 
-    if (c->fs)
-        c->fs->special(c->fs->arg, e, depth);
-    if (c->gs)
-        c->gs->special(c->gs->arg, e, depth);
     switch (e->kind) {
     case EV_FAULT:
-        fault_text(m, e, NULL, buf, sizeof buf);
+        fmt_fault(m->conf.sym, m->conf.bias, m->conf.addr_width, e, NULL, buf, sizeof buf);
         m->fault_line = add_text(m, c->id, 0, 0, 1, "%s", buf);
         m->fault = *e;
         break;
@@ -311,7 +276,8 @@ static void sk_special(void *arg, const struct ev *e, unsigned depth)
         struct vline *l = line_ref(m, m->fault_line);
 
         if (l && l->kind == LN_TEXT) {
-            fault_text(m, &m->fault, e, buf, sizeof buf);
+            /* the fault line as the text tree shows it */
+            fmt_fault(m->conf.sym, m->conf.bias, m->conf.addr_width, &m->fault, e, buf, sizeof buf);
             free(l->text);
             l->text = strdup(buf);
         }
@@ -319,15 +285,15 @@ static void sk_special(void *arg, const struct ev *e, unsigned depth)
         break;
     }
     case EV_MARK:
-        render_mark_text(e, buf, sizeof buf);
+        fmt_mark(e, buf, sizeof buf);
         add_text(m, c->id, depth, parent, 0, "# %s", buf);
         break;
     case EV_TRIGGER: {
         /* An alert: where the recording was started, stopped or frozen is always shown. The
          * live view has no control area to name it by: the record's index, kind and place. */
-        struct render_namer nm = {m->conf.sym, m->conf.bias, m->conf.addr_width == 8, {0}};
+        struct fmt_namer nm = {m->conf.sym, m->conf.bias, m->conf.addr_width == 8, {0}};
 
-        render_trigger_text(&nm, NULL, e, buf, sizeof buf);
+        fmt_trigger(&nm, NULL, e, buf, sizeof buf);
         add_text(m, c->id, 0, 0, 1, "*** %s", buf);
         break;
     }
@@ -342,7 +308,7 @@ static void sk_special(void *arg, const struct ev *e, unsigned depth)
         c->stopped = 0;
         break;
     case EV_SCHED:
-        render_sched_text(m->names, m->conf.sym, m->conf.bias, e, buf, sizeof buf);
+        fmt_sched(m->names, m->conf.sym, m->conf.bias, e, buf, sizeof buf);
         add_text(m, c->id, depth, parent, 0, "-- %s", buf);
         break;
     case EV_UNKNOWN:
@@ -357,19 +323,31 @@ static void sk_finish(void *arg, const struct tree_frame *stack, unsigned n)
 {
     struct vctx *c = arg;
 
-    if (c->fs)
-        c->fs->finish(c->fs->arg, stack, n);
-    if (c->gs)
-        c->gs->finish(c->gs->arg, stack, n);
+    (void)stack, (void)n;
     drop_levels(c, 0);
 }
 
-static uint64_t func_of(void *arg, uint64_t addr)
+/* What c's tree feeds, in this order: the table, the graph, the lines. */
+static void wire_sinks(struct vctx *c)
 {
-    const struct vlines *m = arg;
-    const struct sym_info *s = m->conf.sym ? sym_lookup(m->conf.sym, addr) : NULL;
+    tee_init(&c->tee);
+    if (c->table)
+        tee_add(&c->tee, c->table);
+    if (c->graph)
+        tee_add(&c->tee, c->graph);
+    tee_add(&c->tee, &c->sink);
+}
 
-    return s ? s->start : 0;
+/* Starts c's tree. Live, the depth the trace starts at is unknown: exits of calls made before
+ * it match nothing and are not shown. */
+static int start_tree(struct vctx *c)
+{
+    static const struct filter_opts none;
+
+    if (pipeline_chain_open(&c->ch, &c->tee.sink, &none, 0, pipeline_func_of, &c->m->res) < 0)
+        return -1;
+    tree_set_value_bias(c->ch.tree, c->m->conf.bias);
+    return 0;
 }
 
 static struct vctx *ctx_get(struct vlines *m, uint32_t id)
@@ -388,44 +366,31 @@ static struct vctx *ctx_get(struct vlines *m, uint32_t id)
         m->ctx_overflow = 1;
         return NULL;
     }
-    if (m->nctx == m->ctx_cap) {
-        unsigned cap = m->ctx_cap ? m->ctx_cap * 2 : 8;
-        struct vctx **p = realloc(m->ctx, cap * sizeof *p);
-
-        if (!p)
-            return NULL;
-        m->ctx = p;
-        m->ctx_cap = cap;
-    }
-    if (!(c = calloc(1, sizeof *c)))
+    if (vec_grow(&m->ctx, &m->ctx_cap, m->nctx, sizeof *m->ctx, 8) < 0 ||
+        !(c = calloc(1, sizeof *c)))
         return NULL;
     c->m = m;
     c->id = id;
     c->sink = (struct tree_sink){c, sk_enter, sk_exit, sk_special, sk_finish, sk_values};
-    c->fs = m->fs ? fnstat_sink(m->fs, id) : NULL;
-    c->gs = m->g ? graph_sink(m->g, id) : NULL;
-    /* Live, the depth the trace starts at is unknown: exits of calls made before it match
-     * nothing and are not shown. */
-    if (!(c->tree = tree_new(&c->sink, 0, func_of, m))) {
+    c->table = m->fs ? fnstat_sink(m->fs, id) : NULL;
+    c->graph = m->g ? graph_sink(m->g, id) : NULL;
+    wire_sinks(c);
+    if (start_tree(c) < 0) {
         free(c);
         return NULL;
     }
-    tree_set_value_bias(c->tree, m->conf.bias);
     m->ctx[m->nctx++] = c;
     return m->last_ctx = c;
 }
 
-/* Every context's tree ends here (its open calls stay as they were shown) and starts anew. */
-static void restart_trees(struct vlines *m)
+/* Every context's tree ends here (its open calls stay as they were shown). */
+static void end_trees(struct vlines *m)
 {
     for (unsigned i = 0; i < m->nctx; i++) {
         struct vctx *c = m->ctx[i];
 
-        tree_finish(c->tree);
-        tree_free(c->tree);
-        c->tree = tree_new(&c->sink, 0, func_of, m);
-        if (c->tree)
-            tree_set_value_bias(c->tree, m->conf.bias);
+        tree_finish(c->ch.tree);
+        pipeline_chain_close(&c->ch);
         c->stopped = 0;
     }
     m->fault_line = 0;
@@ -461,24 +426,26 @@ int vlines_configure(struct vlines *m, const struct sym_table *sym, uint64_t bia
     int anew = 0;
 
     if (m->conf.configured) {
-        restart_trees(m);
+        end_trees(m);
         add_text(m, VLINES_NO_CTX, 0, 0, 0,
                  "# the trace starts over (a new description of the stream)");
     }
     if (!m->fs || sym != m->conf.sym) {
         /* the table's names point into the symbol table: a new one, a new table */
-        for (unsigned i = 0; i < m->nctx; i++)
-            m->ctx[i]->fs = NULL;
         fnstat_free(m->fs);
         m->fs = fnstat_new(sym, 0);
-        for (unsigned i = 0; i < m->nctx && m->fs; i++)
-            m->ctx[i]->fs = fnstat_sink(m->fs, m->ctx[i]->id);
+        for (unsigned i = 0; i < m->nctx; i++)
+            m->ctx[i]->table = m->fs ? fnstat_sink(m->fs, m->ctx[i]->id) : NULL;
         drop_snap(m);
-        vlines_graph(m, 0); /* its names point into the symbol table too */
+        vlines_graph(m, 0); /* its names point into the symbol table too; wires the sinks */
         anew = 1;
     }
     m->conf = (struct vlines_conf){.configured = 1, .sym = sym, .bias = bias, .ts_hz = ts_hz,
                                    .has_time = has_time, .addr_width = addr_width};
+    m->res.sym = sym; /* link-time addresses: the bias stays 0 */
+    /* the trees start anew once the new configuration is stored: their value bias is its */
+    for (unsigned i = 0; i < m->nctx; i++)
+        start_tree(m->ctx[i]); /* out of memory: the context shows nothing more */
     return anew;
 }
 
@@ -501,11 +468,11 @@ void vlines_event(struct vlines *m, const struct ev *e)
         add_text(m, VLINES_NO_CTX, 0, 0, 1, "*** %" PRIu64 " events lost (%s)", e->addr,
                  e->data == EV_LOST_LINK ? "link" : "target");
         for (unsigned i = 0; i < m->nctx; i++)
-            if (m->ctx[i]->tree)
-                tree_feed(m->ctx[i]->tree, e);
+            if (m->ctx[i]->ch.tree)
+                tree_feed(m->ctx[i]->ch.tree, e);
         return;
     }
-    if (!(c = ctx_get(m, e->ctx)) || !c->tree)
+    if (!(c = ctx_get(m, e->ctx)) || !c->ch.tree)
         return;
     t = *e;
     if (t.kind == EV_ENTER || t.kind == EV_EXIT) {
@@ -513,8 +480,8 @@ void vlines_event(struct vlines *m, const struct ev *e)
         if (t.site)
             t.site -= m->conf.bias;
     }
-    tree_feed(c->tree, &t);
-    tree_sync(c->tree); /* a call shows as it is entered; its values follow (sk_values) */
+    tree_feed(c->ch.tree, &t);
+    tree_sync(c->ch.tree); /* a call shows as it is entered; its values follow (sk_values) */
 }
 
 unsigned vlines_contexts(const struct vlines *m)
@@ -526,7 +493,7 @@ const char *vlines_ctx_name(const struct vlines *m, uint32_t id, char *buf, size
 {
     if (id == VLINES_NO_CTX || !m->names)
         return NULL;
-    return render_ctx_name(m->names, m->conf.sym, m->conf.bias, id, 0, buf, len);
+    return names_ctx_called(m->names, m->conf.sym, m->conf.bias, id, 0, buf, len);
 }
 
 const struct names *vlines_names(const struct vlines *m)
@@ -582,7 +549,7 @@ int vlines_dur(const struct vlines *m, uint64_t id, uint64_t *ticks)
 
 static void name_of(const struct vlines *m, uint64_t addr, char *buf, size_t len)
 {
-    render_addr(m->conf.sym, 0, addr, buf, len);
+    fmt_addr(m->conf.sym, 0, addr, buf, len);
 }
 
 void vlines_text(const struct vlines *m, uint64_t id, char *buf, size_t len)
@@ -683,15 +650,8 @@ static unsigned memo_of(struct vlines *m, uint64_t id)
 
         if (l->memo_gen == m->gen)
             break;
-        if (n == m->chain_cap) {
-            size_t cap = m->chain_cap ? m->chain_cap * 2 : 256;
-            uint64_t *ch = realloc(m->chain, cap * sizeof *ch);
-
-            if (!ch)
-                return MEMO_MATCH; /* out of memory: shown */
-            m->chain = ch;
-            m->chain_cap = cap;
-        }
+        if (vec_grow(&m->chain, &m->chain_cap, n, sizeof *m->chain, 256) < 0)
+            return MEMO_MATCH; /* out of memory: shown */
         m->chain[n++] = cur;
         if (!line_ref(m, l->parent))
             break;
@@ -851,7 +811,7 @@ void vlines_free(struct vlines *m)
     if (!m)
         return;
     for (unsigned i = 0; i < m->nctx; i++) {
-        tree_free(m->ctx[i]->tree);
+        pipeline_chain_close(&m->ctx[i]->ch);
         free(m->ctx[i]->stk);
         free(m->ctx[i]);
     }
@@ -869,37 +829,16 @@ void vlines_free(struct vlines *m)
 
 int vlines_graph(struct vlines *m, uint64_t func)
 {
-    for (unsigned i = 0; i < m->nctx; i++)
-        m->ctx[i]->gs = NULL;
     graph_free(m->g);
-    m->g = NULL;
-    if (!func)
-        return 0;
-    if (!(m->g = graph_new(m->conf.sym, 0, func, 0, VLINES_GRAPH_NODES)))
-        return -1;
-    for (unsigned i = 0; i < m->nctx; i++)
-        m->ctx[i]->gs = graph_sink(m->g, m->ctx[i]->id);
-    return 0;
+    m->g = func ? graph_new(m->conf.sym, 0, func, 0, VLINES_GRAPH_NODES) : NULL;
+    for (unsigned i = 0; i < m->nctx; i++) {
+        m->ctx[i]->graph = m->g ? graph_sink(m->g, m->ctx[i]->id) : NULL;
+        wire_sinks(m->ctx[i]);
+    }
+    return func && !m->g ? -1 : 0;
 }
 
-char *vlines_graph_text(struct vlines *m)
+struct graph *vlines_graph_get(struct vlines *m)
 {
-    char *text = NULL;
-    size_t len = 0, n = 0;
-    FILE *f;
-    const struct graph_stat *st;
-
-    if (!m->g || !(f = open_memstream(&text, &len)))
-        return NULL;
-    st = graph_stats(m->g, &n);
-    if (n && st)
-        graph_print(m->g, 0, f, m->conf.has_time ? m->conf.ts_hz : 0,
-                    GRAPH_CALLERS | GRAPH_CALLEES);
-    else
-        fprintf(f, "# not called since it was chosen\n");
-    if (graph_left_out(m->g))
-        fprintf(f, "# %" PRIu64 " calls past the graph's %u nodes are only in their callers' "
-                   "time\n", graph_left_out(m->g), VLINES_GRAPH_NODES);
-    fclose(f);
-    return text;
+    return m->g;
 }

@@ -23,6 +23,7 @@
 
 #include "decode/dec.h"
 #include "model/fnstat.h"
+#include "model/graph.h"
 #include "symbols/names.h"
 #include "symbols/sym.h"
 
@@ -72,7 +73,7 @@ void vlines_event(struct vlines *m, const struct ev *e);
 /* Returns the number of contexts seen (the screen shows a context column beyond one). */
 unsigned vlines_contexts(const struct vlines *m);
 
-/* The name context id goes by (render_ctx_name: its NAME records, else its handle's function),
+/* The name context id goes by (names_ctx_called: its NAME records, else its handle's function),
  * or NULL; buf (len bytes) may hold it. */
 const char *vlines_ctx_name(const struct vlines *m, uint32_t id, char *buf, size_t len);
 
@@ -153,8 +154,7 @@ void vlines_free(struct vlines *m);
 #define VLINES_GRAPH_NODES 4096u
 int vlines_graph(struct vlines *m, uint64_t func);
 
-/* The graph's text as cygtrace graph prints it (malloc'd: free it), or NULL when there is no
- * graph. */
-char *vlines_graph_text(struct vlines *m);
+/* Returns the graph vlines_graph chose, or NULL when there is none (graphout_pane shows it). */
+struct graph *vlines_graph_get(struct vlines *m);
 
 #endif

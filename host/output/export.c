@@ -1,42 +1,32 @@
-/* export.c - chrome, folded and callgrind writers over one accounting of calls per context
- * (the same as fnstat's: see fnstat.h). */
+/* export.c - chrome, folded and callgrind writers over the time of each call per context
+ * (calltime.h: as fnstat counts it). */
 #include "output/export.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/calltime.h"
 #include "model/ctxtab.h"
+#include "util/oaindex.h"
+#include "util/vec.h"
 #include "cyg_format.h"
 #include "decode/dec.h"
 #include "util/numfmt.h"
-#include "output/render.h"
+#include "output/fmt.h"
 #include "symbols/wsig.h"
 
+/* One level of a context's stack (calltime.h). */
 struct level {
-    uint64_t addr;
+    struct calltime_level ct;
     uint32_t node; /* folded: the stack's node */
-    int open;
-    uint64_t t_enter, last, kids, kids_base;
 };
 
 struct xctx {
     struct export *x;
-    struct tree_sink sink;
     uint32_t id;
-    struct level *lvl;
-    unsigned n, cap;
-    int need_base;
-    uint64_t t_base;
-};
-
-/* Open addressing from a pair of keys to an index in a value array. */
-struct map {
-    struct slot {
-        uint64_t a, b;
-        uint32_t v_plus1;
-    } *s;
-    size_t cap, used;
+    struct calltime stack; /* struct level, and the sink */
 };
 
 struct node { /* folded: a distinct stack; callgrind: a function (b = 0) or a call pair */
@@ -57,72 +47,55 @@ struct export {
     struct export_opts o;
     struct xctx **ctx;
     unsigned nctx;
-    struct map map;
+    size_t ctx_cap;
     struct node *nodes;
     size_t nn, ncap;
+    struct oaindex nodes_ix; /* (a, b) -> node */
     char **files; /* callgrind: the source files named so far */
-    size_t nfiles;
+    size_t nfiles, files_cap;
     int first; /* chrome: no event written yet */
-    int failed;
+    uint64_t failed; /* events not accounted for (out of memory) */
     const struct names *nm;    /* the contexts' and objects' names, or NULL */
     struct ctxtab tracks;      /* chrome: the contexts whose track has its name */
     int cpu_track;             /* chrome: the CPU track has its name */
 };
 
-static size_t hash2(uint64_t a, uint64_t b)
+static uint64_t pair_hash(uint64_t a, uint64_t b)
 {
-    uint64_t v = a * UINT64_C(0x9e3779b97f4a7c15) ^ b;
+    return oaindex_hash_u64(a * UINT64_C(0x9e3779b97f4a7c15) ^ b);
+}
 
-    v ^= v >> 33;
-    v *= UINT64_C(0xff51afd7ed558ccd);
-    v ^= v >> 33;
-    return (size_t)v;
+static uint64_t node_hash(const void *arg, size_t pos)
+{
+    const struct node *n = &((const struct export *)arg)->nodes[pos];
+
+    return pair_hash(n->a, n->b);
+}
+
+static int node_match(const void *arg, size_t pos, const void *key)
+{
+    const struct node *n = &((const struct export *)arg)->nodes[pos];
+    const uint64_t *k = key;
+
+    return n->a == k[0] && n->b == k[1];
 }
 
 /* The node for (a, b), made when new; -1 when out of memory. */
 static long node_of(struct export *x, uint64_t a, uint64_t b)
 {
-    struct map *m = &x->map;
-    size_t i;
+    const uint64_t key[2] = {a, b};
+    uint64_t h = pair_hash(a, b);
+    size_t pos = oaindex_find(&x->nodes_ix, h, node_match, x, key), *slot;
 
-    if ((m->used + 1) * 2 > m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 1024;
-        struct slot *s = calloc(cap, sizeof *s);
-
-        if (!s)
-            return -1;
-        for (size_t k = 0; k < m->cap; k++) {
-            if (!m->s[k].v_plus1)
-                continue;
-            for (i = hash2(m->s[k].a, m->s[k].b) & (cap - 1); s[i].v_plus1; i = (i + 1) & (cap - 1))
-                ;
-            s[i] = m->s[k];
-        }
-        free(m->s);
-        m->s = s;
-        m->cap = cap;
-    }
-    for (i = hash2(a, b) & (m->cap - 1); m->s[i].v_plus1; i = (i + 1) & (m->cap - 1))
-        if (m->s[i].a == a && m->s[i].b == b)
-            return m->s[i].v_plus1 - 1;
-    if (x->nn == x->ncap) {
-        size_t cap = x->ncap ? x->ncap * 2 : 1024;
-        struct node *p = realloc(x->nodes, cap * sizeof *p);
-
-        if (!p)
-            return -1;
-        x->nodes = p;
-        x->ncap = cap;
-    }
+    if (pos != SIZE_MAX)
+        return (long)pos;
+    if (vec_grow(&x->nodes, &x->ncap, x->nn, sizeof *x->nodes, 1024) < 0 ||
+        oaindex_reserve(&x->nodes_ix, 2048, node_hash, x) < 0)
+        return -1;
+    slot = oaindex_slot(&x->nodes_ix, h, node_match, x, key);
     x->nodes[x->nn] = (struct node){.a = a, .b = b};
-    m->s[i] = (struct slot){a, b, (uint32_t)(x->nn + 1)};
-    m->used++;
+    oaindex_put(&x->nodes_ix, slot, x->nn);
     return (long)x->nn++;
-}
-
-static uint64_t span(uint64_t from, uint64_t to)
-{
-    return to > from ? to - from : 0;
 }
 
 /* ---- chrome */
@@ -208,7 +181,7 @@ static const char *json_name(struct export *x, uint64_t addr, char *buf, size_t 
 
     if (x->names[i].json && x->names[i].addr == addr)
         return x->names[i].json;
-    render_addr(x->o.sym, x->o.bias, addr, name, sizeof name);
+    fmt_addr(x->o.sym, x->o.bias, addr, name, sizeof name);
     if (len < 6 * sizeof name + 3)
         return "\"?\"";
     json_put(buf, name);
@@ -296,116 +269,74 @@ static void chrome_end_call(struct export *x, struct xctx *c, uint64_t addr, uin
 
 /* ---- the accounting */
 
-/* A call ends: dur its time, kids its children's; caller is its caller's address (0: not
- * known). */
-static void account(struct xctx *c, unsigned d, uint64_t addr, uint64_t dur, uint64_t kids)
+static struct level *level(struct xctx *c, unsigned d)
+{
+    return calltime_at(&c->stack, d);
+}
+
+/* The level of the caller of a call at depth d, when it is open; else NULL. */
+static struct level *caller_of(struct xctx *c, unsigned d)
+{
+    struct level *p = d ? level(c, d - 1) : NULL;
+
+    return p && p->ct.open ? p : NULL;
+}
+
+/* folded: the node of a call of addr at depth d, the child of its caller's (the root's when
+ * not known). -1 when out of memory. */
+static long folded_node(struct xctx *c, unsigned d, uint64_t addr)
+{
+    const struct level *p = caller_of(c, d);
+
+    return node_of(c->x, p ? p->node : 0, addr);
+}
+
+/* A call at depth d ends: its self time goes to its stack (folded), its function and its
+ * caller's call of it (callgrind). */
+static void account(struct xctx *c, unsigned d, const struct calltime_call *call)
 {
     struct export *x = c->x;
-    uint64_t self = dur > kids ? dur - kids : 0;
-    uint64_t caller = d && c->lvl[d - 1].open ? c->lvl[d - 1].addr : 0;
+    const struct level *l = level(c, d), *p = caller_of(c, d);
+    uint64_t self = call->dur > call->kids ? call->dur - call->kids : 0;
     long k;
 
     if (x->o.format == EXPORT_FOLDED) {
-        uint32_t parent = d && c->lvl[d - 1].open ? c->lvl[d - 1].node : 0;
-
-        if (d < c->n && c->lvl[d].open && c->lvl[d].addr == addr)
-            k = c->lvl[d].node;
-        else
-            k = node_of(x, parent, addr);
+        k = l->ct.open && l->ct.addr == call->addr ? (long)l->node
+                                                   : folded_node(c, d, call->addr);
         if (k < 0)
             x->failed = 1;
         else
             x->nodes[k].self += self;
     } else if (x->o.format == EXPORT_CALLGRIND) {
-        if ((k = node_of(x, addr, 0)) < 0) {
+        if ((k = node_of(x, call->addr, 0)) < 0) {
             x->failed = 1;
             return;
         }
         x->nodes[k].self += self;
         x->nodes[k].calls++;
-        if (caller) {
-            if ((k = node_of(x, caller, addr)) < 0) {
+        if (p) {
+            if ((k = node_of(x, p->ct.addr, call->addr)) < 0) {
                 x->failed = 1;
                 return;
             }
             x->nodes[k].calls++;
-            x->nodes[k].incl += dur;
+            x->nodes[k].incl += call->dur;
         }
     }
 }
 
-static void to_parent(struct xctx *c, unsigned d, uint64_t dur, uint64_t end)
-{
-    struct level *p;
-
-    if (!d)
-        return;
-    p = &c->lvl[d - 1];
-    p->kids += dur;
-    p->kids_base += dur;
-    if (p->last < end)
-        p->last = end;
-}
-
-/* Levels above d that are open vanished without an exit (made unknown by a loss): chrome
- * still closes them, at the last time known inside them. */
-static int reach(struct xctx *c, unsigned d)
-{
-    if (d >= c->cap) {
-        unsigned cap = c->cap ? c->cap : 64;
-        struct level *l;
-
-        while (cap <= d)
-            cap *= 2;
-        if (!(l = realloc(c->lvl, cap * sizeof *l)))
-            return -1;
-        memset(l + c->cap, 0, (cap - c->cap) * sizeof *l);
-        c->lvl = l;
-        c->cap = cap;
-    }
-    for (unsigned k = c->n; k-- > d + 1;) {
-        if (c->lvl[k].open && c->x->o.format == EXPORT_CHROME)
-            chrome_end_call(c->x, c, c->lvl[k].addr, c->lvl[k].last);
-        c->lvl[k] = (struct level){0};
-    }
-    if (c->n < d + 1)
-        c->n = d + 1;
-    return 0;
-}
-
-static void base_at(struct xctx *c, uint64_t t)
-{
-    if (c->need_base) {
-        c->need_base = 0;
-        c->t_base = t;
-    }
-}
-
-static void x_enter(void *arg, const struct tree_frame *f, unsigned d)
+static int x_open(void *arg, struct calltime *ct, unsigned d, const struct tree_frame *f)
 {
     struct xctx *c = arg;
     struct export *x = c->x;
-    struct level *l;
     long node = 0;
 
-    base_at(c, f->t_enter);
-    if (reach(c, d) < 0) {
-        x->failed = 1;
-        return;
-    }
-    l = &c->lvl[d];
-    if (l->open && x->o.format == EXPORT_CHROME) /* the level was open at d: it vanished */
-        chrome_end_call(x, c, l->addr, l->last);
-    if (x->o.format == EXPORT_FOLDED &&
-        (node = node_of(x, d && c->lvl[d - 1].open ? c->lvl[d - 1].node : 0, f->addr)) < 0) {
+    (void)ct;
+    if (x->o.format == EXPORT_FOLDED && (node = folded_node(c, d, f->addr)) < 0) {
         x->failed = 1;
         node = 0;
     }
-    *l = (struct level){.addr = f->addr, .node = (uint32_t)node, .open = 1,
-                        .t_enter = f->t_enter, .last = f->t_enter};
-    c->n = d + 1;
-    if (d && c->lvl[d - 1].last < f->t_enter)
-        c->lvl[d - 1].last = f->t_enter;
+    level(c, d)->node = (uint32_t)node;
     if (x->o.format == EXPORT_CHROME) {
         chrome_begin(x, c, "B", f->t_enter);
         chrome_name(x, f->addr);
@@ -413,89 +344,67 @@ static void x_enter(void *arg, const struct tree_frame *f, unsigned d)
             chrome_args(x, f->addr, f->vals, 0);
         fputs_unlocked("}", x->out);
     }
+    return 0;
 }
 
-/* A call open at level d ends at end (known from its entry); vals: a wrapped call's values
- * with its return value, or NULL. */
-static void close_known(struct xctx *c, unsigned d, uint64_t end, const struct wval_set *vals)
-{
-    struct level *l = &c->lvl[d];
-    uint64_t dur = span(l->t_enter, end);
-
-    account(c, d, l->addr, dur, l->kids);
-    to_parent(c, d, dur, end);
-    if (c->x->o.format != EXPORT_CHROME)
-        return;
-    if (vals && wval_ret(vals)) {
-        chrome_begin(c->x, c, "E", end);
-        chrome_name(c->x, l->addr);
-        chrome_args(c->x, l->addr, vals, 1);
-        fputs_unlocked("}", c->x->out);
-    } else {
-        chrome_end_call(c->x, c, l->addr, end);
-    }
-}
-
-static void x_exit(void *arg, const struct tree_frame *f, unsigned d, uint64_t t,
-                   enum tree_exit_how how)
+/* chrome: a call known from its entry ends with an E event (a wrapped call's with its return
+ * value); one entered before the trace is an X event from the context's first event since. */
+static int x_close(void *arg, struct calltime *ct, unsigned d, const struct calltime_call *call)
 {
     struct xctx *c = arg;
     struct export *x = c->x;
-    struct level *l;
 
-    base_at(c, t);
-    if (reach(c, d) < 0) {
-        x->failed = 1;
-        return;
-    }
-    l = &c->lvl[d];
-    if (how == TREE_RETURNED && l->open && l->addr == f->addr) {
-        close_known(c, d, t, f->vals);
-    } else if (how == TREE_ABANDONED && l->open) {
-        close_known(c, d, l->last, NULL);
+    (void)ct;
+    account(c, d, call);
+    if (x->o.format != EXPORT_CHROME)
+        return 0;
+    if (call->how == CALLTIME_BEFORE) {
+        chrome_begin(x, c, "X", call->start);
+        fputs_unlocked(",\"dur\":", x->out);
+        chrome_ts(x, call->dur);
+        chrome_name(x, call->addr);
+        fputs_unlocked(",\"args\":{\"entered\":\"before the trace\"}}", x->out);
+    } else if (call->vals && wval_ret(call->vals)) {
+        chrome_begin(x, c, "E", call->end);
+        chrome_name(x, call->addr);
+        chrome_args(x, call->addr, call->vals, 1);
+        fputs_unlocked("}", x->out);
     } else {
-        /* Entered before the trace (or a loss): known from the context's first event since. */
-        uint64_t dur = span(c->t_base, t);
-
-        if (l->open && x->o.format == EXPORT_CHROME)
-            chrome_end_call(x, c, l->addr, l->last);
-        l->open = 0;
-        account(c, d, f->addr, dur, l->kids_base);
-        to_parent(c, d, dur, t);
-        if (x->o.format == EXPORT_CHROME) {
-            chrome_begin(x, c, "X", c->t_base);
-            fputs_unlocked(",\"dur\":", x->out);
-            chrome_ts(x, dur);
-            chrome_name(x, f->addr);
-            fputs_unlocked(",\"args\":{\"entered\":\"before the trace\"}}", x->out);
-        }
+        chrome_end_call(x, c, call->addr, call->end);
     }
-    *l = (struct level){0};
-    c->n = d;
+    return 0;
 }
 
-static void x_special(void *arg, const struct ev *e, unsigned d)
+/* A level open without an exit vanished (made unknown by a loss): chrome still closes it, at
+ * the last time known inside it. */
+static void x_drop(void *arg, struct calltime *ct, unsigned d)
+{
+    struct xctx *c = arg;
+    const struct level *l = level(c, d);
+
+    (void)ct;
+    if (l->ct.open && c->x->o.format == EXPORT_CHROME)
+        chrome_end_call(c->x, c, l->ct.addr, l->ct.last);
+}
+
+/* chrome: marks, triggers, faults and losses as instant events. */
+static void x_special(void *arg, struct calltime *ct, const struct ev *e, unsigned d)
 {
     struct xctx *c = arg;
     struct export *x = c->x;
     char buf[512];
 
-    (void)d;
-    if (e->kind == EV_LOST) {
-        c->need_base = 1;
-        for (unsigned k = 0; k < c->n; k++)
-            c->lvl[k].kids_base = 0;
-    }
+    (void)ct, (void)d;
     if (x->o.format != EXPORT_CHROME)
         return;
     if (e->kind == EV_MARK) {
-        render_mark_text(e, buf, sizeof buf);
+        fmt_mark(e, buf, sizeof buf);
     } else if (e->kind == EV_TRIGGER) {
-        struct render_namer nm = {x->o.sym, x->o.bias, 0, {0}};
+        struct fmt_namer nm = {x->o.sym, x->o.bias, 0, {0}};
 
-        render_trigger_text(&nm, NULL, e, buf, sizeof buf);
+        fmt_trigger(&nm, NULL, e, buf, sizeof buf);
     } else if (e->kind == EV_FAULT)
-        render_fault_text(x->o.sym, x->o.bias, 16, e, NULL, buf, sizeof buf);
+        fmt_fault(x->o.sym, x->o.bias, 16, e, NULL, buf, sizeof buf);
     else if (e->kind == EV_LOST)
         snprintf(buf, sizeof buf, "%" PRIu64 " events lost", e->addr);
     else
@@ -506,19 +415,7 @@ static void x_special(void *arg, const struct ev *e, unsigned d)
     fputs_unlocked("}", x->out);
 }
 
-static void x_finish(void *arg, const struct tree_frame *stack, unsigned n)
-{
-    struct xctx *c = arg;
-
-    (void)stack, (void)n;
-    for (unsigned d = c->n; d-- > 0;)
-        if (c->lvl[d].open)
-            close_known(c, d, c->lvl[d].last, NULL);
-    if (c->lvl) /* none yet when no call came (a filter left them all out): memset(NULL) is UB */
-        memset(c->lvl, 0, c->cap * sizeof *c->lvl);
-    c->n = 0;
-    c->need_base = 1;
-}
+static const struct calltime_ops x_ops = {x_open, x_close, x_drop, x_special, NULL};
 
 /* ---- the writer */
 
@@ -555,18 +452,16 @@ int export_parse_format(const char *s, enum export_format *f)
 
 const struct tree_sink *export_sink(struct export *x, uint32_t ctx, uint64_t os_tid)
 {
-    struct xctx *c, **p = realloc(x->ctx, (x->nctx + 1) * sizeof *p);
+    struct xctx *c;
 
-    if (!p)
-        return NULL;
-    x->ctx = p;
-    if (!(c = calloc(1, sizeof *c)))
+    /* doubled: a crafted trace may have 200 000 contexts */
+    if (vec_grow(&x->ctx, &x->ctx_cap, x->nctx, sizeof *x->ctx, 16) < 0 ||
+        !(c = calloc(1, sizeof *c)))
         return NULL;
     x->ctx[x->nctx++] = c;
     c->x = x;
     c->id = ctx;
-    c->need_base = 1;
-    c->sink = (struct tree_sink){c, x_enter, x_exit, x_special, x_finish, NULL};
+    calltime_init(&c->stack, &x_ops, c, sizeof(struct level), NULL, &x->failed);
     if (x->o.format == EXPORT_CHROME) {
         const char *task = x->nm ? names_ctx(x->nm, ctx) : NULL;
         char name[NAMES_MAX + 64];
@@ -582,7 +477,7 @@ const struct tree_sink *export_sink(struct export *x, uint32_t ctx, uint64_t os_
             snprintf(name, sizeof name, "%s %" PRIu32, x->o.ctx_word, ctx);
         chrome_meta(x, ctx, "thread_name", "name", name);
     }
-    return &c->sink;
+    return calltime_sink(&c->stack);
 }
 
 void export_names(struct export *x, const struct names *n)
@@ -601,7 +496,7 @@ static void task_track(struct export *x, uint32_t id)
         x->failed = 1;
         return;
     }
-    taskstat_name(x->nm, x->o.sym, x->o.bias, id, name, sizeof name);
+    names_ctx_text(x->nm, x->o.sym, x->o.bias, id, 0, name, sizeof name);
     chrome_meta(x, id, "thread_name", "name", name);
 }
 
@@ -621,18 +516,18 @@ void export_taskstat_span(void *arg, const struct taskstat_span *sp)
     }
     task_track(x, sp->id);
     if (sp->kind == TASKSTAT_RUN) {
-        taskstat_name(x->nm, x->o.sym, x->o.bias, sp->id, name, sizeof name);
+        names_ctx_text(x->nm, x->o.sym, x->o.bias, sp->id, 0, name, sizeof name);
         chrome_begin_tid(x, EXPORT_CPU_TID, "X", sp->from);
     } else {
-        taskstat_block_text(x->nm, sp, name, sizeof name);
+        fmt_block(x->nm, sp->objtype, sp->obj, sp->op, FMT_BLOCK_INTERVAL, name, sizeof name);
         chrome_begin_tid(x, sp->id, "X", sp->from);
     }
     fputs_unlocked(",\"dur\":", x->out);
-    chrome_ts(x, span(sp->from, sp->to));
+    chrome_ts(x, tree_span(sp->from, sp->to));
     fputs_unlocked(",\"name\":", x->out);
     json_str(x->out, name);
     if (sp->kind == TASKSTAT_BLOCKED && sp->have_waker) {
-        taskstat_name(x->nm, x->o.sym, x->o.bias, sp->waker, name, sizeof name);
+        names_ctx_text(x->nm, x->o.sym, x->o.bias, sp->waker, 0, name, sizeof name);
         fputs_unlocked(",\"args\":{\"woken by\":", x->out);
         json_str(x->out, name);
         fputs_unlocked("}", x->out);
@@ -649,7 +544,7 @@ static void folded_path(struct export *x, size_t k, unsigned depth)
         return;
     if (depth < 100000)
         folded_path(x, x->nodes[k].a, depth + 1);
-    render_addr(x->o.sym, x->o.bias, x->nodes[k].b, name, sizeof name);
+    fmt_addr(x->o.sym, x->o.bias, x->nodes[k].b, name, sizeof name);
     for (char *p = name; *p; p++) /* the format's separators */
         if (*p == ';' || *p == ' ')
             *p = '_';
@@ -673,7 +568,7 @@ static void cg_name(struct export *x, const char *key, uint64_t addr)
 {
     char name[512];
 
-    render_addr(x->o.sym, x->o.bias, addr, name, sizeof name);
+    fmt_addr(x->o.sym, x->o.bias, addr, name, sizeof name);
     fprintf(x->out, "%s=%s\n", key, name);
 }
 
@@ -692,12 +587,8 @@ static void cg_source(struct export *x, uint64_t addr, uint32_t *file, uint32_t 
     for (i = 0; i < x->nfiles && strcmp(x->files[i], path); i++)
         ;
     if (i == x->nfiles) {
-        char **f = realloc(x->files, (x->nfiles + 1) * sizeof *f);
-
-        if (!f)
-            return;
-        x->files = f;
-        if (!(f[i] = strdup(path)))
+        if (vec_grow(&x->files, &x->files_cap, x->nfiles, sizeof *x->files, 16) < 0 ||
+            !(x->files[i] = strdup(path)))
             return;
         x->nfiles++;
     }
@@ -705,7 +596,7 @@ static void cg_source(struct export *x, uint64_t addr, uint32_t *file, uint32_t 
     *line = l;
 }
 
-/* Every function's source, and each pair's callee's, looked up while the map still finds
+/* Every function's source, and each pair's callee's, looked up while the index still finds
  * the function of a callee (the sort moves the nodes). */
 static void cg_sources(struct export *x)
 {
@@ -762,7 +653,7 @@ static void callgrind(struct export *x)
     }
 }
 
-int export_end(struct export *x)
+int export_end(struct export *x, char *err, size_t errlen)
 {
     if (x->o.format == EXPORT_CHROME) {
         fputs_unlocked("\n]}\n", x->out);
@@ -776,9 +667,15 @@ int export_end(struct export *x)
     } else {
         callgrind(x);
     }
-    if (fflush(x->out) != 0 || ferror(x->out))
+    if (fflush(x->out) != 0 || ferror(x->out)) {
+        snprintf(err, errlen, "cannot write: %s", errno ? strerror(errno) : "I/O error");
         return -1;
-    return x->failed ? -1 : 0;
+    }
+    if (x->failed) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
 }
 
 void export_free(struct export *x)
@@ -786,14 +683,14 @@ void export_free(struct export *x)
     if (!x)
         return;
     for (unsigned i = 0; i < x->nctx; i++) {
-        free(x->ctx[i]->lvl);
+        calltime_free(&x->ctx[i]->stack);
         free(x->ctx[i]);
     }
     free(x->ctx);
     ctxtab_free(&x->tracks);
     for (unsigned i = 0; i < NAME_CACHE; i++)
         free(x->names[i].json);
-    free(x->map.s);
+    oaindex_free(&x->nodes_ix);
     free(x->nodes);
     for (size_t i = 0; i < x->nfiles; i++)
         free(x->files[i]);

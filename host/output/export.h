@@ -66,8 +66,9 @@ void export_names(struct export *x, const struct names *n);
 void export_taskstat_span(void *arg, const struct taskstat_span *sp);
 
 /* Writes what was gathered (folded, callgrind) or closes the JSON, after every tree finished;
- * 0, or -1 when out of memory or on a write error. */
-int export_end(struct export *x);
+ * 0, or -1 with what is wrong in err ("cannot write: No space left on device", "out of
+ * memory"), which the caller prefixes with the output's name. */
+int export_end(struct export *x, char *err, size_t errlen);
 
 /* Frees the writer. NULL is fine. */
 void export_free(struct export *x);

@@ -1,15 +1,16 @@
 /* render.c - the text styles of the call tree. */
 #include "output/render.h"
 
-#include <bfd.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cyg_format.h"
-#include "util/numfmt.h"
+#include "output/fmt.h"
+#include "output/srcline.h"
 #include "symbols/wsig.h"
+#include "util/numfmt.h"
 
 /* A call entered but not yet shown: whether it is a leaf is known only at the next event. */
 struct open_call {
@@ -44,23 +45,6 @@ struct name_slot {
     unsigned exc; /* Cortex-M: the exception it handles (sym_exception), 0: none */
 };
 
-/* What --srcline and --signatures add, per function and per call site: looked up in the DWARF
- * once, then kept (direct-mapped, so memory stays bounded whatever the trace). */
-#define FN_CACHE 1024u
-#define SITE_CACHE 1024u
-
-struct fn_slot {
-    uint64_t addr;
-    char *text; /* "decide(int i) [demo.c:42]"; NULL: empty slot */
-    size_t call_len; /* of "decide(int i)" */
-};
-
-struct site_slot {
-    uint64_t site;
-    int valid;
-    char text[256]; /* " <- demo.c:60", or "" when the DWARF does not know */
-};
-
 #define VALUE_TEXT 600 /* one value as C: a string of 128 bytes, each maybe 4 */
 #define ARGS_TEXT 2048 /* a call's arguments */
 #define WRAP_CACHE 64u
@@ -81,8 +65,7 @@ struct render {
     char indent[INDENT_LEVELS * 4]; /* the style's indent unit, repeated */
     size_t unit;
     struct name_slot names[NAME_CACHE];
-    struct fn_slot *fns;     /* FN_CACHE of them when o.show asks for DWARF, else NULL */
-    struct site_slot *sites; /* SITE_CACHE, likewise */
+    struct srcline *src;     /* when o.show asks for the DWARF's lines or signatures */
     struct wrap_slot wraps[WRAP_CACHE];
     uint32_t *dur_ns;        /* the ns of 0 .. DUR_TABLE - 1 ticks, or NULL (no clock rate,
                                 or a rate so slow that they do not fit) */
@@ -158,18 +141,6 @@ static void out_fmt(struct render *r, const char *fmt, ...)
         out_mem(r, tmp, (size_t)len < sizeof tmp ? (size_t)len : sizeof tmp - 1);
 }
 
-/* libiberty's DMGL_PARAMS and DMGL_ANSI: "ns::f(int) const" with both; the tree writes the
- * parentheses itself, so names are shown without parameters unless --signatures asks. */
-#define DEMANGLE_PARAMS (1 << 0)
-#define DEMANGLE_ANSI (1 << 1)
-
-/* A C++ symbol's demangled name (malloc'd), or NULL for a C name or one that does not
- * demangle. The symbol table keeps names as they are; only what is shown is demangled. */
-static char *render_demangle(const char *name)
-{
-    return name[0] == '_' && name[1] == 'Z' ? bfd_demangle(NULL, name, DEMANGLE_ANSI) : NULL;
-}
-
 /* The function's name for an entry address: from the cache, else looked up, and kept when it is
  * a symbol's name (addresses formatted into buf are not). */
 static const char *name_of(struct render *r, uint64_t addr, char *buf, size_t len)
@@ -181,7 +152,7 @@ static const char *name_of(struct render *r, uint64_t addr, char *buf, size_t le
         return slot->name;
     s = r->sym ? sym_lookup(r->sym, addr - r->bias) : NULL;
     if (s && s->start == addr - r->bias) {
-        char *dm = render_demangle(s->name);
+        char *dm = fmt_demangle(s->name, 0);
         const char *wrapped = wsig_wrapped_name(s->name);
         const char *name = dm ? dm : wrapped ? wrapped : s->name;
         size_t n = strlen(name);
@@ -196,7 +167,7 @@ static const char *name_of(struct render *r, uint64_t addr, char *buf, size_t le
         if (copy)
             return slot->name;
     }
-    render_addr(r->sym, r->bias, addr, buf, len);
+    fmt_addr(r->sym, r->bias, addr, buf, len);
     return buf;
 }
 
@@ -210,6 +181,12 @@ static void put_name(struct render *r, uint64_t addr)
         out_mem(r, slot->name, slot->len);
     else
         out_str(r, name_of(r, addr, nb, sizeof nb));
+}
+
+/* srcline's names: the same as the tree's. */
+static const char *name_for_srcline(void *arg, uint64_t addr, char *buf, size_t len)
+{
+    return name_of(arg, addr, buf, len);
 }
 
 /* ANSI colours, written only with RENDER_COLOR. */
@@ -227,73 +204,6 @@ static void col(struct render *r, const char *code)
         out_str(r, code);
 }
 
-static const char *file_name(const struct render *r, const char *path)
-{
-    const char *b = strrchr(path, '/');
-
-    return r->o.show & RENDER_FULL_PATH || !b ? path : b + 1;
-}
-
-/* The cached "decide(int i) [demo.c:42]" of a function's entry address: *call_len is the
- * length of the call part, the rest is the source location (either may be what the symbol
- * alone says when the DWARF does not know the function). */
-static const char *fn_text(struct render *r, uint64_t addr, size_t *call_len)
-{
-    struct fn_slot *slot = &r->fns[(addr ^ addr >> 10) & (FN_CACHE - 1)];
-    const struct sym_info *s = r->sym ? sym_lookup(r->sym, addr - r->bias) : NULL;
-    char nb[256], file[512], sig[512], text[1400];
-    char *dm = NULL;
-    unsigned line = 0;
-    int rc = DWARF_NO_INFO, n;
-
-    if (slot->text && slot->addr == addr) {
-        *call_len = slot->call_len;
-        return slot->text;
-    }
-    if (s && r->o.dwarf)
-        rc = dwarf_src_func(r->o.dwarf, addr - r->bias, file, sizeof file, &line, sig,
-                            sizeof sig);
-    if (r->o.show & RENDER_SIGNATURES && s && (dm = bfd_demangle(NULL, s->name,
-                                                                DEMANGLE_PARAMS | DEMANGLE_ANSI)))
-        n = snprintf(text, sizeof text, "%s", dm); /* C++: the qualified name, with types */
-    else if (r->o.show & RENDER_SIGNATURES && rc == 0)
-        n = snprintf(text, sizeof text, "%s", sig);
-    else
-        n = snprintf(text, sizeof text, "%s()", name_of(r, addr, nb, sizeof nb));
-    free(dm);
-    n = n < 0 ? 0 : n < (int)sizeof text ? n : (int)sizeof text - 1;
-    if (r->o.show & RENDER_SRCLINE && rc == 0 && line)
-        snprintf(text + n, sizeof text - (size_t)n, " [%s:%u]", file_name(r, file), line);
-    free(slot->text);
-    slot->text = strdup(text);
-    slot->addr = addr;
-    slot->call_len = (size_t)n;
-    *call_len = slot->text ? slot->call_len : 0;
-    return slot->text ? slot->text : "";
-}
-
-/* " <- demo.c:60" for a call site (a return address), or "" when the DWARF does not know it. */
-static const char *site_text(struct render *r, uint64_t site)
-{
-    struct site_slot *slot = &r->sites[(site ^ site >> 10) & (SITE_CACHE - 1)];
-    uint64_t a = site - r->bias;
-    char file[200]; /* and text[256]: the line always fits */
-    unsigned line = 0;
-
-    if (slot->valid && slot->site == site)
-        return slot->text;
-    slot->valid = 1;
-    slot->site = site;
-    slot->text[0] = 0;
-    /* The call instruction is the byte before the return address (a Thumb one's bit 0 set). */
-    if (r->o.addr_width == 8)
-        a &= ~(uint64_t)1;
-    if (r->sym && sym_lookup(r->sym, a - 1) &&
-        dwarf_src_line(r->o.dwarf, a - 1, file, sizeof file, &line) == 0)
-        snprintf(slot->text, sizeof slot->text, " <- %s:%u", file_name(r, file), line);
-    return slot->text;
-}
-
 /* The call site a frame's line shows: none for an inlined call, whose hooks were given the
  * call site of the function it was inlined into, not a line of its own. */
 static uint64_t own_site(const struct tree_frame *f)
@@ -301,8 +211,6 @@ static uint64_t own_site(const struct tree_frame *f)
     return f->inlined ? 0 : f->site;
 }
 
-/* A call in the tree style: "name()", or with --signatures and --srcline
- * "decide(int i) [demo.c:42] <- demo.c:60". */
 /* Cortex-M: after a function the ELF's vector table names, what it handles ("[interrupt 9]",
  * "[exception 15]": SysTick), from the name cache. */
 static void put_handler(struct render *r, uint64_t addr)
@@ -320,6 +228,8 @@ static void put_handler(struct render *r, uint64_t addr)
 static void put_wrapped(struct render *r, uint64_t addr, uint64_t site, const struct wval_set *v,
                         int ret);
 
+/* A call in the tree style: "name()", or with --signatures and --srcline
+ * "decide(int i) [demo.c:42] <- demo.c:60". */
 static void put_call(struct render *r, uint64_t addr, uint64_t site)
 {
     const struct sym_info *s;
@@ -327,13 +237,13 @@ static void put_call(struct render *r, uint64_t addr, uint64_t site)
     const char *t;
 
     /* a wrapper: the wrapped function's source, not the generated code's */
-    if (r->fns && (s = sym_lookup(r->sym, addr - r->bias)) && s->start == addr - r->bias &&
+    if (r->src && (s = sym_lookup(r->sym, addr - r->bias)) && s->start == addr - r->bias &&
         wsig_wrapped_name(s->name)) {
         put_wrapped(r, addr, site, NULL, 0);
         return;
     }
 
-    if (!r->fns) {
+    if (!r->src) {
         col(r, COL_NAME);
         put_name(r, addr);
         col(r, COL_OFF);
@@ -341,14 +251,14 @@ static void put_call(struct render *r, uint64_t addr, uint64_t site)
         put_handler(r, addr);
         return;
     }
-    t = fn_text(r, addr, &call_len);
+    t = srcline_fn(r->src, addr, &call_len);
     col(r, COL_NAME);
     out_mem(r, t, call_len);
     col(r, COL_OFF);
     put_handler(r, addr);
     out_str(r, t + call_len);
     if (r->o.show & RENDER_SRCLINE && site && r->o.dwarf)
-        out_str(r, site_text(r, site));
+        out_str(r, srcline_site(r->src, site));
 }
 
 /* Whether a frame's line shows its values: a wrapped call's, unless --no-args. */
@@ -403,11 +313,11 @@ static void put_wrapped(struct render *r, uint64_t addr, uint64_t site, const st
     uint64_t real;
     size_t call_len;
 
-    real = r->fns && name ? real_function(r, addr, name) : 0;
+    real = r->src && name ? real_function(r, addr, name) : 0;
     col(r, COL_NAME);
     if (!v && real && r->o.show & RENDER_SIGNATURES) {
         /* no values (or --no-args): the wrapped function's parameters, as --signatures says */
-        const char *t = fn_text(r, real, &call_len);
+        const char *t = srcline_fn(r->src, real, &call_len);
 
         out_mem(r, t, call_len);
         col(r, COL_OFF);
@@ -423,9 +333,9 @@ static void put_wrapped(struct render *r, uint64_t addr, uint64_t site, const st
         put_ret(r, v, sig);
     put_handler(r, addr);
     if (real)
-        out_str(r, fn_text(r, real, &call_len) + call_len);
+        out_str(r, srcline_fn(r->src, real, &call_len) + call_len);
     if (r->o.show & RENDER_SRCLINE && site && r->o.dwarf)
-        out_str(r, site_text(r, site));
+        out_str(r, srcline_site(r->src, site));
 }
 
 /* The etrace style's name, with " [demo.c:42]" under --srcline. */
@@ -436,70 +346,8 @@ static void put_etrace_name(struct render *r, uint64_t addr)
     col(r, COL_NAME);
     put_name(r, addr);
     col(r, COL_OFF);
-    if (r->fns)
-        out_str(r, fn_text(r, addr, &call_len) + call_len);
-}
-
-void render_addr(const struct sym_table *sym, uint64_t bias, uint64_t addr, char *buf, size_t len)
-{
-    const struct sym_info *s = sym ? sym_lookup(sym, addr - bias) : NULL;
-    char *dm = s ? render_demangle(s->name) : NULL;
-    /* a wrapper's call shows as the call of what it wraps; an address inside its code (a
-     * fault's return address) as the wrapper's, not as code of the wrapped function */
-    const char *wrapped = s && s->start == addr - bias ? wsig_wrapped_name(s->name) : NULL;
-    const char *name = dm ? dm : wrapped ? wrapped : s ? s->name : NULL;
-
-    if (!s)
-        snprintf(buf, len, "0x%" PRIx64, addr - bias);
-    else if (s->start == addr - bias)
-        snprintf(buf, len, "%s", name);
-    else
-        snprintf(buf, len, "%s+0x%" PRIx64, name, addr - bias - s->start);
-    free(dm);
-}
-
-
-/* ticks in ns, rounded (ns are the thousandths of a us that duration_text starts from). */
-static uint64_t duration_ns(uint64_t ticks, uint64_t hz)
-{
-    double ns = (double)ticks * 1e9 / (double)hz + 0.5;
-
-    /* A slow clock (a bad ts_hz, a corrupt timestamp) can give more ns than 64 bits hold, and
-     * converting such a double is undefined: saturate (found by tests/fuzz/fuzz_dump.c). */
-    return ns < 0x1p63 ? (uint64_t)ns : UINT64_C(1) << 63; /* room for the rounding below */
-}
-
-/* The text of a duration of milli thousandths of a us (ns), with its length: "1.234 us",
- * "2.500 ms", "3.000 s". Formatting is the decoder's hot spot: integers only, no printf. */
-static size_t ns_text(uint64_t milli, char *buf)
-{
-    static const char units[][4] = {" us", " ms", " s"};
-    unsigned u = 0;
-    size_t n;
-
-    while (u < 2 && milli >= 1000000) {
-        milli = (milli + 500) / 1000;
-        u++;
-    }
-    n = numfmt_u64(buf, milli / 1000, 1);
-    buf[n++] = '.';
-    numfmt_3(buf + n, (unsigned)(milli % 1000));
-    n += 3;
-    memcpy(buf + n, units[u], 4);
-    return n + (u == 2 ? 2 : 3);
-}
-
-/* A duration as render_duration() writes it, with its length. buf holds at least 32 bytes. */
-static size_t duration_text(uint64_t ticks, uint64_t hz, char *buf)
-{
-    size_t n;
-
-    if (!hz) {
-        n = numfmt_u64(buf, ticks, 1);
-        memcpy(buf + n, " ticks", 7);
-        return n + 6;
-    }
-    return ns_text(duration_ns(ticks, hz), buf);
+    if (r->src)
+        out_str(r, srcline_fn(r->src, addr, &call_len) + call_len);
 }
 
 /* The tree's durations: most calls are short, and their ns come from a table filled once
@@ -507,18 +355,8 @@ static size_t duration_text(uint64_t ticks, uint64_t hz, char *buf)
 static size_t render_duration_text(const struct render *r, uint64_t ticks, char *buf)
 {
     if (ticks < DUR_TABLE && r->dur_ns)
-        return ns_text(r->dur_ns[ticks], buf);
-    return duration_text(ticks, r->o.ts_hz, buf);
-}
-
-void render_duration(uint64_t ticks, uint64_t hz, char *buf, size_t len)
-{
-    if (len < 32) { /* the longest: 20 digits and " ticks" */
-        if (len)
-            buf[0] = 0;
-        return;
-    }
-    duration_text(ticks, hz, buf);
+        return fmt_ns_text(r->dur_ns[ticks], buf);
+    return fmt_duration_text(ticks, r->o.ts_hz, buf);
 }
 
 static void indent(struct render *r, unsigned depth)
@@ -620,11 +458,6 @@ static inline __attribute__((always_inline)) char *line_start(struct render *r, 
 static inline void line_end(struct render *r, const char *p)
 {
     r->n = (size_t)(p - r->buf);
-}
-
-static uint64_t span(uint64_t from, uint64_t to)
-{
-    return to > from ? to - from : 0;
 }
 
 static void flush_run(struct render *r)
@@ -835,7 +668,7 @@ static void on_leave(void *arg, const struct tree_frame *f, unsigned depth, uint
     if (r->open.active && r->open.depth == depth) {
         /* The held-back call returns with nothing shown inside: a leaf. */
         r->open.active = 0;
-        on_leaf(r, f, depth, timed ? span(f->t_enter, t_exit) : 0, how);
+        on_leaf(r, f, depth, timed ? tree_span(f->t_enter, t_exit) : 0, how);
         return;
     }
     flush_all(r);
@@ -843,7 +676,7 @@ static void on_leave(void *arg, const struct tree_frame *f, unsigned depth, uint
         return;
     if (shown_vals(r, f) && wval_ret(f->vals)) {
         /* "} = 5; ", then the name in a comment, as uftrace shows a return value */
-        time_col(r, timed, timed ? span(f->t_enter, t_exit) : 0);
+        time_col(r, timed, timed ? tree_span(f->t_enter, t_exit) : 0);
         indent(r, depth);
         out_chr(r, '}');
         put_ret(r, f->vals, wrapped_sig(r, f->addr));
@@ -855,13 +688,13 @@ static void on_leave(void *arg, const struct tree_frame *f, unsigned depth, uint
         return;
     }
     if (r->fast && how == TREE_RETURNED &&
-        (p = line_start(r, timed, timed ? span(f->t_enter, t_exit) : 0, depth, "} /* ", 5,
+        (p = line_start(r, timed, timed ? tree_span(f->t_enter, t_exit) : 0, depth, "} /* ", 5,
                         f->addr))) {
         memcpy(p, " */\n", 4);
         line_end(r, p + 4);
         return;
     }
-    time_col(r, timed, timed ? span(f->t_enter, t_exit) : 0);
+    time_col(r, timed, timed ? tree_span(f->t_enter, t_exit) : 0);
     indent(r, depth);
     out_str(r, "} /* ");
     put_name(r, f->addr);
@@ -870,279 +703,15 @@ static void on_leave(void *arg, const struct tree_frame *f, unsigned depth, uint
     out_chr(r, '\n');
 }
 
-/* The usual name of a fatal signal number (Linux numbering, which every supported port has). */
-static const char *signal_name(unsigned sig)
-{
-    switch (sig) {
-    case 4: return "SIGILL";
-    case 6: return "SIGABRT";
-    case 7: return "SIGBUS";
-    case 8: return "SIGFPE";
-    case 11: return "SIGSEGV";
-    default: return "signal";
-    }
-}
-
-/* A RISC-V trap's name, from the code in its mcause (CYG_FAULT_RISCV kinds); NULL for codes
- * the privileged spec reserves or leaves to the platform. */
-static const char *riscv_trap_name(unsigned code, int irq)
-{
-    static const char *const exc[] = {"instruction address misaligned",
-                                      "instruction access fault",
-                                      "illegal instruction",
-                                      "breakpoint",
-                                      "load address misaligned",
-                                      "load access fault",
-                                      "store/AMO address misaligned",
-                                      "store/AMO access fault",
-                                      "ecall from U-mode",
-                                      "ecall from S-mode",
-                                      NULL,
-                                      "ecall from M-mode",
-                                      "instruction page fault",
-                                      "load page fault",
-                                      NULL,
-                                      "store/AMO page fault"};
-    static const char *const intr[] = {NULL, "supervisor software interrupt", NULL,
-                                       "machine software interrupt", NULL,
-                                       "supervisor timer interrupt", NULL,
-                                       "machine timer interrupt", NULL,
-                                       "supervisor external interrupt", NULL,
-                                       "machine external interrupt"};
-
-    if (irq)
-        return code < sizeof intr / sizeof intr[0] ? intr[code] : NULL;
-    return code < sizeof exc / sizeof exc[0] ? exc[code] : NULL;
-}
-
-/* Is addr inside the cygtrace runtime (its hooks or API)? */
-static int in_runtime(const struct sym_table *sym, uint64_t bias, uint64_t addr)
-{
-    const struct sym_info *s = sym ? sym_lookup(sym, addr - bias) : NULL;
-
-    return s && (!strncmp(s->name, "__cyg_profile_func_", 19) || !strncmp(s->name, "cyg_", 4) ||
-                 !strncmp(s->name, "cygtrace_", 9));
-}
-
-void render_fault_text(const struct sym_table *sym, uint64_t bias, unsigned addr_width,
-                       const struct ev *fault, const struct ev *lr, char *buf, size_t len)
-{
-    static const char *const names[] = {[CYG_FAULT_HARD] = "HardFault",
-                                        [CYG_FAULT_MEMMANAGE] = "MemManage fault",
-                                        [CYG_FAULT_BUS] = "BusFault",
-                                        [CYG_FAULT_USAGE] = "UsageFault",
-                                        [CYG_FAULT_SECURE] = "SecureFault"};
-    uint64_t thumb = addr_width == 8; /* 32-bit ARM code addresses carry the Thumb bit */
-    unsigned kind = fault->data;
-    char pc[256], from[256];
-    size_t n;
-
-    render_addr(sym, bias, fault->addr & ~thumb, pc, sizeof pc);
-    if (kind >= CYG_FAULT_RISCV && kind < CYG_FAULT_RISCV + 0x100u) {
-        /* RISC-V: the trap's name and its mcause as the firmware saw it (the interrupt flag in
-         * bit 31); the word after the PC is ra, shown as LR is below. */
-        unsigned code = kind & CYG_FAULT_RISCV_CODE, irq = (kind & CYG_FAULT_RISCV_IRQ) != 0;
-        const char *what = riscv_trap_name(code, irq);
-        const struct sym_info *f = sym ? sym_lookup(sym, fault->addr - bias) : NULL;
-
-        n = (size_t)snprintf(buf, len, "*** %s (mcause %s%u) at %s", what ? what : "trap",
-                             irq ? "0x80000000 + " : "", code, pc);
-        /* ra inside the faulting function itself is where its call of the entry hook
-         * returned (a leaf's ra is that until it returns): it names no caller. */
-        if (lr && f && sym_lookup(sym, lr->addr - bias) == f)
-            lr = NULL;
-    } else if (kind >= CYG_FAULT_SIGNAL) {
-        /* Linux: the word after the PC is the faulting address, not a return address. */
-        unsigned sig = kind - CYG_FAULT_SIGNAL;
-
-        /* A PC outside the ELF (in a library: abort() in libc) is shown as it was at run
-         * time; the program's load bias means nothing there. */
-        if (!sym || !sym_lookup(sym, fault->addr - bias))
-            snprintf(pc, sizeof pc, "0x%" PRIx64 " (outside the ELF)", fault->addr);
-        n = (size_t)snprintf(buf, len, "*** signal %u (%s) at %s", sig, signal_name(sig), pc);
-        if (lr && n < len && (lr->addr || sig == 11 || sig == 7)) /* NULL: the usual bad one */
-            snprintf(buf + n, len - n, ", address 0x%" PRIx64, lr->addr);
-        return;
-    } else if (kind < sizeof names / sizeof names[0] && names[kind])
-        n = (size_t)snprintf(buf, len, "*** %s at %s", names[kind], pc);
-    else
-        n = (size_t)snprintf(buf, len, "*** fault %u at %s", kind, pc);
-    /* In instrumented code LR often still holds a return address inside the hook the faulting
-     * function called last: that says nothing about its caller, which the call stack names. */
-    if (lr && n < len && !in_runtime(sym, bias, lr->addr & ~thumb)) {
-        render_addr(sym, bias, lr->addr & ~thumb, from, sizeof from);
-        snprintf(buf + n, len - n, ", called from %s", from);
-    }
-}
-
 static void fault_line(struct render *r, const struct ev *fault, const struct ev *lr)
 {
     char buf[600];
 
-    render_fault_text(r->sym, r->bias, r->o.addr_width, fault, lr, buf, sizeof buf);
+    fmt_fault(r->sym, r->bias, r->o.addr_width, fault, lr, buf, sizeof buf);
     col(r, COL_FAULT);
     out_str(r, buf);
     col(r, COL_OFF);
     out_chr(r, '\n');
-}
-
-const char *render_ctrl_name(void *arg, uint64_t addr)
-{
-    struct render_namer *nm = arg;
-
-    addr &= ~nm->thumb;
-    if (!nm->sym || !sym_lookup(nm->sym, addr - nm->bias))
-        return NULL;
-    render_addr(nm->sym, nm->bias, addr, nm->buf, sizeof nm->buf);
-    return nm->buf;
-}
-
-void render_trigger_text(const struct render_namer *nm, const struct ctrl *c,
-                         const struct ev *e, char *buf, size_t len)
-{
-    static const char *const kinds[CYG_TRIG_KINDS] = {"?", "start", "stop", "freeze",
-                                                      "freeze at a mark"};
-    struct render_namer n = *nm; /* its buffer is written */
-    unsigned i = e->data & CYG_TRIGD_IDX_MASK, kind = e->data >> CYG_TRIGD_KIND_SHIFT & 0xfu;
-    const char *name;
-    char t[256];
-
-    if (kind >= CYG_TRIG_KINDS)
-        kind = 0;
-    /* The area names the trigger when it still holds it as the record says (a later request
-     * may have changed it since). */
-    if (c && i < c->ntrig && c->trig[i].kind == kind && kind &&
-        (kind == CYG_TRIG_FREEZE_MARK || ((c->trig[i].what ^ e->addr) & ~n.thumb) == 0)) {
-        ctrl_trig_text(c, i, render_ctrl_name, &n, t, sizeof t);
-        if (kind == CYG_TRIG_FREEZE_MARK)
-            snprintf(buf, len, "trigger %s fired (mark value 0x%" PRIx64 ")", t, e->addr);
-        else
-            snprintf(buf, len, "trigger %s fired", t);
-        return;
-    }
-    if (kind == CYG_TRIG_FREEZE_MARK) {
-        snprintf(buf, len, "trigger %u (%s) fired: mark value 0x%" PRIx64, i, kinds[kind],
-                 e->addr);
-        return;
-    }
-    name = render_ctrl_name(&n, e->addr);
-    if (name)
-        snprintf(buf, len, "trigger %u (%s) fired at %s", i, kinds[kind], name);
-    else
-        snprintf(buf, len, "trigger %u (%s) fired at 0x%" PRIx64, i, kinds[kind], e->addr);
-}
-
-unsigned render_ctrl_notes(FILE *f, const char *prefix, const struct dec_ring *r,
-                           const struct sym_table *sym)
-{
-    struct render_namer nm = {sym, r->load_bias, r->word_bytes == 4, {0}};
-
-    if (r->ctrl_state != DEC_CTRL_OK)
-        return 0;
-    return ctrl_describe(&r->ctrl, render_ctrl_name, &nm, prefix, f);
-}
-
-void render_mark_text(const struct ev *e, char *buf, size_t len)
-{
-    if (e->cls)
-        snprintf(buf, len, "mark %u class %u = 0x%" PRIx64, e->data, e->cls, e->addr);
-    else
-        snprintf(buf, len, "mark %u = 0x%" PRIx64, e->data, e->addr);
-}
-
-const char *render_ctx_name(const struct names *n, const struct sym_table *sym, uint64_t bias,
-                            uint32_t id, uint64_t handle, char *buf, size_t len)
-{
-    const char *name = names_ctx(n, id);
-    const struct sym_info *s;
-
-    if (name)
-        return name;
-    if (names_handle(n, id))
-        handle = names_handle(n, id);
-    if (!sym || !handle || !(s = sym_func_at(sym, handle - bias)))
-        return NULL;
-    snprintf(buf, len, "%s", s->name);
-    return buf;
-}
-
-/* "consumer", else "context 3". */
-static void ctx_text(const struct names *n, const struct sym_table *sym, uint64_t bias,
-                     uint32_t id, uint64_t handle, char *buf, size_t len)
-{
-    char t[256];
-    const char *name = render_ctx_name(n, sym, bias, id, handle, t, sizeof t);
-
-    if (name)
-        snprintf(buf, len, "%s", name);
-    else
-        snprintf(buf, len, "context %u", id);
-}
-
-void render_sched_text(const struct names *n, const struct sym_table *sym, uint64_t bias,
-                       const struct ev *e, char *buf, size_t len)
-{
-    static const char *const objs[] = {NULL, "queue", "semaphore", "mutex", "event group",
-                                       "stream buffer"};
-    static const char *const ops[] = {"receive", "send", "peek", NULL};
-    unsigned kind = e->data & CYG_SCHED_KIND_MASK;
-    unsigned obj = e->data >> CYG_SCHED_OBJ_SHIFT & CYG_SCHED_OBJ_MASK;
-    unsigned op = e->data >> CYG_SCHED_OP_SHIFT & CYG_SCHED_OP_MASK;
-    uint32_t id = e->data >> CYG_SCHED_ID_SHIFT & CYG_SCHED_ID_MASK;
-    const char *name, *optext = NULL;
-    char who[300];
-    unsigned named_type = 0;
-
-    switch (kind) {
-    case CYG_SCHED_BLOCK:
-        if (obj == CYG_OBJ_DELAY) {
-            if (e->addr)
-                snprintf(buf, len, "delay %" PRIu64 " tick%s", e->addr, e->addr == 1 ? "" : "s");
-            else
-                snprintf(buf, len, "delay");
-            return;
-        }
-        if (obj == CYG_OBJ_NOTIFY) {
-            snprintf(buf, len, "blocked on a notification");
-            return;
-        }
-        if (obj == CYG_OBJ_SUSPEND) {
-            snprintf(buf, len, "suspended");
-            return;
-        }
-        name = names_obj(n, e->addr, &named_type);
-        if (obj == CYG_OBJ_NONE || obj >= sizeof objs / sizeof *objs)
-            obj = named_type < sizeof objs / sizeof *objs ? named_type : 0;
-        if (obj == CYG_OBJ_QUEUE || obj == CYG_OBJ_STREAM)
-            optext = ops[op];
-        else if (obj == CYG_OBJ_SEMAPHORE || obj == CYG_OBJ_MUTEX)
-            optext = "take";
-        if (!objs[obj] && !name) {
-            if (e->addr)
-                snprintf(buf, len, "blocked on 0x%" PRIx64, e->addr);
-            else
-                snprintf(buf, len, "blocked");
-            return;
-        }
-        if (name)
-            snprintf(who, sizeof who, "%s%s\"%s\"", objs[obj] ? objs[obj] : "",
-                     objs[obj] ? " " : "", name);
-        else
-            snprintf(who, sizeof who, "%s 0x%" PRIx64, objs[obj], e->addr);
-        snprintf(buf, len, optext ? "blocked on %s (%s)" : "blocked on %s", who, optext);
-        return;
-    case CYG_SCHED_WAKE:
-        ctx_text(n, sym, bias, id, e->addr, who, sizeof who);
-        snprintf(buf, len, "wakes %s", who);
-        return;
-    case CYG_SCHED_RESUME:
-        ctx_text(n, sym, bias, id, e->addr, who, sizeof who);
-        snprintf(buf, len, "woken by %s", who);
-        return;
-    default:
-        snprintf(buf, len, "scheduler record of unknown kind %u", kind);
-        return;
-    }
 }
 
 static void on_special(void *arg, const struct ev *e, unsigned depth)
@@ -1176,16 +745,16 @@ static void on_special(void *arg, const struct ev *e, unsigned depth)
         flush_all(r);
         time_col(r, 0, 0);
         indent(r, depth);
-        render_mark_text(e, text, sizeof text);
+        fmt_mark(e, text, sizeof text);
         out_fmt(r, "# %s\n", text);
         break;
     case EV_TRIGGER: {
-        struct render_namer nm = {r->sym, r->bias, r->o.addr_width == 8, {0}};
+        struct fmt_namer nm = {r->sym, r->bias, r->o.addr_width == 8, {0}};
 
         flush_all(r);
         time_col(r, 0, 0);
         indent(r, depth);
-        render_trigger_text(&nm, r->o.ctrl, e, text, sizeof text);
+        fmt_trigger(&nm, r->o.ctrl, e, text, sizeof text);
         col(r, COL_TRIGGER);
         out_fmt(r, "# %s", text);
         col(r, COL_OFF);
@@ -1207,7 +776,7 @@ static void on_special(void *arg, const struct ev *e, unsigned depth)
         flush_all(r);
         time_col(r, 0, 0);
         indent(r, depth);
-        render_sched_text(r->o.names, r->sym, r->bias, e, text, sizeof text);
+        fmt_sched(r->o.names, r->sym, r->bias, e, text, sizeof text);
         out_fmt(r, "-- %s\n", text);
         break;
     case EV_CONTEXT:
@@ -1237,7 +806,7 @@ static void on_finish(void *arg, const struct tree_frame *stack, unsigned n)
         return;
     out_fmt(r, "# call stack at the end of the trace (innermost first):\n");
     for (unsigned i = n; i-- > 0;) {
-        render_addr(r->sym, r->bias, stack[i].addr, nb, sizeof nb);
+        fmt_addr(r->sym, r->bias, stack[i].addr, nb, sizeof nb);
         out_fmt(r, "#   %-3u %s\n", n - 1 - i, nb);
     }
 }
@@ -1269,17 +838,20 @@ struct render *render_new(FILE *out, const struct render_opts *o, const struct s
     if (r->o.style == RENDER_BRACES) /* its format is exact */
         r->o.show &= ~(RENDER_SRCLINE | RENDER_SIGNATURES);
     if (r->o.show & (RENDER_SRCLINE | RENDER_SIGNATURES)) {
-        r->fns = calloc(FN_CACHE, sizeof *r->fns);
-        r->sites = calloc(SITE_CACHE, sizeof *r->sites);
-        if (!r->fns || !r->sites) {
+        struct srcline_opts so = {o->dwarf, sym, bias, o->addr_width == 8,
+                                  (r->o.show & RENDER_SRCLINE) != 0,
+                                  (r->o.show & RENDER_SIGNATURES) != 0,
+                                  (r->o.show & RENDER_FULL_PATH) != 0, name_for_srcline, r};
+
+        if (!(r->src = srcline_new(&so))) {
             render_free(r);
             return NULL;
         }
     }
-    if (r->o.has_time && r->o.ts_hz && duration_ns(DUR_TABLE - 1, r->o.ts_hz) <= UINT32_MAX &&
+    if (r->o.has_time && r->o.ts_hz && fmt_duration_ns(DUR_TABLE - 1, r->o.ts_hz) <= UINT32_MAX &&
         (r->dur_ns = malloc(DUR_TABLE * sizeof *r->dur_ns)))
         for (unsigned i = 0; i < DUR_TABLE; i++)
-            r->dur_ns[i] = (uint32_t)duration_ns(i, r->o.ts_hz);
+            r->dur_ns[i] = (uint32_t)fmt_duration_ns(i, r->o.ts_hz);
     r->sink = (struct tree_sink){r, on_call, on_leave, on_special, on_finish, NULL};
     return r;
 }
@@ -1310,10 +882,7 @@ void render_free(struct render *r)
     out_flush(r);
     for (unsigned i = 0; i < NAME_CACHE; i++)
         free(r->names[i].name);
-    for (unsigned i = 0; r->fns && i < FN_CACHE; i++)
-        free(r->fns[i].text);
-    free(r->fns);
-    free(r->sites);
+    srcline_free(r->src);
     free(r->dur_ns);
     free(r);
 }

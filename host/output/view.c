@@ -15,13 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cyg_format.h"
 #include "model/fnstat.h"
-#include "output/render.h"
+#include "output/fmt.h"
+#include "output/graphout.h"
 #include "model/vlines.h"
+#include "util/mono.h"
 
 #define VIEW_PROMPT 128u
 #define VIEW_CTX_NAME 12u   /* the context column with names: a name cut to this */
@@ -62,14 +63,6 @@ struct view {
     char st_link[128], st_err[160];
     int have_st;
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* ---------------------------------------------------------------------------------------- */
 /* the model's API: straight to vlines */
@@ -171,42 +164,10 @@ static void put(int y, int x, int w, attr_t a, const char *s)
     attrset(A_NORMAL);
 }
 
-/* A count in at most 9 characters. */
-static void fmt_count(uint64_t n, char *buf, size_t len)
-{
-    if (n < 1000000000u)
-        snprintf(buf, len, "%" PRIu64, n);
-    else if (n < UINT64_C(1000000000000))
-        snprintf(buf, len, "%" PRIu64 "M", n / 1000000u);
-    else
-        snprintf(buf, len, "%" PRIu64 "G", n / 1000000000u);
-}
-
-static void fmt_rate(double r, const char *unit, char *buf, size_t len)
-{
-    if (r < 1000)
-        snprintf(buf, len, "%.0f %s", r, unit);
-    else if (r < 1e6)
-        snprintf(buf, len, "%.1fk %s", r / 1e3, unit);
-    else
-        snprintf(buf, len, "%.1fM %s", r / 1e6, unit);
-}
-
-static const char *state_name(unsigned s)
-{
-    switch (s) {
-    case CYG_S_RUNNING: return "RUNNING";
-    case CYG_S_FROZEN: return "FROZEN";
-    case CYG_S_FULL: return "FULL";
-    case CYG_S_STOPPED: return "STOPPED";
-    default: return "STATE?";
-    }
-}
-
 /* Rates over the last second, from the totals the caller keeps. */
 static void rates(struct view *v, const struct view_status *st, double *ev_s, double *by_s)
 {
-    double now = now_s();
+    double now = mono_s();
     const struct sample *best = NULL;
 
     *ev_s = *by_s = 0;
@@ -243,7 +204,7 @@ static void draw_status(struct view *v, const struct view_status *st, double ev_
     snprintf(buf, sizeof buf,
              " %s%s%s%s%s | %s%s%s | lost %" PRIu64 " target %" PRIu64 " link | bad frames %" PRIu64
              "%s%s",
-             st->have_desc ? state_name(st->state) : "waiting for the stream description",
+             st->have_desc ? fmt_state(st->state) : "waiting for the stream description",
              st->fault ? "  FAULT" : "", vlines_paused(v->m) ? "  PAUSED" : "",
              st->connected ? "" : " | ", st->connected ? "" : link, a, b[0] ? " " : "", b,
              st->lost_target,
@@ -283,7 +244,7 @@ static void draw_line(struct view *v, int y, uint64_t id, int cursor)
     }
     if (conf->has_time) {
         if (vlines_dur(v->m, id, &dur))
-            render_duration(dur, conf->ts_hz, d, sizeof d);
+            fmt_duration(dur, conf->ts_hz, d, sizeof d);
         n += (size_t)snprintf(buf + n, sizeof buf - n, "%11s  ", d);
     }
     max_ind = COLS > (int)n + 24 ? (unsigned)(COLS - (int)n - 24) / 2 : 0;
@@ -352,7 +313,7 @@ static void row_name(const struct view *v, const struct fnstat_row *row, char *b
     if (row->name)
         snprintf(buf, len, "%s", row->name);
     else
-        render_addr(vlines_conf(v->m)->sym, 0, row->addr, buf, len);
+        fmt_addr(vlines_conf(v->m)->sym, 0, row->addr, buf, len);
 }
 
 static void draw_table(struct view *v, int y0, unsigned rows)
@@ -389,9 +350,9 @@ static void draw_table(struct view *v, int y0, unsigned rows)
         fmt_count(row->calls, c, sizeof c);
         row_name(v, row, nb, sizeof nb);
         if (conf->has_time) {
-            render_duration(row->total, conf->ts_hz, t, sizeof t);
-            render_duration(row->self, conf->ts_hz, s, sizeof s);
-            render_duration(row->max, conf->ts_hz, m, sizeof m);
+            fmt_duration(row->total, conf->ts_hz, t, sizeof t);
+            fmt_duration(row->self, conf->ts_hz, s, sizeof s);
+            fmt_duration(row->max, conf->ts_hz, m, sizeof m);
             snprintf(buf, sizeof buf, "  %9s %11s %11s %11s  %s", c, t, s, m, nb);
         } else {
             snprintf(buf, sizeof buf, "  %9s  %s", c, nb);
@@ -408,7 +369,11 @@ static void draw_table(struct view *v, int y0, unsigned rows)
  * cygtrace graph prints it, fed by the events since. */
 static void draw_graph(struct view *v, int y0, unsigned rows)
 {
-    char *text = vlines_graph_text(v->m), *line, *save = NULL, buf[512];
+    struct graph *g = vlines_graph_get(v->m);
+    const struct vlines_conf *conf = vlines_conf(v->m);
+    char *text = g ? graphout_pane(g, conf->has_time ? conf->ts_hz : 0, VLINES_GRAPH_NODES)
+                   : NULL;
+    char *line, *save = NULL, buf[512];
     int focused = v->focus == FOCUS_TABLE;
     unsigned k = 0;
 
@@ -438,7 +403,7 @@ static void toggle_graph(struct view *v)
     r = table_rows(v, &n);
     if (v->focus != FOCUS_TABLE || !r || v->tab_cur >= n) {
         snprintf(v->msg, sizeof v->msg, "C: choose a function in the table first (Tab)");
-        v->msg_until = now_s() + 3;
+        v->msg_until = mono_s() + 3;
         return;
     }
     row_name(v, &r[v->tab_cur], v->graph_name, sizeof v->graph_name);
@@ -496,7 +461,7 @@ static void draw_bottom(struct view *v)
         put(y, 0, COLS, A_BOLD, buf);
         return;
     }
-    if (v->msg[0] && now_s() < v->msg_until) {
+    if (v->msg[0] && mono_s() < v->msg_until) {
         put(y, 0, COLS, A_BOLD, v->msg);
         return;
     }
@@ -573,7 +538,7 @@ static void message(struct view *v, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(v->msg, sizeof v->msg, fmt, ap);
     va_end(ap);
-    v->msg_until = now_s() + 3;
+    v->msg_until = mono_s() + 3;
 }
 
 static void tree_move(struct view *v, int delta)

@@ -46,6 +46,8 @@
 #include <unistd.h>
 
 #include "cyg_format.h"
+#include "decode/hdr.h"
+#include "util/mono.h"
 
 #define FOLLOW_BATCH 1024u   /* records copied, events delivered, per step */
 #define FOLLOW_GRACE_MS 3000 /* how long the file may hold no ring before that is an error */
@@ -176,7 +178,7 @@ static uint64_t unwrap_head(const struct follow *f, uint64_t h, int *back)
     return f->head + d;
 }
 
-struct hdr_io {
+struct ctl_io {
     uint8_t hdr[CYG_HDR_BYTES];
     uint64_t head;
     uint64_t lost;
@@ -186,7 +188,7 @@ struct hdr_io {
 
 static void read_hdr(struct follow *f, void *arg)
 {
-    struct hdr_io *io = arg;
+    struct ctl_io *io = arg;
 
     memcpy(io->hdr, f->map, CYG_HDR_BYTES);
     io->head = load_counter(f, CYG_OFF_HEAD);
@@ -248,14 +250,6 @@ static void copy_recs(struct follow *f, void *arg)
 
 /* --- attaching to the file's ring ------------------------------------------------------------- */
 
-static long long now_ms(void)
-{
-    struct timespec t;
-
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 static void unmap(struct follow *f)
 {
     if (f->map)
@@ -273,9 +267,8 @@ static int attach(struct follow *f, int from_start, char *why, size_t whylen)
 {
     uint8_t hdr[CYG_HDR_BYTES];
     struct dec_ring r;
-    struct hdr_io io;
+    struct ctl_io io;
     struct stat st;
-    const char *reason;
     size_t len;
     ssize_t n;
     void *map;
@@ -296,10 +289,12 @@ static int attach(struct follow *f, int from_start, char *why, size_t whylen)
     }
     /* pread, not the mapping: a file being cut short gives a short read, not a signal. */
     n = pread(fd, hdr, sizeof hdr, 0);
-    if (dec_parse(hdr, n < 0 ? 0 : (size_t)n, &r, &reason) < 0) {
-        snprintf(why, whylen, "%s", n < 0 ? strerror(errno) : reason);
+    if (n < 0) {
+        snprintf(why, whylen, "%s", strerror(errno));
         goto fail;
     }
+    if (hdr_parse(hdr, (size_t)n, &r, why, whylen) < 0)
+        goto fail;
     /* The runtime seals the block, then its pid and clock rate a millisecond later: names and
      * times would be taken from a block without the load bias and the rate. */
     if (r.pid == 0 && r.ts_hz == 0) {
@@ -338,7 +333,7 @@ static int attach(struct follow *f, int from_start, char *why, size_t whylen)
     f->head = r.word_bytes == 8 ? io.head : (uint32_t)io.head;
     f->r.head = f->head;
     f->r.lost = io.lost;
-    dec_ctrl_parse(&f->r, io.ctrl, io.ctrl_len, (uint64_t)st.st_size);
+    hdr_ctrl_parse(&f->r, io.ctrl, io.ctrl_len, (uint64_t)st.st_size);
     dec_state_init(&f->ds, &f->r);
     /* From the start: step() counts what the writer overwrote before we came as lost, and
      * the poll says what the runtime dropped. Else both start from what they are now. */
@@ -387,7 +382,7 @@ struct follow *follow_open(const char *path, int from_start, char *err, size_t e
  * while, then -1 with the reason (what, then why when not NULL). */
 static int no_ring(struct follow *f, const char *what, const char *why, char *err, size_t errlen)
 {
-    long long now = now_ms();
+    long long now = mono_ms();
 
     if (!f->lost_since) {
         f->lost_since = now;
@@ -417,10 +412,10 @@ static int restart(struct follow *f, char *err, size_t errlen)
  * now, 2 when it started over with a new run's, -1 on an error. */
 static int check(struct follow *f, char *err, size_t errlen)
 {
-    struct hdr_io io;
+    struct ctl_io io;
     struct dec_ring r;
     struct stat st;
-    const char *why;
+    char why[128];
     uint64_t head;
     int back;
 
@@ -432,7 +427,7 @@ static int check(struct follow *f, char *err, size_t errlen)
     if (f->renewed || st.st_dev != f->dev || st.st_ino != f->ino || fstat(f->fd, &st) < 0 ||
         (uint64_t)st.st_size < f->map_len || guard(f, read_hdr, &io) < 0)
         return restart(f, err, errlen);
-    if (dec_parse(io.hdr, sizeof io.hdr, &r, &why) < 0)
+    if (hdr_parse(io.hdr, sizeof io.hdr, &r, why, sizeof why) < 0)
         return no_ring(f, "no longer holds a ring", why, err, errlen); /* a reseal, a new run */
     head = unwrap_head(f, r.word_bytes == 8 ? io.head : (uint32_t)io.head, &back);
     if (r.word_bytes != f->r.word_bytes || r.rec_bytes != f->r.rec_bytes ||
@@ -441,7 +436,7 @@ static int check(struct follow *f, char *err, size_t errlen)
     f->r = r;
     f->r.head = head;
     f->r.lost = io.lost;
-    dec_ctrl_parse(&f->r, io.ctrl, io.ctrl_len, (uint64_t)st.st_size);
+    hdr_ctrl_parse(&f->r, io.ctrl, io.ctrl_len, (uint64_t)st.st_size);
     f->lost_since = 0;
     return 0;
 }
@@ -624,7 +619,7 @@ static int pend_blocks(struct follow *f, uint32_t t)
     for (unsigned i = 0; i < f->npend; i++)
         if (f->pend[i].owner == t && !f->pend[i].moved) {
             f->pend[i].moved = 1;
-            f->pend[i].moved_ms = now_ms();
+            f->pend[i].moved_ms = mono_ms();
         }
     return 1;
 }
@@ -687,7 +682,7 @@ static int pend_step(struct follow *f, unsigned i, unsigned room, unsigned *k, i
          * still come back to it (it idles, or was preempted before its store) until the
          * writers lap it, unless it went on to a later chunk a while ago. */
         past = later && head - s > cap / 2;
-        left = !later && p->moved && now_ms() - p->moved_ms > FOLLOW_MOVED_MS;
+        left = !later && p->moved && mono_ms() - p->moved_ms > FOLLOW_MOVED_MS;
         if (!past && !left && *gone < 0)
             *gone = writer_gone(f);
         if (later && (past || *gone > 0)) { /* one record lost */

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cyg_format.h"
-#include "source/sread.h"
 
 void load_hex(const uint8_t *id, size_t len, char *buf, size_t buflen)
 {
@@ -80,9 +79,7 @@ int load_check(struct load *l, const char *elf, const char *dump, int force, cha
 
     l->machine_match = sym_machine(l->sym) == l->ring.machine &&
                        sym_word_bytes(l->sym) == l->ring.word_bytes;
-    l->id_match = !n || !l->ring.build_id_len
-                      ? -1
-                      : n == l->ring.build_id_len && !memcmp(id, l->ring.build_id, n);
+    l->id_match = sym_build_id_match(l->sym, l->ring.build_id, l->ring.build_id_len);
     l->warning[0] = 0;
     if (!l->machine_match) {
         if (force)
@@ -116,19 +113,18 @@ int load_check(struct load *l, const char *elf, const char *dump, int force, cha
 static int check_functions(struct load *l, const char *elf, const char *dump, char *err,
                            size_t errlen)
 {
-    struct load_pass *p = load_pass_open(l);
     uint64_t seen[LOAD_CHECK_FUNCS];
     unsigned n = 0, bad = 0;
     struct ev e;
 
-    if (!p)
+    if (source_rewind(l->source) < 0)
         return 0; /* out of memory: the passes that follow say so */
     for (unsigned k = 0; k < LOAD_CHECK_EVENTS && n < LOAD_CHECK_FUNCS; k++) {
         const struct sym_info *s;
         uint64_t a;
         unsigned i;
 
-        if (load_pass_next(p, &e) <= 0)
+        if (source_next(l->source, &e, NULL, 0) <= 0)
             break;
         if (e.kind != EV_ENTER)
             continue;
@@ -141,33 +137,11 @@ static int check_functions(struct load *l, const char *elf, const char *dump, ch
         s = sym_lookup(l->sym, a);
         bad += !s || s->start != a;
     }
-    load_pass_close(p);
     if (bad * 8 <= n)
         return 0;
     snprintf(err, errlen, "%s: %u of the %u functions %s entered first do not start a function "
              "of it (and no build-id says whether it is the traced program): not the traced "
              "program?; use --force to decode anyway", elf, bad, n, dump);
-    return -1;
-}
-
-/* A ring the file does not hold: holes (a sparse file) read as zeros, slot after slot, and a
- * header that claims 2^36 records over them keeps a pass busy for most of an hour. The
- * runtime writes every slot a pass reads (those before head; but the unused ends of threads'
- * chunks, a few KB), so holes there are no dump's.
- * The slots past the end of a short file cost nothing: the decoder skips them at once. */
-static int check_holes(struct load *l, char *err, size_t errlen)
-{
-    const struct dec_ring *r = &l->ring;
-    uint64_t n = r->head < r->cap ? r->head : r->cap, len, holes;
-
-    if (r->word_bytes == 4 && (r->flags & CYG_F_OVERWRITE))
-        n = r->cap; /* a 32-bit head may have wrapped: the pass may read every slot */
-    len = n * r->rec_bytes;
-    holes = len - src_data_bytes(l->src, r->off + CYG_HDR_BYTES, len);
-    if (holes <= LOAD_HOLES_MAX)
-        return 0;
-    snprintf(err, errlen, "%s: %" PRIu64 " bytes of the ring's records are holes (a sparse file: "
-             "never written); not a dump the runtime wrote", src_name(l->src), holes);
     return -1;
 }
 
@@ -178,7 +152,8 @@ static void load_map(struct load *l)
 {
     char path[4096], why[512];
 
-    if (l->stream || snprintf(path, sizeof path, "%s.maps", src_name(l->src)) >= (int)sizeof path)
+    if (l->stream ||
+        snprintf(path, sizeof path, "%s.maps", source_name(l->source)) >= (int)sizeof path)
         return;
     if ((l->map = modmap_open(path, why, sizeof why)) && l->sym)
         modmap_attach(l->map, l->sym, l->ring.load_bias);
@@ -197,11 +172,11 @@ static void ctrl_warning(struct load *l)
 
     if (r->ctrl_state == DEC_CTRL_SHORT)
         snprintf(w, sizeof w, "%s: control area missing: dump ends at byte %" PRIu64
-                 "; the triggers and filters in force are unknown", src_name(l->src),
+                 "; the triggers and filters in force are unknown", source_name(l->source),
                  r->ctrl_end);
     else if (r->ctrl_state == DEC_CTRL_BAD)
         snprintf(w, sizeof w, "%s: %s; the triggers and filters in force are unknown",
-                 src_name(l->src), r->ctrl_why);
+                 source_name(l->source), r->ctrl_why);
     else
         return;
     snprintf(l->warning + n, sizeof l->warning - n, "%s%s", n ? "; " : "", w);
@@ -210,42 +185,29 @@ static void ctrl_warning(struct load *l)
 int load_attach(struct load *l, const char *elf, struct src *src, int force, char *err,
                 size_t errlen)
 {
+    const char *name = src_name(src);
     char why[256];
-    const char *reason;
 
     memset(l, 0, sizeof *l);
-    l->src = src;
     l->id_match = -1;
     l->machine_match = 1;
     if (elf && !(l->sym = sym_open(elf, why, sizeof why))) {
         snprintf(err, errlen, "%s: %s", elf, why);
+        src_close(src);
         goto fail;
     }
-    if (dec_locate(l->src, &l->ring, &reason) < 0) {
-        struct sdec_desc d;
-        const char *sreason;
-
-        /* Not a ring: a saved stream ("cygtrace live --save")? When it holds no frame at all,
-         * the ring's reason says best what is wrong. */
-        if (sread_probe(l->src, &d, &sreason) < 0) {
-            snprintf(err, errlen, "%s: %s", src_name(src),
-                     strstr(sreason, "no stream frame") ? reason : sreason);
-            goto fail;
-        }
-        load_ring_of_desc(&d, &l->ring);
-        l->stream = 1;
-    }
-    if (!l->stream && check_holes(l, err, errlen) < 0)
+    if (!(l->source = source_open_src(src, err, errlen)))
         goto fail;
-    if (l->sym && load_check(l, elf, src_name(src), force, err, errlen) < 0)
+    l->ring = *source_describe(l->source);
+    l->stream = source_is_stream(l->source);
+    if (l->sym && load_check(l, elf, name, force, err, errlen) < 0)
         goto fail;
     load_map(l); /* before the functions are checked: the map names the libraries' */
     if (!(l->names = l->map ? modmap_take_names(l->map) : NULL) && !(l->names = names_new())) {
-        snprintf(err, errlen, "%s: out of memory", src_name(src));
+        snprintf(err, errlen, "%s: out of memory", name);
         goto fail;
     }
-    if (l->sym && l->id_match < 0 && !force &&
-        check_functions(l, elf, src_name(src), err, errlen) < 0)
+    if (l->sym && l->id_match < 0 && !force && check_functions(l, elf, name, err, errlen) < 0)
         goto fail;
     ctrl_warning(l);
     return 0;
@@ -268,88 +230,11 @@ int load_open(struct load *l, const char *elf, const char *dump, int force, char
     return load_attach(l, elf, src, force, err, errlen);
 }
 
-void load_ring_of_desc(const struct sdec_desc *d, struct dec_ring *ring)
-{
-    memset(ring, 0, sizeof *ring);
-    ring->word_bytes = d->word_bytes;
-    ring->rec_bytes = d->word_bytes * ((d->flags & CYG_F_CALLSITES) ? 4 : 2);
-    ring->cap_log2 = d->cap_log2;
-    ring->cap = d->cap_log2 < 64 ? UINT64_C(1) << d->cap_log2 : 0;
-    ring->flags = d->flags;
-    ring->state = d->state;
-    ring->machine = d->machine;
-    ring->ts_bits = d->ts_bits;
-    ring->resets = d->resets;
-    ring->build_id_len = d->build_id_len;
-    memcpy(ring->build_id, d->build_id, sizeof ring->build_id);
-    ring->load_bias = d->load_bias;
-    ring->lost = d->lost;
-    ring->ts_hz = d->ts_hz;
-    ring->pid = d->pid;
-}
-
-struct load_pass {
-    struct dec *dec;     /* a ring, or */
-    struct sread *sread; /* a stream */
-};
-
-struct load_pass *load_pass_open(struct load *l)
-{
-    struct load_pass *p = calloc(1, sizeof *p);
-
-    if (!p)
-        return NULL;
-    if (l->stream)
-        p->sread = sread_open(l->src);
-    else
-        p->dec = dec_open(l->src, &l->ring);
-    if (!p->sread && !p->dec) {
-        free(p);
-        return NULL;
-    }
-    return p;
-}
-
-int load_pass_next(struct load_pass *p, struct ev *e)
-{
-    return p->dec ? dec_next(p->dec, e) : sread_next(p->sread, e);
-}
-
-int load_pass_count(struct load_pass *p, struct dec_counts *c)
-{
-    return p->dec ? dec_count(p->dec, c) : -2;
-}
-
-void load_pass_only(struct load_pass *p, uint32_t id, const struct dec_index *x,
-                    const uint64_t *segs)
-{
-    if (p->dec)
-        dec_only(p->dec, id, x, segs);
-}
-
-void load_pass_stats(const struct load_pass *p, struct load_stats *st)
-{
-    memset(st, 0, sizeof *st);
-    if (p->dec)
-        dec_get_stats(p->dec, &st->dec);
-    else
-        sread_get_stats(p->sread, &st->fr, &st->sd);
-}
-
-void load_pass_close(struct load_pass *p)
-{
-    if (!p)
-        return;
-    dec_close(p->dec);
-    sread_close(p->sread);
-    free(p);
-}
-
 void load_close(struct load *l)
 {
     sym_close(l->sym);
     modmap_close(l->map);
     names_free(l->names);
-    src_close(l->src);
+    source_close(l->source);
     memset(l, 0, sizeof *l);
 }

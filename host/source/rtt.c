@@ -32,6 +32,7 @@
 #include "cyg_rtt.h"
 #include "util/le.h"
 #include "source/rsp.h"
+#include "util/mono.h"
 
 #define RTT_SCAN_CHUNK 4096u
 #define RTT_HIST_US 10u     /* the halt-time histogram's bucket */
@@ -100,15 +101,17 @@ int rtt_check_desc(const uint8_t *desc, unsigned word, struct rtt_chan *ch, uint
     return RTT_EBAD;
 }
 
-/* A channel's name into ch->name ("" when it has none or it cannot be read): 0 or RTT_EMEM. */
-static int read_name(const struct rtt_mem *m, uint64_t at, struct rtt_chan *ch)
+/* A channel's name into ch->name ("" when it has none or it cannot be read): 0, or RTT_EMEM
+ * with the reason in err. */
+static int read_name(const struct rtt_mem *m, uint64_t at, struct rtt_chan *ch, char *err,
+                     size_t errlen)
 {
     int rc = RTT_MEM_BAD;
 
     memset(ch->name, 0, sizeof ch->name);
     /* A short name near the end of a memory region: the long read fails, a short one not. */
-    if (at && (rc = m->read(m->arg, at, ch->name, RTT_NAME_MAX)) == RTT_MEM_BAD)
-        rc = m->read(m->arg, at, ch->name, sizeof CYG_RTT_CHANNEL_NAME);
+    if (at && (rc = m->read(m->arg, at, ch->name, RTT_NAME_MAX, err, errlen)) == RTT_MEM_BAD)
+        rc = m->read(m->arg, at, ch->name, sizeof CYG_RTT_CHANNEL_NAME, err, errlen);
     if (rc == RTT_MEM_FAIL)
         return RTT_EMEM;
     if (rc < 0)
@@ -120,22 +123,16 @@ static int read_name(const struct rtt_mem *m, uint64_t at, struct rtt_chan *ch)
     return 0;
 }
 
-static int mem_error(const struct rtt_mem *m, int rc, char *err, size_t errlen)
-{
-    snprintf(err, errlen, "%s", m->why(m->arg));
-    return rc == RTT_MEM_FAIL ? RTT_EMEM : RTT_ENONE;
-}
-
 /* Memory the server would not read while looking for the block: said when none is found. */
 struct unread {
     unsigned n;
     char why[200];
 };
 
-static void note_unread(const struct rtt_mem *m, struct unread *u)
+static void note_unread(struct unread *u, const char *why)
 {
     if (!u->n++)
-        snprintf(u->why, sizeof u->why, "%s", m->why(m->arg));
+        snprintf(u->why, sizeof u->why, "%s", why);
 }
 
 /* The block at addr: its channel into ch. 0, RTT_ENONE (no ID), RTT_EBAD, RTT_EMEM. */
@@ -149,19 +146,17 @@ static int open_block(const struct rtt_mem *m, unsigned word, uint64_t addr, str
     uint32_t wr, rd;
     int rc, ok0 = 0;
 
-    if ((rc = m->read(m->arg, addr, hdr, sizeof hdr)) == RTT_MEM_BAD)
-        note_unread(m, u);
+    if ((rc = m->read(m->arg, addr, hdr, sizeof hdr, err, errlen)) == RTT_MEM_BAD)
+        note_unread(u, err);
     if (rc < 0)
-        return mem_error(m, rc, err, errlen);
+        return rc == RTT_MEM_FAIL ? RTT_EMEM : RTT_ENONE;
     memset(&c, 0, sizeof c);
     if ((rc = rtt_check_header(hdr, &c.max_up, &c.max_down, why, sizeof why)) < 0) {
         snprintf(err, errlen, "the control block at 0x%" PRIx64 ": %s", addr, why);
         return rc;
     }
-    if ((rc = m->read(m->arg, addr + CYG_RTT_OFF_BUFFERS, desc, c.max_up * dsz)) < 0) {
-        mem_error(m, rc, err, errlen);
+    if ((rc = m->read(m->arg, addr + CYG_RTT_OFF_BUFFERS, desc, c.max_up * dsz, err, errlen)) < 0)
         return rc == RTT_MEM_FAIL ? RTT_EMEM : RTT_EBAD;
-    }
     c.block = addr;
     c.word = word;
     for (unsigned i = 0; i < c.max_up; i++) {
@@ -170,8 +165,8 @@ static int open_block(const struct rtt_mem *m, unsigned word, uint64_t addr, str
         c.index = i;
         c.desc = addr + CYG_RTT_OFF_BUFFERS + i * dsz;
         rc = rtt_check_desc(d, word, &c, &wr, &rd, why, sizeof why);
-        if (read_name(m, le_get(d + CYG_RTT_DESC_NAME(word), word), &c) < 0)
-            return mem_error(m, RTT_MEM_FAIL, err, errlen);
+        if (read_name(m, le_get(d + CYG_RTT_DESC_NAME(word), word), &c, err, errlen) < 0)
+            return RTT_EMEM;
         if (i == 0) {
             ok0 = rc == 1;
             snprintf(why0, sizeof why0, "%s", rc == 0 ? "has no buffer" : why);
@@ -206,6 +201,7 @@ static int scan_range(const struct rtt_mem *m, unsigned word, const struct rtt_r
 {
     uint8_t chunk[RTT_SCAN_CHUNK];
     uint64_t start = (r->addr + 3) & ~(uint64_t)3, end = r->addr + r->size, at;
+    char why[sizeof u->why]; /* a refused read's: err may hold a bad block's, for rtt_find */
     int rc;
 
     /* Chunks overlap by the ID's length less one word, so an ID across two is seen. */
@@ -213,10 +209,12 @@ static int scan_range(const struct rtt_mem *m, unsigned word, const struct rtt_r
          at += RTT_SCAN_CHUNK - CYG_RTT_ID_BYTES + 4) {
         size_t n = end - at < RTT_SCAN_CHUNK ? (size_t)(end - at) : RTT_SCAN_CHUNK;
 
-        if ((rc = m->read(m->arg, at, chunk, n)) == RTT_MEM_FAIL)
-            return mem_error(m, rc, err, errlen);
+        if ((rc = m->read(m->arg, at, chunk, n, why, sizeof why)) == RTT_MEM_FAIL) {
+            snprintf(err, errlen, "%s", why);
+            return RTT_EMEM;
+        }
         if (rc < 0) {
-            note_unread(m, u);
+            note_unread(u, why);
             return RTT_ENONE; /* a section the target does not have where the ELF says */
         }
         *scanned += n;
@@ -279,8 +277,8 @@ long rtt_read(const struct rtt_mem *m, struct rtt_chan *ch, uint8_t *buf, size_t
 
     memset(info, 0, sizeof *info);
     /* One read from the ID to the descriptor's end: the block is checked at no extra cost. */
-    if ((rc = m->read(m->arg, ch->block, blk, at + dsz)) < 0)
-        return mem_error(m, RTT_MEM_FAIL, err, errlen), RTT_EMEM;
+    if ((rc = m->read(m->arg, ch->block, blk, at + dsz, err, errlen)) < 0)
+        return RTT_EMEM;
     rc = rtt_check_header(blk, &up, &down, why, sizeof why);
     if (rc == RTT_ENONE) {
         info->not_set_up = 1;
@@ -301,13 +299,13 @@ long rtt_read(const struct rtt_mem *m, struct rtt_chan *ch, uint8_t *buf, size_t
     if (!n)
         return 0;
     first = ch->size - rd < n ? ch->size - rd : n;
-    if ((rc = m->read(m->arg, ch->buffer + rd, buf, first)) < 0 ||
-        (n > first && (rc = m->read(m->arg, ch->buffer, buf + first, n - first)) < 0))
-        return mem_error(m, RTT_MEM_FAIL, err, errlen), RTT_EMEM;
+    if ((rc = m->read(m->arg, ch->buffer + rd, buf, first, err, errlen)) < 0 ||
+        (n > first && (rc = m->read(m->arg, ch->buffer, buf + first, n - first, err, errlen)) < 0))
+        return RTT_EMEM;
     /* The bytes are ours once rd_off says so: the target may then write over them. */
     le_put(rdb, (rd + n) % ch->size, 4);
-    if ((rc = m->write(m->arg, ch->desc + CYG_RTT_DESC_RD_OFF(ch->word), rdb, 4)) < 0)
-        return mem_error(m, RTT_MEM_FAIL, err, errlen), RTT_EMEM;
+    if ((rc = m->write(m->arg, ch->desc + CYG_RTT_DESC_RD_OFF(ch->word), rdb, 4, err, errlen)) < 0)
+        return RTT_EMEM;
     return n;
 }
 
@@ -425,28 +423,25 @@ out:
 
 /* --- a GDB server ----------------------------------------------------------------------------- */
 
-static int rsp_mem_read(void *arg, uint64_t addr, void *buf, size_t len)
+static int rsp_mem_read(void *arg, uint64_t addr, void *buf, size_t len, char *err,
+                        size_t errlen)
 {
-    int rc = rsp_read_mem(arg, addr, buf, len, NULL, NULL);
+    int rc = rsp_read_mem(arg, addr, buf, len, NULL, NULL, err, errlen);
 
     return rc == 0 ? 0 : rc == RSP_EREPLY ? RTT_MEM_BAD : RTT_MEM_FAIL;
 }
 
-static int rsp_mem_write(void *arg, uint64_t addr, const void *buf, size_t len)
+static int rsp_mem_write(void *arg, uint64_t addr, const void *buf, size_t len, char *err,
+                         size_t errlen)
 {
-    int rc = rsp_write_mem(arg, addr, buf, len);
+    int rc = rsp_write_mem(arg, addr, buf, len, err, errlen);
 
     return rc == 0 ? 0 : rc == RSP_EREPLY ? RTT_MEM_BAD : RTT_MEM_FAIL;
-}
-
-static const char *rsp_mem_why(void *arg)
-{
-    return rsp_error(arg);
 }
 
 struct rtt_mem rtt_mem_rsp(struct rsp *c)
 {
-    struct rtt_mem m = {rsp_mem_read, rsp_mem_write, rsp_mem_why, c};
+    struct rtt_mem m = {rsp_mem_read, rsp_mem_write, c};
 
     return m;
 }
@@ -472,14 +467,6 @@ struct rtt_poller {
     uint32_t hist[RTT_HIST];
     uint8_t buf[RTT_POLL_BYTES];
 };
-
-static double now_s(void)
-{
-    struct timespec t;
-
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 static int stopping(struct rtt_poller *p)
 {
@@ -566,7 +553,7 @@ static void sleep_until(struct rtt_poller *p, double t)
 {
     double left;
 
-    while (!stopping(p) && (left = t - now_s()) > 0) {
+    while (!stopping(p) && (left = t - mono_s()) > 0) {
         struct timespec ts;
 
         if (left > 0.02)
@@ -580,8 +567,9 @@ static void sleep_until(struct rtt_poller *p, double t)
 static void *poll_thread(void *arg)
 {
     struct rtt_poller *p = arg;
-    double next = now_s(), t0;
+    double next = mono_s(), t0;
     int running = 0, sig = 0, rc, clean = 0, full;
+    char err[sizeof p->why];
     long n;
 
     p->why[0] = 0;
@@ -590,29 +578,29 @@ static void *poll_thread(void *arg)
 
         /* A stop of its own (a breakpoint instruction, a fault a server reports) or an exit
          * since the last resume: read what is left and leave it so. */
-        if (running && (rc = rsp_wait_stop(p->c, 1, &sig)) != RSP_ETIMEOUT) {
+        if (running && (rc = rsp_wait_stop(p->c, 1, &sig, err, sizeof err)) != RSP_ETIMEOUT) {
             running = 0;
             if (rc == RSP_EREPLY) {
                 snprintf(p->why, sizeof p->why, "the target exited");
                 clean = 1;
             } else if (rc == 0) {
                 if ((n = read_channel(p, 1, &full)) >= 0) {
-                    note_poll(p, now_s(), -1, n, full);
+                    note_poll(p, mono_s(), -1, n, full);
                     snprintf(p->why, sizeof p->why, "the target stopped (signal %d)", sig);
                     clean = 1;
                 }
             } else {
-                snprintf(p->why, sizeof p->why, "%s", rsp_error(p->c));
+                snprintf(p->why, sizeof p->why, "%s", err);
             }
             break;
         }
-        t0 = now_s();
-        if ((rc = rsp_halt(p->c)) < 0) {
+        t0 = mono_s();
+        if ((rc = rsp_halt(p->c, err, sizeof err)) < 0) {
             if (rc == RSP_EREPLY) { /* the exit came as the answer to the interrupt */
                 snprintf(p->why, sizeof p->why, "the target exited");
                 clean = 1;
             } else {
-                snprintf(p->why, sizeof p->why, "%s", rsp_error(p->c));
+                snprintf(p->why, sizeof p->why, "%s", err);
             }
             break;
         }
@@ -624,16 +612,16 @@ static void *poll_thread(void *arg)
             clean = 1;
             break;
         }
-        if ((rc = rsp_continue(p->c)) < 0) {
-            snprintf(p->why, sizeof p->why, "%s", rsp_error(p->c));
+        if ((rc = rsp_continue(p->c, err, sizeof err)) < 0) {
+            snprintf(p->why, sizeof p->why, "%s", err);
             break;
         }
         running = 1;
-        note_poll(p, t0, now_s(), n, full);
+        note_poll(p, t0, mono_s(), n, full);
         /* Late polls are not made up for: the target would only be halted more often. */
         next += p->period;
-        if (next < now_s())
-            next = now_s();
+        if (next < mono_s())
+            next = mono_s();
         sleep_until(p, next);
     }
     if (p->abort && !clean)

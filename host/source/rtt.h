@@ -23,12 +23,11 @@
  * and a source that failed altogether (the connection). */
 enum { RTT_MEM_BAD = -1, RTT_MEM_FAIL = -2 };
 
-/* Where target memory comes from. read and write return 0 or an RTT_MEM_* code; why gives the
- * reason of the last failure. */
+/* Where target memory comes from. read and write return 0, or an RTT_MEM_* code with the reason
+ * in err. */
 struct rtt_mem {
-    int (*read)(void *arg, uint64_t addr, void *buf, size_t len);
-    int (*write)(void *arg, uint64_t addr, const void *buf, size_t len);
-    const char *(*why)(void *arg);
+    int (*read)(void *arg, uint64_t addr, void *buf, size_t len, char *err, size_t errlen);
+    int (*write)(void *arg, uint64_t addr, const void *buf, size_t len, char *err, size_t errlen);
     void *arg;
 };
 

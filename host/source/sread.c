@@ -1,10 +1,12 @@
-/* sread.c - a saved stream read back: src chunks -> deframer -> stream decoder -> events.
+/* sread.c - stream bytes read as events: chunks (of a file, or as a link gives them) ->
+ * deframer -> stream decoder -> events.
  *
  * Pull, where the deframer and the decoder push: the chunk is fed up to one delimiter at a
  * time, so one feed completes one frame at most and the events waiting to be returned never
  * exceed one frame's worth. */
 #include "source/sread.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,8 +17,10 @@
 #define QUEUE_MAX (CYG_FRAME_PAYLOAD_MAX + 1u) /* a frame's events, and the loss in front */
 
 struct sread {
-    struct src *src;
-    uint64_t off;      /* where the next chunk is read */
+    sread_fill fill;
+    void *arg;
+    struct src *src;   /* sread_open's, and */
+    uint64_t off;      /* where its next chunk is read */
     struct sframe *fr;
     struct sdec *dec;
     uint8_t *buf;
@@ -49,31 +53,32 @@ static void probe_frame(void *arg, const uint8_t *payload, size_t len)
     }
 }
 
-int sread_probe(struct src *s, struct sdec_desc *d, const char **why)
+int sread_probe(struct src *s, struct sdec_desc *d, char *err, size_t errlen)
 {
     struct probe p = {NULL, d, 0};
     struct sframe *fr = NULL;
-    struct sframe_stats st;
+    struct sframe_stats st = {0};
     uint8_t *buf = malloc(PROBE_BYTES);
+    const char *why = "out of memory";
     long n;
+    int rc = -1;
 
-    *why = "out of memory";
     if (!buf || !(p.dec = sdec_new(probe_ev, NULL)) || !(fr = sframe_new(probe_frame, &p)))
         goto out;
-    n = src_read(s, 0, buf, PROBE_BYTES);
-    if (n < 0) {
-        *why = "read error";
+    why = "read error";
+    if ((n = src_read(s, 0, buf, PROBE_BYTES)) < 0)
         goto out;
-    }
     sframe_feed(fr, buf, (size_t)n);
     sframe_get_stats(fr, &st);
-    if (!p.found)
-        *why = st.frames ? "no description frame" : "no stream frame";
+    why = st.frames ? "no description frame" : "no stream frame";
+    rc = p.found ? 0 : st.frames ? -1 : SREAD_ENOFRAME;
 out:
+    if (rc)
+        snprintf(err, errlen, "%s: %s", src_name(s), why);
     sframe_free(fr);
     sdec_free(p.dec);
     free(buf);
-    return p.found ? 0 : -1;
+    return rc;
 }
 
 static void on_ev(void *arg, const struct ev *e)
@@ -91,13 +96,14 @@ static void on_frame(void *arg, const uint8_t *payload, size_t len)
     sdec_frame(r->dec, payload, len);
 }
 
-struct sread *sread_open(struct src *s)
+struct sread *sread_open_fill(sread_fill fill, void *arg)
 {
     struct sread *r = calloc(1, sizeof *r);
 
     if (!r)
         return NULL;
-    r->src = s;
+    r->fill = fill;
+    r->arg = arg;
     if (!(r->buf = malloc(CHUNK)) || !(r->fr = sframe_new(on_frame, r)) ||
         !(r->dec = sdec_new(on_ev, r))) {
         sread_close(r);
@@ -106,7 +112,31 @@ struct sread *sread_open(struct src *s)
     return r;
 }
 
-int sread_next(struct sread *r, struct ev *e)
+static long fill_src(void *arg, uint8_t *buf, size_t len, char *err, size_t errlen)
+{
+    struct sread *r = arg;
+    long got = src_read(r->src, r->off, buf, len);
+
+    if (got < 0) {
+        snprintf(err, errlen, "%s: read error", src_name(r->src));
+        return -1;
+    }
+    r->off += (uint64_t)got;
+    return got;
+}
+
+struct sread *sread_open(struct src *s)
+{
+    struct sread *r = sread_open_fill(fill_src, NULL);
+
+    if (r) {
+        r->arg = r;
+        r->src = s;
+    }
+    return r;
+}
+
+int sread_next(struct sread *r, struct ev *e, char *err, size_t errlen)
 {
     for (;;) {
         const uint8_t *z;
@@ -118,13 +148,10 @@ int sread_next(struct sread *r, struct ev *e)
         }
         r->qi = r->qn = 0;
         if (r->pos == r->len) {
-            long got = src_read(r->src, r->off, r->buf, CHUNK);
+            long got = r->fill(r->arg, r->buf, CHUNK, err, errlen);
 
-            if (got < 0)
-                return -1;
-            if (got == 0)
-                return 0;
-            r->off += (uint64_t)got;
+            if (got <= 0)
+                return (int)got;
             r->len = (size_t)got;
             r->pos = 0;
         }
@@ -133,6 +160,11 @@ int sread_next(struct sread *r, struct ev *e)
         sframe_feed(r->fr, r->buf + r->pos, n);
         r->pos += n;
     }
+}
+
+const struct sdec_desc *sread_desc(const struct sread *r)
+{
+    return sdec_desc(r->dec);
 }
 
 void sread_get_stats(const struct sread *r, struct sframe_stats *fs, struct sdec_stats *ds)

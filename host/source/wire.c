@@ -16,6 +16,7 @@
 #include "source/wire.h"
 
 #include "source/rtt.h"
+#include "util/mono.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,8 +33,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define WIRE_DEFAULT_BAUD 115200u /* and B115200 below */
-#define WIRE_CONNECT_MS 3000      /* a ser2net or QEMU that is there answers within milliseconds */
+#define WIRE_DEFAULT_BAUD 115200u
+#define WIRE_CONNECT_MS 3000 /* a ser2net or QEMU that is there answers within milliseconds */
+#define WIRE_SLICE_MS 100    /* the longest a connect waits without looking at the stop flag */
 
 enum link_kind { LINK_SERIAL, LINK_TCP, LINK_FILE, LINK_RTT };
 
@@ -121,20 +123,19 @@ static int all_digits(const char *s)
 /* Splits "DEVICE[:BAUD]". Only digits after the last colon are a baud, and a path that exists
  * as given has none, so that the colons of /dev/serial/by-path/ names stay in the name.
  * Returns the length of the device part, or -1 with a reason in err. */
-static long split_serial(const char *spec, unsigned long *baud, speed_t *sp, char *err,
-                         size_t errlen)
+static long split_serial(const char *spec, unsigned long *baud, char *err, size_t errlen)
 {
     const char *colon = strrchr(spec, ':');
     struct stat st;
+    speed_t sp;
     char *end;
 
     *baud = WIRE_DEFAULT_BAUD;
-    *sp = B115200;
     if (!colon || !all_digits(colon + 1) || stat(spec, &st) == 0)
         return (long)strlen(spec);
     errno = 0;
     *baud = strtoul(colon + 1, &end, 10);
-    if (errno || baud_speed(*baud, sp) < 0) {
+    if (errno || baud_speed(*baud, &sp) < 0) {
         snprintf(err, errlen,
                  "%s: not a baud rate this system supports (50 ... 4000000, like "
                  "115200 or 921600)",
@@ -145,17 +146,20 @@ static long split_serial(const char *spec, unsigned long *baud, speed_t *sp, cha
 }
 
 /* Raw 8N1 at speed sp: no echo, no line editing, no flow control, reads that never wait (the
- * waiting is poll()'s). */
+ * waiting is poll()'s). 0, or a WIRE_E* code with a reason in err. */
 static int serial_setup(int fd, speed_t sp, unsigned long baud, char *err, size_t errlen)
 {
     struct termios t;
 
     if (tcgetattr(fd, &t) < 0) {
-        if (errno == ENOTTY || errno == EINVAL)
-            snprintf(err, errlen, "not a terminal (use --file for files and pipes)");
-        else
-            snprintf(err, errlen, "cannot read its settings: %s", strerror(errno));
-        return -1;
+        int e = errno;
+
+        if (e == ENOTTY || e == EINVAL) {
+            snprintf(err, errlen, "%s", strerror(e)); /* the caller's words around the system's */
+            return WIRE_ENOTTY;
+        }
+        snprintf(err, errlen, "cannot read its settings: %s", strerror(e));
+        return WIRE_EFAIL;
     }
     cfmakeraw(&t);
     t.c_cflag &= ~(tcflag_t)(CSIZE | PARENB | CSTOPB | CRTSCTS);
@@ -165,24 +169,61 @@ static int serial_setup(int fd, speed_t sp, unsigned long baud, char *err, size_
     t.c_cc[VTIME] = 0;
     if (cfsetispeed(&t, sp) < 0 || cfsetospeed(&t, sp) < 0 || tcsetattr(fd, TCSANOW, &t) < 0) {
         snprintf(err, errlen, "cannot set %lu baud: %s", baud, strerror(errno));
-        return -1;
+        return WIRE_EFAIL;
     }
     /* tcsetattr() succeeds when any of the settings took: check the one that matters. */
     if (tcgetattr(fd, &t) < 0 || cfgetospeed(&t) != sp) {
         snprintf(err, errlen, "%lu: not a baud rate this device supports", baud);
-        return -1;
+        return WIRE_EFAIL;
     }
     tcflush(fd, TCIFLUSH); /* bytes from before we came belong to nobody's stream */
     return 0;
 }
 
+/* wire_connect_serial, and on WIRE_EOPEN the errno in *open_errno, for a caller's words. */
+static int serial_open(struct wire **l, const char *path, unsigned long baud, int *open_errno,
+                       char *err, size_t errlen)
+{
+    speed_t sp;
+    int fd, rc;
+
+    *l = NULL;
+    if (baud_speed(baud, &sp) < 0) {
+        snprintf(err, errlen,
+                 "%lu: not a baud rate this system supports (50 ... 4000000, like 115200 or "
+                 "921600)",
+                 baud);
+        return WIRE_EFAIL;
+    }
+    fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        *open_errno = errno;
+        snprintf(err, errlen, "%s", strerror(errno));
+        return WIRE_EOPEN;
+    }
+    if ((rc = serial_setup(fd, sp, baud, err, errlen)) < 0) {
+        close(fd);
+        return rc;
+    }
+    *l = link_new(fd, LINK_SERIAL, path, strlen(path), err, errlen);
+    return *l ? 0 : WIRE_EFAIL;
+}
+
+int wire_connect_serial(struct wire **l, const char *path, unsigned long baud, char *err,
+                        size_t errlen)
+{
+    int open_errno;
+
+    return serial_open(l, path, baud, &open_errno, err, errlen);
+}
+
 struct wire *wire_open_serial(const char *spec, char *err, size_t errlen)
 {
     unsigned long baud;
-    speed_t sp;
-    long n = split_serial(spec, &baud, &sp, err, errlen);
+    struct wire *l;
+    long n = split_serial(spec, &baud, err, errlen);
     char *path;
-    int fd;
+    int rc, open_errno;
 
     if (n < 0)
         return NULL;
@@ -194,17 +235,13 @@ struct wire *wire_open_serial(const char *spec, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    rc = serial_open(&l, path, baud, &open_errno, err, errlen);
     free(path);
-    if (fd < 0) {
-        open_error(errno, 1, err, errlen);
-        return NULL;
-    }
-    if (serial_setup(fd, sp, baud, err, errlen) < 0) {
-        close(fd);
-        return NULL;
-    }
-    return link_new(fd, LINK_SERIAL, spec, (size_t)n, err, errlen);
+    if (rc == WIRE_EOPEN)
+        open_error(open_errno, 1, err, errlen);
+    else if (rc == WIRE_ENOTTY)
+        snprintf(err, errlen, "not a terminal (use --file for files and pipes)");
+    return l;
 }
 
 /* --- TCP -------------------------------------------------------------------------------------- */
@@ -250,16 +287,15 @@ static int split_tcp(const char *spec, char *host, size_t hostlen, char *port, s
     return 0;
 }
 
-static long long now_ms(void)
+static int stop_asked(const volatile sig_atomic_t *stop)
 {
-    struct timespec t;
-
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+    return stop && *stop;
 }
 
-/* Connects a non-blocking socket to ai, waiting until deadline; the socket, or -1 with *why. */
-static int tcp_try(const struct addrinfo *ai, long long deadline, int *why)
+/* Connects a non-blocking socket to ai, waiting until deadline (in slices of WIRE_SLICE_MS,
+ * looking at *stop between them); the socket, or -1 with *why (EINTR: stopped). */
+static int tcp_try(const struct addrinfo *ai, long long deadline, const volatile sig_atomic_t *stop,
+                   int *why)
 {
     int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
     struct pollfd pf;
@@ -273,13 +309,19 @@ static int tcp_try(const struct addrinfo *ai, long long deadline, int *why)
     if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
         return fd;
     *why = errno;
-    while (*why == EINPROGRESS || *why == EINTR) {
-        long long left = deadline - now_ms();
+    while (*why == EINPROGRESS || (*why == EINTR && !stop_asked(stop))) {
+        long long left = deadline - mono_ms();
 
+        if (stop_asked(stop)) {
+            *why = EINTR;
+            break;
+        }
         pf = (struct pollfd){.fd = fd, .events = POLLOUT};
-        rc = left > 0 ? poll(&pf, 1, (int)left) : 0;
+        rc = left > 0 ? poll(&pf, 1, left < WIRE_SLICE_MS ? (int)left : WIRE_SLICE_MS) : 0;
         if (rc < 0 && errno == EINTR)
             continue;
+        if (rc == 0 && left > WIRE_SLICE_MS)
+            continue; /* a slice passed: look at the stop flag */
         if (rc == 0)
             *why = ETIMEDOUT;
         else if (rc < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, why, &len) < 0)
@@ -291,52 +333,93 @@ static int tcp_try(const struct addrinfo *ai, long long deadline, int *why)
     return -1;
 }
 
-struct wire *wire_open_tcp(const char *spec, char *err, size_t errlen)
+int wire_connect_tcp(struct wire **l, const char *host, const char *port, int timeout_ms,
+                     const volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
     struct addrinfo hints = {.ai_family = AF_UNSPEC,
                              .ai_socktype = SOCK_STREAM,
                              .ai_flags = AI_NUMERICSERV},
                     *res, *ai;
-    char host[256], port[8];
+    char name[300];
     long long deadline;
     int rc, fd = -1, why = 0, one = 1;
 
-    if (split_tcp(spec, host, sizeof host, port, sizeof port, err, errlen) < 0)
-        return NULL;
+    *l = NULL;
     rc = getaddrinfo(host, port, &hints, &res);
-    if (rc == EAI_NONAME || rc == EAI_NODATA || rc == EAI_FAIL) {
-        snprintf(err, errlen, "no such host");
-        return NULL;
+    if (rc) { /* the resolver's own words, for the caller's sentence */
+        snprintf(err, errlen, "%s", rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+        return rc == EAI_NONAME || rc == EAI_NODATA || rc == EAI_FAIL ? WIRE_ENOHOST
+                                                                      : WIRE_ERESOLVE;
     }
-    if (rc) {
-        snprintf(err, errlen, "cannot resolve the host: %s",
-                 rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
-        return NULL;
-    }
-    deadline = now_ms() + WIRE_CONNECT_MS;
-    for (ai = res; ai && fd < 0; ai = ai->ai_next) {
+    deadline = mono_ms() + timeout_ms;
+    for (ai = res; ai && fd < 0 && why != EINTR; ai = ai->ai_next) {
         int e = 0;
 
-        fd = tcp_try(ai, deadline, &e);
+        fd = tcp_try(ai, deadline, stop, &e);
         /* The most telling reason wins: a refusal says more than an unreachable family. */
-        if (fd < 0 && (why == 0 || e == ECONNREFUSED || e == ETIMEDOUT))
+        if (fd < 0 && (why == 0 || e == ECONNREFUSED || e == ETIMEDOUT || e == EINTR))
             why = e;
     }
     freeaddrinfo(res);
     if (fd < 0) {
-        if (why == ECONNREFUSED)
-            snprintf(err, errlen,
-                     "connection refused; is ser2net or QEMU (-serial "
-                     "tcp::%s,server) listening there?",
-                     port);
+        if (why == ECONNREFUSED) {
+            snprintf(err, errlen, "connection refused");
+            return WIRE_EREFUSED;
+        }
+        if (why == ETIMEDOUT && timeout_ms % 1000)
+            snprintf(err, errlen, "no connection within %.1f s", timeout_ms / 1000.0);
         else if (why == ETIMEDOUT)
-            snprintf(err, errlen, "no connection within %d s", WIRE_CONNECT_MS / 1000);
+            snprintf(err, errlen, "no connection within %d s", timeout_ms / 1000);
+        else if (why == EINTR)
+            snprintf(err, errlen, "interrupted");
         else
             snprintf(err, errlen, "cannot connect: %s", strerror(why));
-        return NULL;
+        return WIRE_EFAIL;
     }
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    return link_new(fd, LINK_TCP, spec, strlen(spec), err, errlen);
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); /* one small packet at a time */
+    snprintf(name, sizeof name, strchr(host, ':') ? "[%s]:%s" : "%s:%s", host, port);
+    *l = link_new(fd, LINK_TCP, name, strlen(name), err, errlen);
+    return *l ? 0 : WIRE_EFAIL;
+}
+
+struct wire *wire_open_tcp(const char *spec, char *err, size_t errlen)
+{
+    char host[256], port[8];
+    struct wire *l;
+    int rc;
+
+    if (split_tcp(spec, host, sizeof host, port, sizeof port, err, errlen) < 0)
+        return NULL;
+    rc = wire_connect_tcp(&l, host, port, WIRE_CONNECT_MS, NULL, err, errlen);
+    if (rc == WIRE_ENOHOST)
+        snprintf(err, errlen, "no such host");
+    else if (rc == WIRE_ERESOLVE) {
+        char why[256];
+
+        snprintf(why, sizeof why, "%s", err);
+        snprintf(err, errlen, "cannot resolve the host: %s", why);
+    } else if (rc == WIRE_EREFUSED)
+        snprintf(err, errlen,
+                 "connection refused; is ser2net or QEMU (-serial "
+                 "tcp::%s,server) listening there?",
+                 port);
+    if (l) { /* named as given, "localhost:4444" */
+        char *name = strdup(spec);
+
+        if (!name) {
+            wire_close(l);
+            snprintf(err, errlen, "out of memory");
+            return NULL;
+        }
+        free(l->name);
+        l->name = name;
+    }
+    return l;
+}
+
+struct wire *wire_open_socket(int fd, const char *name, char *err, size_t errlen)
+{
+    return link_new(fd, LINK_TCP, name, strlen(name), err, errlen);
 }
 
 /* --- files, pipes, character devices -------------------------------------------------------- */
@@ -393,6 +476,21 @@ static int serial_gone(int fd)
     return tcgetattr(fd, &t) < 0;
 }
 
+/* A failed read's or write's errno: the peer or the device gone, or another error. */
+static long io_error(int e, char *err, size_t errlen)
+{
+    if (e == ECONNRESET) {
+        snprintf(err, errlen, "connection reset");
+        return WIRE_GONE;
+    }
+    if (e == EIO || e == ENXIO || e == ENODEV) {
+        snprintf(err, errlen, "device disappeared (%s)", e == EIO ? "EIO" : strerror(e));
+        return WIRE_GONE;
+    }
+    snprintf(err, errlen, "%s", strerror(e));
+    return WIRE_ERROR;
+}
+
 long wire_read(struct wire *l, void *buf, size_t len, int timeout_ms, char *err, size_t errlen)
 {
     struct pollfd pf = {.fd = l->fd, .events = POLLIN};
@@ -406,13 +504,13 @@ long wire_read(struct wire *l, void *buf, size_t len, int timeout_ms, char *err,
         if (errno == EINTR) /* a signal (a terminal resize): let the caller see to it */
             return 0;
         snprintf(err, errlen, "poll: %s", strerror(errno));
-        return -2;
+        return WIRE_ERROR;
     }
     if (rc == 0)
         return 0;
     if (pf.revents & POLLNVAL) {
         snprintf(err, errlen, "not open");
-        return -2;
+        return WIRE_ERROR;
     }
     /* POLLHUP and POLLERR too: the read says what happened. */
     n = read(l->fd, buf, len);
@@ -427,22 +525,40 @@ long wire_read(struct wire *l, void *buf, size_t len, int timeout_ms, char *err,
                  n == 0         ? "hung up"
                  : errno == EIO ? "EIO"
                                 : strerror(errno));
-        return -2;
+        return WIRE_GONE;
     }
     if (n == 0 && l->kind == LINK_RTT)
-        return rtt_poller_end(l->rtt, err, errlen) ? -1 : -2;
+        return rtt_poller_end(l->rtt, err, errlen) ? WIRE_END : WIRE_ERROR;
     if (n == 0) {
         snprintf(err, errlen, "%s",
                  l->kind == LINK_TCP ? "the peer closed the connection" : "end of file");
-        return -1;
+        return WIRE_END;
     }
-    if (errno == ECONNRESET)
-        snprintf(err, errlen, "connection reset");
-    else if (errno == EIO || errno == ENXIO || errno == ENODEV)
-        snprintf(err, errlen, "device disappeared (%s)", errno == EIO ? "EIO" : strerror(errno));
-    else
-        snprintf(err, errlen, "%s", strerror(errno));
-    return -2;
+    return io_error(errno, err, errlen);
+}
+
+long wire_write(struct wire *l, const void *buf, size_t len, int timeout_ms, char *err,
+                size_t errlen)
+{
+    struct pollfd pf = {.fd = l->fd, .events = POLLOUT};
+    ssize_t n;
+
+    /* Written at once where there is room; the wait is only for a full link. */
+    for (int tries = 0; len && tries < 2; tries++) {
+        /* MSG_NOSIGNAL: a peer that hung up is an error here, not a SIGPIPE. */
+        n = l->kind == LINK_TCP ? send(l->fd, buf, len, MSG_NOSIGNAL) : write(l->fd, buf, len);
+        if (n > 0)
+            return (long)n;
+        if (n < 0 && errno == EPIPE) {
+            snprintf(err, errlen, "the peer closed the connection");
+            return WIRE_END;
+        }
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+            return io_error(errno, err, errlen);
+        if (tries == 0 && poll(&pf, 1, timeout_ms < 0 ? -1 : timeout_ms) <= 0)
+            break; /* no room in time, or a signal: the caller sees to it */
+    }
+    return 0;
 }
 
 int wire_fd(const struct wire *l)

@@ -1,10 +1,9 @@
 /* bfdq.c - libbfd, quietly. */
 #include "symbols/bfdq.h"
 
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <unistd.h>
+#include <sys/types.h>
 
 static void bfd_quiet(const char *fmt, va_list ap)
 {
@@ -25,25 +24,26 @@ int bfdq_ready(void)
     return 0;
 }
 
+static ssize_t discard(void *cookie, const char *buf, size_t len)
+{
+    (void)cookie;
+    (void)buf;
+    return (ssize_t)len;
+}
+
 bool bfdq_check_format(bfd *abfd, bfd_format format)
 {
-    int null_fd, saved = -1;
+    /* glibc's stderr is a variable that may be assigned ("Standard Streams"), and libbfd
+     * prints through it */
+    FILE *saved = stderr, *null = fopencookie(NULL, "w", (cookie_io_functions_t){.write = discard});
     bool ok;
 
-    fflush(stderr);
-    null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-    if (null_fd >= 0) {
-        saved = fcntl(2, F_DUPFD_CLOEXEC, 3);
-        if (saved >= 0 && dup2(null_fd, 2) < 0) {
-            close(saved);
-            saved = -1;
-        }
-        close(null_fd);
-    }
+    if (null)
+        stderr = null;
     ok = bfd_check_format(abfd, format);
-    if (saved >= 0) {
-        dup2(saved, 2);
-        close(saved);
+    if (null) {
+        stderr = saved;
+        fclose(null);
     }
     return ok;
 }

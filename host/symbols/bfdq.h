@@ -10,10 +10,11 @@
  * what went wrong, once). 0, or -1 when the library is not the version we were built with. */
 int bfdq_ready(void);
 
-/* bfd_check_format, with stderr pointed at /dev/null for the length of the call: bfd 2.39+
- * gathers the warnings of bfd_check_format ("section extending past end of file") and writes
- * them straight to stderr (format.c: print_warnmsg), past the error handler. The host tool is
- * single-threaded; if the redirection fails the warnings just show. */
+/* bfd_check_format, quiet: bfd 2.39+ gathers the warnings of bfd_check_format ("section
+ * extending past end of file") and writes them with fprintf(stderr) (format.c: print_warnmsg),
+ * past the error handler. For the length of the call the stdio stream stderr (not the
+ * process's fd 2, which nothing else sees change) is one that discards what it is given. The
+ * host tool is single-threaded; if that stream cannot be made the warnings just show. */
 bool bfdq_check_format(bfd *abfd, bfd_format format);
 
 #endif

@@ -3,18 +3,20 @@
  * An address is mapped to its compilation unit through a sorted table of address ranges
  * (.debug_aranges, or each unit's low/high pc and its functions' when the ELF has no aranges),
  * built at the first query. A unit's line rows and functions are read when first needed and
- * kept in a small LRU cache of units. */
+ * kept in a small LRU cache of units. The signatures are printed by dwdecl.c. */
 #include "symbols/dwarf.h"
-#include "symbols/dwarf_internal.h"
 
 #include <libdwarf/dwarf.h>
 #include <libdwarf/libdwarf.h>
-#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define TYPE_DEPTH 16 /* deeper type chains (or a cycle) print as "?" */
+#include "symbols/dwdecl.h"
+#include "symbols/dwdie.h"
+#include "util/sorted.h"
+#include "util/vec.h"
 
 struct dw_range {
     uint64_t lo, hi;
@@ -104,15 +106,8 @@ static int add_range(struct dwarf_src *d, uint64_t lo, uint64_t hi, Dwarf_Off cu
 {
     if (hi <= lo)
         return 0;
-    if (d->nranges == d->capranges) {
-        size_t cap = d->capranges ? d->capranges * 2 : 64;
-        struct dw_range *n = realloc(d->ranges, cap * sizeof *n);
-
-        if (!n)
-            return -1;
-        d->ranges = n;
-        d->capranges = cap;
-    }
+    if (vec_grow(&d->ranges, &d->capranges, d->nranges, sizeof *d->ranges, 64) < 0)
+        return -1;
     d->ranges[d->nranges++] = (struct dw_range){lo, hi, cu};
     return 0;
 }
@@ -122,60 +117,6 @@ static int range_cmp(const void *a, const void *b)
     const struct dw_range *x = a, *y = b;
 
     return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
-/* An unsigned attribute (DW_AT_decl_line, ...); 0 when absent. */
-static Dwarf_Unsigned attr_u(Dwarf_Die die, Dwarf_Half at)
-{
-    Dwarf_Attribute a;
-    Dwarf_Unsigned v = 0;
-
-    if (dwarf_attr(die, at, &a, NULL) != DW_DLV_OK)
-        return 0;
-    if (dwarf_formudata(a, &v, NULL) != DW_DLV_OK) {
-        Dwarf_Signed sv = 0; /* DW_FORM_implicit_const (DWARF 5) only reads as signed */
-
-        v = dwarf_formsdata(a, &sv, NULL) == DW_DLV_OK && sv > 0 ? (Dwarf_Unsigned)sv : 0;
-    }
-    dwarf_dealloc_attribute(a);
-    return v;
-}
-
-/* A flag attribute (DW_AT_prototyped, ...); 0 when absent. */
-static int attr_flag(Dwarf_Die die, Dwarf_Half at)
-{
-    Dwarf_Attribute a;
-    Dwarf_Bool v = 0;
-
-    if (dwarf_attr(die, at, &a, NULL) != DW_DLV_OK)
-        return 0;
-    if (dwarf_formflag(a, &v, NULL) != DW_DLV_OK)
-        v = 0;
-    dwarf_dealloc_attribute(a);
-    return !!v;
-}
-
-static int has_attr(Dwarf_Die die, Dwarf_Half at)
-{
-    Dwarf_Bool b = 0;
-
-    return dwarf_hasattr(die, at, &b, NULL) == DW_DLV_OK && b;
-}
-
-/* The DIE a reference attribute points at (DW_AT_type, DW_AT_specification, ...), or NULL. */
-static Dwarf_Die attr_die(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half at)
-{
-    Dwarf_Attribute a;
-    Dwarf_Off off;
-    Dwarf_Die t = NULL;
-
-    if (dwarf_attr(die, at, &a, NULL) != DW_DLV_OK)
-        return NULL;
-    if (dwarf_global_formref(a, &off, NULL) == DW_DLV_OK &&
-        dwarf_offdie_b(dbg, off, 1, &t, NULL) != DW_DLV_OK)
-        t = NULL;
-    dwarf_dealloc_attribute(a);
-    return t;
 }
 
 /* The code range of a DIE with DW_AT_low_pc / DW_AT_high_pc (address or, DWARF 4+, length). */
@@ -197,25 +138,18 @@ static int die_pc(Dwarf_Die die, uint64_t *lo, uint64_t *hi)
 static int walk_fns(Dwarf_Debug dbg, Dwarf_Die parent, unsigned depth,
                     int (*fn)(void *arg, Dwarf_Die die, uint64_t lo, uint64_t hi), void *arg)
 {
-    Dwarf_Die die = NULL, next;
+    Dwarf_Die die = depth > 8 ? NULL : dwdie_child(parent);
     int rc = 0;
 
-    if (depth > 8 || dwarf_child(parent, &die, NULL) != DW_DLV_OK)
-        return 0;
-    while (die && !rc) {
-        Dwarf_Half tag = 0;
+    for (; die && !rc; die = dwdie_next(dbg, die)) {
+        Dwarf_Half tag = dwdie_tag(die);
         uint64_t lo, hi;
 
-        dwarf_tag(die, &tag, NULL);
         if (tag == DW_TAG_subprogram && !die_pc(die, &lo, &hi))
             rc = fn(arg, die, lo, hi);
         else if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
                  tag == DW_TAG_structure_type)
             rc = walk_fns(dbg, die, depth + 1, fn, arg);
-        if (dwarf_siblingof_b(dbg, die, 1, &next, NULL) != DW_DLV_OK)
-            next = NULL;
-        dwarf_dealloc_die(die);
-        die = next;
     }
     if (die)
         dwarf_dealloc_die(die);
@@ -267,14 +201,6 @@ static int ranges_from_units(struct dwarf_src *d)
     }
 }
 
-/* Without a handler libdwarf aborts on an error we did not ask about; with one it returns
- * DW_DLV_ERROR, and each call here treats that as "not there". */
-static void dw_error(Dwarf_Error err, Dwarf_Ptr arg)
-{
-    (void)err;
-    (void)arg;
-}
-
 /* The first query opens the DWARF and builds the table of unit ranges. */
 static int dw_open(struct dwarf_src *d)
 {
@@ -282,11 +208,11 @@ static int dw_open(struct dwarf_src *d)
     Dwarf_Signed n = 0;
 
     if (d->state)
-        return d->state == 1 ? 0 : DWARF_NO_INFO;
+        return d->state == 1 ? 0 : -1;
     d->state = -1;
-    if (dwarf_init_path(d->path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY, dw_error, NULL, &d->dbg,
-                        NULL, 0, NULL, NULL) != DW_DLV_OK)
-        return DWARF_NO_INFO;
+    if (dwarf_init_path(d->path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY, dwdie_quiet, NULL,
+                        &d->dbg, NULL, 0, NULL, NULL) != DW_DLV_OK)
+        return -1;
     d->state = 1;
     if (dwarf_get_aranges(d->dbg, &ar, &n, NULL) == DW_DLV_OK) {
         for (Dwarf_Signed i = 0; i < n; i++) {
@@ -302,12 +228,12 @@ static int dw_open(struct dwarf_src *d)
         dwarf_dealloc(d->dbg, ar, DW_DLA_LIST);
     }
     if (!d->nranges && ranges_from_units(d) < 0)
-        return DWARF_NO_INFO;
+        return -1;
     if (!d->nranges) {
         /* No code described at all: as good as no debug info. */
         dwarf_finish(d->dbg, NULL);
         d->state = -1;
-        return DWARF_NO_INFO;
+        return -1;
     }
     qsort(d->ranges, d->nranges, sizeof *d->ranges, range_cmp);
     return 0;
@@ -315,16 +241,9 @@ static int dw_open(struct dwarf_src *d)
 
 static const struct dw_range *range_of(const struct dwarf_src *d, uint64_t addr)
 {
-    size_t lo = 0, hi = d->nranges;
+    size_t lo = sorted_upto(d->ranges, d->nranges, sizeof *d->ranges,
+                            offsetof(struct dw_range, lo), addr);
 
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (d->ranges[mid].lo <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
     /* Ranges of different units do not overlap; a unit may have several. */
     return lo && addr < d->ranges[lo - 1].hi ? &d->ranges[lo - 1] : NULL;
 }
@@ -406,15 +325,8 @@ static int fn_list(void *arg, Dwarf_Die die, uint64_t lo, uint64_t hi)
     struct fn_list_arg *a = arg;
     struct dw_cu *c = a->c;
 
-    if (c->nfns == a->cap) {
-        size_t cap = a->cap ? a->cap * 2 : 32;
-        struct dw_fn *n = realloc(c->fns, cap * sizeof *n);
-
-        if (!n)
-            return -1;
-        c->fns = n;
-        a->cap = cap;
-    }
+    if (vec_grow(&c->fns, &a->cap, c->nfns, sizeof *c->fns, 32) < 0)
+        return -1;
     c->fns[c->nfns].lo = lo;
     c->fns[c->nfns].hi = hi;
     dwarf_dieoffset(die, &c->fns[c->nfns].off, NULL);
@@ -470,7 +382,7 @@ static struct dw_cu *cu_at(struct dwarf_src *d, uint64_t addr, int *rc)
         return NULL;
     r = range_of(d, addr);
     c = r ? cu_get(d, r->cu) : NULL;
-    *rc = c ? 0 : DWARF_UNKNOWN;
+    *rc = c ? 0 : -1;
     return c;
 }
 
@@ -483,16 +395,9 @@ static void copy(char *dst, size_t len, const char *src)
 /* The row holding addr: the last row at or before it, unless a sequence ended in between. */
 static const struct dw_row *row_at(const struct dw_cu *c, uint64_t addr)
 {
-    size_t lo = 0, hi = c->nrows;
+    size_t lo =
+        sorted_upto(c->rows, c->nrows, sizeof *c->rows, offsetof(struct dw_row, addr), addr);
 
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (c->rows[mid].addr <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
     return lo && c->rows[lo - 1].line ? &c->rows[lo - 1] : NULL;
 }
 
@@ -507,221 +412,10 @@ int dwarf_src_line(struct dwarf_src *d, uint64_t addr, char *file, size_t filele
         return rc;
     row = row_at(c, addr);
     if (!row || row->file >= c->nlfiles || !c->lfiles[row->file])
-        return DWARF_UNKNOWN;
+        return -1;
     copy(file, filelen, c->lfiles[row->file]);
     *line = row->line;
     return 0;
-}
-
-/* ---- signatures: C declarators built inside out ---- */
-
-struct sbuf {
-    char *p;
-    size_t len, n;
-};
-
-static void sb_add(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_add(struct sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    int k;
-
-    if (b->n >= b->len)
-        return;
-    va_start(ap, fmt);
-    k = vsnprintf(b->p + b->n, b->len - b->n, fmt, ap);
-    va_end(ap);
-    if (k > 0)
-        b->n = b->n + (size_t)k < b->len ? b->n + (size_t)k : b->len - 1;
-}
-
-static void params(Dwarf_Debug dbg, Dwarf_Die fn, int named, unsigned depth, struct sbuf *b);
-
-/* Writes into b the declaration of decl (a name, or "" for a bare type) with type t. */
-static void type_decl(Dwarf_Debug dbg, Dwarf_Die t, const char *decl, unsigned depth,
-                      struct sbuf *b)
-{
-    char inner[512];
-    Dwarf_Half tag = 0;
-    Dwarf_Die sub;
-    char *name = NULL;
-    const char *sp = *decl && decl[0] != '[' ? " " : "";
-
-    if (!t) {
-        sb_add(b, "void%s%s", sp, decl);
-        return;
-    }
-    if (depth > TYPE_DEPTH) {
-        sb_add(b, "?%s%s", sp, decl);
-        return;
-    }
-    dwarf_tag(t, &tag, NULL);
-    sub = attr_die(dbg, t, DW_AT_type);
-    switch (tag) {
-    case DW_TAG_pointer_type:
-    case DW_TAG_reference_type:
-    case DW_TAG_rvalue_reference_type: {
-        const char *op = tag == DW_TAG_pointer_type ? "*" : tag == DW_TAG_reference_type ? "&"
-                                                                                          : "&&";
-        Dwarf_Half st = 0;
-
-        if (sub)
-            dwarf_tag(sub, &st, NULL);
-        if (st == DW_TAG_subroutine_type || st == DW_TAG_array_type)
-            snprintf(inner, sizeof inner, "(%s%s)", op, decl);
-        else
-            snprintf(inner, sizeof inner, "%s%s", op, decl);
-        type_decl(dbg, sub, inner, depth + 1, b);
-        break;
-    }
-    case DW_TAG_const_type:
-    case DW_TAG_volatile_type:
-    case DW_TAG_restrict_type: {
-        /* A chain of qualifiers prints in the usual order: "const volatile int". */
-        unsigned q = 0;
-        Dwarf_Half st = tag;
-        char qs[32];
-
-        for (unsigned k = 0; k < 4; k++) {
-            Dwarf_Die n;
-
-            q |= st == DW_TAG_const_type ? 1u : st == DW_TAG_volatile_type ? 2u : 4u;
-            st = 0;
-            if (!sub || dwarf_tag(sub, &st, NULL) != DW_DLV_OK ||
-                (st != DW_TAG_const_type && st != DW_TAG_volatile_type &&
-                 st != DW_TAG_restrict_type))
-                break;
-            n = attr_die(dbg, sub, DW_AT_type);
-            dwarf_dealloc_die(sub);
-            sub = n;
-        }
-        snprintf(qs, sizeof qs, "%s%s%s", q & 1u ? "const " : "", q & 2u ? "volatile " : "",
-                 q & 4u ? "restrict " : "");
-        qs[strlen(qs) - 1] = 0;
-        if (st == DW_TAG_pointer_type) { /* "char *const p" */
-            snprintf(inner, sizeof inner, "%s%s%s", qs, *decl ? " " : "", decl);
-            type_decl(dbg, sub, inner, depth + 1, b);
-        } else { /* "const char" */
-            sb_add(b, "%s ", qs);
-            type_decl(dbg, sub, decl, depth + 1, b);
-        }
-        break;
-    }
-    case DW_TAG_array_type: {
-        Dwarf_Die r = NULL, next;
-        size_t k = (size_t)snprintf(inner, sizeof inner, "%s", decl);
-
-        if (dwarf_child(t, &r, NULL) != DW_DLV_OK)
-            r = NULL;
-        while (r) {
-            Dwarf_Attribute a;
-            Dwarf_Unsigned v = 0;
-
-            if (dwarf_attr(r, DW_AT_count, &a, NULL) == DW_DLV_OK) {
-                dwarf_formudata(a, &v, NULL);
-                dwarf_dealloc_attribute(a);
-            } else if (dwarf_attr(r, DW_AT_upper_bound, &a, NULL) == DW_DLV_OK) {
-                if (dwarf_formudata(a, &v, NULL) == DW_DLV_OK)
-                    v++;
-                dwarf_dealloc_attribute(a);
-            }
-            if (k < sizeof inner)
-                k += (size_t)snprintf(inner + k, sizeof inner - k, v ? "[%llu]" : "[]",
-                                      (unsigned long long)v);
-            if (dwarf_siblingof_b(dbg, r, 1, &next, NULL) != DW_DLV_OK)
-                next = NULL;
-            dwarf_dealloc_die(r);
-            r = next;
-        }
-        type_decl(dbg, sub, inner, depth + 1, b);
-        break;
-    }
-    case DW_TAG_subroutine_type: {
-        struct sbuf pb = {inner, sizeof inner, 0};
-
-        sb_add(&pb, "%s(", decl);
-        params(dbg, t, 0, depth + 1, &pb);
-        sb_add(&pb, ")");
-        type_decl(dbg, sub, inner, depth + 1, b);
-        break;
-    }
-    default: {
-        const char *kw = tag == DW_TAG_structure_type ? "struct "
-                         : tag == DW_TAG_union_type   ? "union "
-                         : tag == DW_TAG_enumeration_type ? "enum "
-                         : tag == DW_TAG_class_type   ? "class "
-                                                      : "";
-
-        if (dwarf_diename(t, &name, NULL) != DW_DLV_OK)
-            name = NULL;
-        sb_add(b, "%s%s%s%s", kw, name ? name : "<anonymous>", sp, decl);
-        break;
-    }
-    }
-    if (sub)
-        dwarf_dealloc_die(sub);
-}
-
-void dwarf_src_type_text(Dwarf_Debug dbg, Dwarf_Die t, const char *decl, char *buf, size_t len)
-{
-    struct sbuf b = {buf, len, 0};
-
-    if (!len)
-        return;
-    buf[0] = 0;
-    type_decl(dbg, t, decl, 0, &b);
-}
-
-Dwarf_Unsigned dwarf_src_attr_u(Dwarf_Die die, Dwarf_Half at)
-{
-    return attr_u(die, at);
-}
-
-int dwarf_src_attr_flag(Dwarf_Die die, Dwarf_Half at)
-{
-    return attr_flag(die, at);
-}
-
-Dwarf_Die dwarf_src_attr_die(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half at)
-{
-    return attr_die(dbg, die, at);
-}
-
-/* "int i, char *s" (named: a function's parameters) or "int, char *" (a function type's);
- * "void" for none when prototyped, "..." for the variable part. */
-static void params(Dwarf_Debug dbg, Dwarf_Die fn, int named, unsigned depth, struct sbuf *b)
-{
-    Dwarf_Die die = NULL, next;
-    unsigned n = 0;
-
-    if (dwarf_child(fn, &die, NULL) != DW_DLV_OK)
-        die = NULL;
-    while (die) {
-        Dwarf_Half tag = 0;
-
-        dwarf_tag(die, &tag, NULL);
-        if (tag == DW_TAG_formal_parameter) {
-            char *name = NULL;
-            Dwarf_Die t = attr_die(dbg, die, DW_AT_type);
-            /* C++'s implicit "this" is not written in a declaration */
-            if (!attr_flag(die, DW_AT_artificial)) {
-                if (!named || dwarf_diename(die, &name, NULL) != DW_DLV_OK)
-                    name = NULL;
-                sb_add(b, "%s", n++ ? ", " : "");
-                type_decl(dbg, t, name ? name : "", depth, b);
-            }
-            if (t)
-                dwarf_dealloc_die(t);
-        } else if (tag == DW_TAG_unspecified_parameters) {
-            sb_add(b, "%s...", n++ ? ", " : "");
-        }
-        if (dwarf_siblingof_b(dbg, die, 1, &next, NULL) != DW_DLV_OK)
-            next = NULL;
-        dwarf_dealloc_die(die);
-        die = next;
-    }
-    if (!n && attr_flag(fn, DW_AT_prototyped))
-        sb_add(b, "void");
 }
 
 /* The DIE that holds a function's name and declaration: itself, or what its
@@ -729,10 +423,10 @@ static void params(Dwarf_Debug dbg, Dwarf_Die fn, int named, unsigned depth, str
  * out-of-line copy of an inline function) points at. NULL: die itself. */
 static Dwarf_Die decl_die(Dwarf_Debug dbg, Dwarf_Die die)
 {
-    Dwarf_Die o = attr_die(dbg, die, DW_AT_specification);
+    Dwarf_Die o = dwdie_ref(dbg, die, DW_AT_specification);
 
     if (!o)
-        o = attr_die(dbg, die, DW_AT_abstract_origin);
+        o = dwdie_ref(dbg, die, DW_AT_abstract_origin);
     return o;
 }
 
@@ -744,7 +438,6 @@ int dwarf_src_func(struct dwarf_src *d, uint64_t addr, char *file, size_t filele
     const struct dw_fn *fn = NULL;
     Dwarf_Die die, o, nd;
     Dwarf_Unsigned fno, ln;
-    char *name = NULL;
 
     if (!c)
         return rc;
@@ -752,11 +445,11 @@ int dwarf_src_func(struct dwarf_src *d, uint64_t addr, char *file, size_t filele
         if (addr >= c->fns[i].lo && addr < c->fns[i].hi)
             fn = &c->fns[i];
     if (!fn || dwarf_offdie_b(d->dbg, fn->off, 1, &die, NULL) != DW_DLV_OK)
-        return DWARF_UNKNOWN;
+        return -1;
     o = decl_die(d->dbg, die);
-    nd = o && !attr_u(die, DW_AT_decl_line) ? o : die;
-    fno = attr_u(nd, DW_AT_decl_file);
-    ln = attr_u(nd, DW_AT_decl_line);
+    nd = o && !dwdie_u(die, DW_AT_decl_line) ? o : die;
+    fno = dwdie_u(nd, DW_AT_decl_file);
+    ln = dwdie_u(nd, DW_AT_decl_line);
     /* DWARF 5 numbers files from 0, earlier versions from 1 (0: none). */
     if (c->version < 5)
         fno = fno ? fno - 1 : (Dwarf_Unsigned)c->ndfiles;
@@ -774,18 +467,8 @@ int dwarf_src_func(struct dwarf_src *d, uint64_t addr, char *file, size_t filele
             *line = row->line;
         }
     }
-    if (sig && siglen) {
-        struct sbuf b = {sig, siglen, 0};
-
-        sig[0] = 0;
-        if (dwarf_diename(die, &name, NULL) != DW_DLV_OK &&
-            (!o || dwarf_diename(o, &name, NULL) != DW_DLV_OK))
-            name = NULL;
-        sb_add(&b, "%s(", name ? name : "?");
-        /* an out-of-line copy's parameters only point back at the abstract ones */
-        params(d->dbg, o && has_attr(die, DW_AT_abstract_origin) ? o : die, 1, 0, &b);
-        sb_add(&b, ")");
-    }
+    if (sig && siglen)
+        dwdecl_func(d->dbg, die, o, sig, siglen);
     if (o)
         dwarf_dealloc_die(o);
     dwarf_dealloc_die(die);

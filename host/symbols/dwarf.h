@@ -12,11 +12,6 @@
 
 #define DWARF_CU_CACHE 32u
 
-enum {
-    DWARF_NO_INFO = -1, /* the ELF has no DWARF (or it cannot be read) */
-    DWARF_UNKNOWN = -2, /* the address is in no unit, function or line the DWARF describes */
-};
-
 struct dwarf_src;
 
 /* A lazy reader of the ELF at path (nothing is read yet); NULL when out of memory. */
@@ -26,14 +21,15 @@ struct dwarf_src *dwarf_src_open(const char *path);
 void dwarf_src_close(struct dwarf_src *d);
 
 /* The source file (as the DWARF names it, usually a full path) and line of the code at link-time
- * address addr: 0, or DWARF_NO_INFO, or DWARF_UNKNOWN. */
+ * address addr: 0, or -1 when the DWARF does not say (the ELF has none, or it describes no
+ * line there). Not knowing is an answer, not an error: no text comes with it. */
 int dwarf_src_line(struct dwarf_src *d, uint64_t addr, char *file, size_t filelen,
                    unsigned *line);
 
 /* The function whose code holds link-time address addr: its declaration's file and line
  * (DW_AT_decl_file/decl_line, else its first line), and into sig (NULL: not wanted) its
- * signature in C, "decide(int i)", "main(void)", "f(const char *fmt, ...)": 0, or
- * DWARF_NO_INFO, or DWARF_UNKNOWN. */
+ * signature in C, "decide(int i)", "main(void)", "f(const char *fmt, ...)": 0, or -1 when
+ * the DWARF does not say (none, or no function of it holds addr). */
 int dwarf_src_func(struct dwarf_src *d, uint64_t addr, char *file, size_t filelen,
                    unsigned *line, char *sig, size_t siglen);
 

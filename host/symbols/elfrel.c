@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbols/dwdie.h"
+#include "symbols/elfhdr.h"
+
 struct sec {
     const char *name;
     uint32_t name_off, type;
@@ -20,8 +23,7 @@ struct sec {
 struct elfrel {
     uint8_t *buf;
     size_t len;
-    int big, is64;
-    unsigned machine;
+    struct elfhdr h;
     struct sec *secs;
     size_t nsecs;
     Dwarf_Obj_Access_Methods methods;
@@ -36,28 +38,6 @@ struct rhow {
     enum rop op;
     unsigned bits; /* 6, 8, 16, 32 or 64 */
 };
-
-static uint64_t rd(const struct elfrel *e, const uint8_t *p, unsigned n)
-{
-    uint64_t v = 0;
-
-    for (unsigned i = 0; i < n; i++)
-        v |= (uint64_t)p[e->big ? n - 1 - i : i] << (8 * i);
-    return v;
-}
-
-static void wr(const struct elfrel *e, uint8_t *p, unsigned n, uint64_t v)
-{
-    for (unsigned i = 0; i < n; i++)
-        p[e->big ? n - 1 - i : i] = (uint8_t)(v >> (8 * i));
-}
-
-/* A field of a header at p: its 32-bit or 64-bit offset and size, by the file's class. */
-static uint64_t fld(const struct elfrel *e, const uint8_t *p, unsigned off32, unsigned n32,
-                    unsigned off64, unsigned n64)
-{
-    return e->is64 ? rd(e, p + off64, n64) : rd(e, p + off32, n32);
-}
 
 static int fits(const struct elfrel *e, uint64_t off, uint64_t size)
 {
@@ -105,15 +85,15 @@ static int machine_known(unsigned machine)
  * if every section sat at address 0); 0 for symbol 0, an undefined one or one out of range. */
 static uint64_t sym_value(const struct elfrel *e, const struct sec *sym, uint64_t i)
 {
-    uint64_t esz = e->is64 ? 24 : 16;
+    uint64_t esz = e->h.is64 ? 24 : 16;
     const uint8_t *p;
 
     if (!i || sym->type != SHT_SYMTAB || i >= sym->size / esz)
         return 0;
     p = e->buf + sym->off + i * esz;
-    if (rd(e, p + (e->is64 ? 6 : 14), 2) == SHN_UNDEF)
+    if (elfhdr_get(&e->h, p + (e->h.is64 ? 6 : 14), 2) == SHN_UNDEF)
         return 0;
-    return fld(e, p, 4, 4, 8, 8);
+    return elfhdr_field(&e->h, p, 4, 4, 8, 8);
 }
 
 /* One relocation at offset off of section t (bytes at e->buf + t->off). */
@@ -127,7 +107,7 @@ static void reloc_one(const struct elfrel *e, const struct sec *t, uint64_t off,
     if (off > t->size || bytes > t->size - off)
         return;
     p = e->buf + t->off + off;
-    v = rd(e, p, bytes);
+    v = elfhdr_get(&e->h, p, bytes);
     if (!rela && h.op == OP_ABS)
         a = v; /* REL: the addend is what the place holds */
     switch (h.op) {
@@ -142,14 +122,14 @@ static void reloc_one(const struct elfrel *e, const struct sec *t, uint64_t off,
         v = (v & ~mask) | ((v - s - a) & mask);
         break;
     }
-    wr(e, p, bytes, v);
+    elfhdr_put(&e->h, p, bytes, v);
 }
 
 /* Applies the REL or RELA section r to the section it is for, when that is DWARF. */
 static int reloc_section(struct elfrel *e, const struct sec *r, char *err, size_t errlen)
 {
     int rela = r->type == SHT_RELA;
-    uint64_t esz = e->is64 ? (rela ? 24 : 16) : (rela ? 12 : 8);
+    uint64_t esz = e->h.is64 ? (rela ? 24 : 16) : (rela ? 12 : 8);
     const struct sec *t, *sym;
 
     if (r->info >= e->nsecs || r->link >= e->nsecs)
@@ -158,84 +138,73 @@ static int reloc_section(struct elfrel *e, const struct sec *r, char *err, size_
     sym = &e->secs[r->link];
     if (strncmp(t->name, ".debug_", 7) != 0 || t->type == SHT_NOBITS || (t->flags & SHF_ALLOC))
         return 0;
-    if (!machine_known(e->machine)) {
-        snprintf(err, errlen, "DWARF relocations of ELF machine %u are not known", e->machine);
+    if (!machine_known(e->h.machine)) {
+        snprintf(err, errlen, "DWARF relocations of ELF machine %u are not known", e->h.machine);
         return -1;
     }
     for (uint64_t k = 0; k + esz <= r->size; k += esz) {
         const uint8_t *p = e->buf + r->off + k;
-        uint64_t off = fld(e, p, 0, 4, 0, 8), info = fld(e, p, 4, 4, 8, 8);
-        uint64_t symi = e->is64 ? info >> 32 : info >> 8;
-        unsigned type = (unsigned)(e->is64 ? info & 0xffffffffu : info & 0xffu);
-        uint64_t a = rela ? fld(e, p, 8, 4, 16, 8) : 0;
+        uint64_t off = elfhdr_field(&e->h, p, 0, 4, 0, 8);
+        uint64_t info = elfhdr_field(&e->h, p, 4, 4, 8, 8);
+        uint64_t symi = e->h.is64 ? info >> 32 : info >> 8;
+        unsigned type = (unsigned)(e->h.is64 ? info & 0xffffffffu : info & 0xffu);
+        uint64_t a = rela ? elfhdr_field(&e->h, p, 8, 4, 16, 8) : 0;
         struct rhow h;
 
-        if (!e->is64 && rela && (a & 0x80000000u))
+        if (!e->h.is64 && rela && (a & 0x80000000u))
             a |= ~0xffffffffull; /* Elf32_Sword */
-        if (reloc_how(e->machine, type, &h) == 0)
+        if (reloc_how(e->h.machine, type, &h) == 0)
             reloc_one(e, t, off, h, sym_value(e, sym, symi), a, rela);
     }
     return 0;
 }
 
-/* The ELF header and the section headers; NULL, or what is wrong. */
-static const char *read_headers(struct elfrel *e)
+/* The ELF header and the section headers: 0, or -1 with what is wrong in err. */
+static int read_headers(struct elfrel *e, char *err, size_t errlen)
 {
-    const uint8_t *h = e->buf;
-    uint64_t shoff, shent, shnum, shstrndx;
+    struct elfhdr *h = &e->h;
     const struct sec *names;
+    const char *why = "truncated ELF file";
 
-    if (e->len < 52 || memcmp(h, ELFMAG, SELFMAG) != 0)
-        return "not an ELF file";
-    if ((h[EI_CLASS] != ELFCLASS32 && h[EI_CLASS] != ELFCLASS64) ||
-        (h[EI_DATA] != ELFDATA2LSB && h[EI_DATA] != ELFDATA2MSB))
-        return "not an ELF file";
-    e->is64 = h[EI_CLASS] == ELFCLASS64;
-    e->big = h[EI_DATA] == ELFDATA2MSB;
-    if (e->is64 && e->len < 64)
-        return "truncated ELF file";
-    if (rd(e, h + 16, 2) != ET_REL)
-        return "not a relocatable ELF object";
-    e->machine = (unsigned)rd(e, h + 18, 2);
-    shoff = fld(e, h, 0x20, 4, 0x28, 8);
-    shent = rd(e, h + (e->is64 ? 0x3a : 0x2e), 2);
-    shnum = rd(e, h + (e->is64 ? 0x3c : 0x30), 2);
-    shstrndx = rd(e, h + (e->is64 ? 0x3e : 0x32), 2);
-    if (shent != (e->is64 ? 64u : 40u) || !fits(e, shoff, shent))
-        return "truncated ELF file";
-    /* More than 0xff00 sections: the real numbers are in section 0. */
-    if (shnum == 0)
-        shnum = fld(e, h + shoff, 0x14, 4, 0x20, 8);
-    if (shstrndx == SHN_XINDEX)
-        shstrndx = fld(e, h + shoff, 0x18, 4, 0x28, 4);
-    if (shnum > e->len / shent || !fits(e, shoff, shnum * shent) || shstrndx >= shnum)
-        return "truncated ELF file";
-    if (!(e->secs = calloc(shnum, sizeof *e->secs)))
-        return "out of memory";
-    e->nsecs = shnum;
-    for (uint64_t i = 0; i < shnum; i++) {
-        const uint8_t *p = h + shoff + i * shent;
+    if (elfhdr_parse(e->buf, e->len, e->len, h, err, errlen) < 0)
+        return -1;
+    if (h->type != ET_REL) {
+        why = "not a relocatable ELF object";
+        goto fail;
+    }
+    if (h->shentsize != (h->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr)) ||
+        !fits(e, h->shoff, h->shentsize))
+        goto fail;
+    elfhdr_extended(h, e->buf + h->shoff);
+    if (h->shnum > e->len / h->shentsize || !fits(e, h->shoff, h->shnum * h->shentsize) ||
+        h->shstrndx >= h->shnum)
+        goto fail;
+    if (!(e->secs = calloc(h->shnum, sizeof *e->secs))) {
+        why = "out of memory";
+        goto fail;
+    }
+    e->nsecs = h->shnum;
+    for (uint64_t i = 0; i < h->shnum; i++) {
+        struct elfhdr_sec x;
         struct sec *s = &e->secs[i];
 
-        s->type = (uint32_t)rd(e, p + 4, 4);
-        s->flags = fld(e, p, 8, 4, 8, 8);
-        s->off = fld(e, p, 0x10, 4, 0x18, 8);
-        s->size = fld(e, p, 0x14, 4, 0x20, 8);
-        s->link = rd(e, p + (e->is64 ? 0x28 : 0x18), 4);
-        s->info = rd(e, p + (e->is64 ? 0x2c : 0x1c), 4);
-        s->entsize = fld(e, p, 0x24, 4, 0x38, 8);
-        s->name_off = (uint32_t)rd(e, p, 4);
+        elfhdr_section(h, e->buf + h->shoff + i * h->shentsize, &x);
+        *s = (struct sec){NULL, x.name, x.type, x.flags, x.offset, x.size, x.link, x.info,
+                          x.entsize};
         if (s->type != SHT_NOBITS && !fits(e, s->off, s->size))
-            return "truncated ELF file";
+            goto fail;
     }
-    names = &e->secs[shstrndx];
-    for (uint64_t i = 0; i < shnum; i++) {
+    names = &e->secs[h->shstrndx];
+    for (uint64_t i = 0; i < h->shnum; i++) {
         uint64_t at = e->secs[i].name_off;
         const char *n = at < names->size ? (const char *)e->buf + names->off + at : NULL;
 
         e->secs[i].name = n && memchr(n, 0, names->size - at) ? n : "";
     }
-    return NULL;
+    return 0;
+fail:
+    snprintf(err, errlen, "%s", why);
+    return -1;
 }
 
 /* ---- libdwarf's object access interface ---- */
@@ -262,12 +231,12 @@ static int get_section_info(void *obj, Dwarf_Half i, Dwarf_Obj_Access_Section *s
 
 static Dwarf_Endianness get_byte_order(void *obj)
 {
-    return ((const struct elfrel *)obj)->big ? DW_OBJECT_MSB : DW_OBJECT_LSB;
+    return ((const struct elfrel *)obj)->h.big ? DW_OBJECT_MSB : DW_OBJECT_LSB;
 }
 
 static Dwarf_Small get_word_size(void *obj)
 {
-    return ((const struct elfrel *)obj)->is64 ? 8 : 4;
+    return ((const struct elfrel *)obj)->h.is64 ? 8 : 4;
 }
 
 static Dwarf_Unsigned get_section_count(void *obj)
@@ -289,7 +258,6 @@ static int load_section(void *obj, Dwarf_Half i, Dwarf_Small **data, int *error)
 struct elfrel *elfrel_open(void *buf, size_t len, char *err, size_t errlen)
 {
     struct elfrel *e = calloc(1, sizeof *e);
-    const char *why;
 
     if (!e) {
         free(buf);
@@ -298,8 +266,7 @@ struct elfrel *elfrel_open(void *buf, size_t len, char *err, size_t errlen)
     }
     e->buf = buf;
     e->len = len;
-    if ((why = read_headers(e))) {
-        snprintf(err, errlen, "%s", why);
+    if (read_headers(e, err, errlen) < 0) {
         elfrel_close(e);
         return NULL;
     }
@@ -323,19 +290,21 @@ struct elfrel *elfrel_open(void *buf, size_t len, char *err, size_t errlen)
     return e;
 }
 
-int elfrel_dwarf(struct elfrel *e, Dwarf_Handler handler, Dwarf_Debug *dbg)
+int elfrel_dwarf(struct elfrel *e, Dwarf_Debug *dbg, char *err, size_t errlen)
 {
     int rc;
 
-    if (e->dbg) {
-        *dbg = e->dbg;
-        return DW_DLV_OK;
+    if (!e->dbg) {
+        rc = dwarf_object_init_b(&e->iface, dwdie_quiet, NULL, DW_GROUPNUMBER_ANY, &e->dbg, NULL);
+        if (rc != DW_DLV_OK) {
+            e->dbg = NULL;
+            snprintf(err, errlen, "%s",
+                     rc == DW_DLV_NO_ENTRY ? "no DWARF" : "its DWARF cannot be read");
+            return -1;
+        }
     }
-    rc = dwarf_object_init_b(&e->iface, handler, NULL, DW_GROUPNUMBER_ANY, &e->dbg, NULL);
-    if (rc != DW_DLV_OK)
-        e->dbg = NULL;
     *dbg = e->dbg;
-    return rc;
+    return 0;
 }
 
 void elfrel_close(struct elfrel *e)

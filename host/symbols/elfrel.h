@@ -21,9 +21,9 @@ struct elfrel;
  * "compressed DWARF (-gz)"...) when it cannot. */
 struct elfrel *elfrel_open(void *buf, size_t len, char *err, size_t errlen);
 
-/* libdwarf on the object: DW_DLV_OK and *dbg, else DW_DLV_NO_ENTRY (no DWARF) or DW_DLV_ERROR.
- * handler is given to dwarf_object_init_b. The elfrel ends the Dwarf_Debug when closed. */
-int elfrel_dwarf(struct elfrel *e, Dwarf_Handler handler, Dwarf_Debug *dbg);
+/* libdwarf on the object (its errors quiet, dwdie_quiet): 0 and *dbg, or -1 with err "no
+ * DWARF" or "its DWARF cannot be read". The elfrel ends the Dwarf_Debug when closed. */
+int elfrel_dwarf(struct elfrel *e, Dwarf_Debug *dbg, char *err, size_t errlen);
 
 /* Finishes its Dwarf_Debug and frees it all. NULL is fine. */
 void elfrel_close(struct elfrel *e);

@@ -12,6 +12,8 @@
 
 #include "cyg_format.h"
 #include "source/src.h"
+#include "util/oaindex.h"
+#include "util/vec.h"
 
 struct obj {
     struct modmap_object pub;
@@ -36,8 +38,9 @@ struct modmap {
     uint32_t *tids;    /* thread lines: the OS id of thread index i, 0 unknown; NULL: none */
     uint8_t *vfork;    /* ... and whether it is a vfork child */
     struct names *names; /* ctxname and objname lines; NULL: none */
-    struct conv *conv; /* open addressing, a power of two in size, at most half full */
+    struct conv *conv; /* indexed by orig in convix */
     size_t nconv, capconv;
+    struct oaindex convix;
     uint64_t main_bias;
 };
 
@@ -123,15 +126,8 @@ static int parse_object(struct modmap *m, char *rest)
         }
         o.pub.build_id_len = len / 2;
     }
-    if (m->n == m->cap) {
-        size_t cap = m->cap ? 2 * m->cap : 16;
-        struct obj *p = realloc(m->objs, cap * sizeof *p);
-
-        if (!p)
-            return -2;
-        m->objs = p;
-        m->cap = cap;
-    }
+    if (vec_grow(&m->objs, &m->cap, m->n, sizeof *m->objs, 16) < 0)
+        return -2;
     if (!(o.pub.path = strdup(rest)))
         return -2;
     slash = strrchr(o.pub.path, '/');
@@ -144,15 +140,8 @@ static int add_child(struct modmap *m, char *rest)
 {
     struct modmap_process p = {0};
 
-    if (m->nkids == m->capkids) {
-        size_t cap = m->capkids ? 2 * m->capkids : 8;
-        struct modmap_process *k = realloc(m->kids, cap * sizeof *k);
-
-        if (!k)
-            return -2;
-        m->kids = k;
-        m->capkids = cap;
-    }
+    if (vec_grow(&m->kids, &m->capkids, m->nkids, sizeof *m->kids, 8) < 0)
+        return -2;
     if (parse_proc(rest, &p) < 0)
         return -1;
     m->kids[m->nkids++] = p;
@@ -347,9 +336,10 @@ void modmap_close(struct modmap *m)
         free((char *)m->proc.how);
         free((char *)m->proc.ring);
     }
-    for (size_t i = 0; i < m->capconv; i++)
+    for (size_t i = 0; i < m->nconv; i++)
         free(m->conv[i].info);
     free(m->conv);
+    oaindex_free(&m->convix);
     free(m->kids);
     free(m->objs);
     free(m);
@@ -423,17 +413,13 @@ const struct modmap_process *modmap_child(const struct modmap *m, size_t i)
 static int obj_ready(struct obj *o)
 {
     char why[256];
-    const uint8_t *id;
-    size_t n;
 
     if (o->state == 0) {
         o->state = -1;
         if (!(o->sym = sym_open(o->pub.path, why, sizeof why)))
             return -1;
-        n = sym_build_id(o->sym, &id);
         /* Another build at that path now: its names would be wrong ones. */
-        if (o->pub.build_id_len && n &&
-            (n != o->pub.build_id_len || memcmp(id, o->pub.build_id, n))) {
+        if (sym_build_id_match(o->sym, o->pub.build_id, o->pub.build_id_len) == 0) {
             sym_close(o->sym);
             o->sym = NULL;
             return -1;
@@ -443,44 +429,30 @@ static int obj_ready(struct obj *o)
     return o->state > 0 ? 0 : -1;
 }
 
-static size_t conv_slot(const struct conv *c, size_t cap, const struct sym_info *orig)
+static uint64_t conv_hash(const void *arg, size_t pos)
 {
-    size_t i = ((uintptr_t)orig >> 4) * 0x9e3779b97f4a7c15ull & (cap - 1);
-
-    while (c[i].orig && c[i].orig != orig)
-        i = (i + 1) & (cap - 1);
-    return i;
+    return oaindex_hash_u64((uintptr_t)((const struct modmap *)arg)->conv[pos].orig);
 }
 
-static int conv_grow(struct modmap *m)
+static int conv_match(const void *arg, size_t pos, const void *key)
 {
-    size_t cap = m->capconv ? 2 * m->capconv : 256;
-    struct conv *c = calloc(cap, sizeof *c);
-
-    if (!c)
-        return -1;
-    for (size_t i = 0; i < m->capconv; i++)
-        if (m->conv[i].orig)
-            c[conv_slot(c, cap, m->conv[i].orig)] = m->conv[i];
-    free(m->conv);
-    m->conv = c;
-    m->capconv = cap;
-    return 0;
+    return ((const struct modmap *)arg)->conv[pos].orig == key;
 }
 
 /* The library function orig of object o as the program's table would give it. */
 static const struct sym_info *convert(struct modmap *m, const struct obj *o,
                                       const struct sym_info *orig, uint64_t main_bias)
 {
-    struct conv *c;
+    uint64_t h = oaindex_hash_u64((uintptr_t)orig);
+    size_t pos = oaindex_find(&m->convix, h, conv_match, m, orig), *slot;
     struct sym_info *info;
     size_t len;
 
-    if (2 * (m->nconv + 1) > m->capconv && conv_grow(m) < 0)
+    if (pos != SIZE_MAX)
+        return m->conv[pos].info;
+    if (oaindex_reserve(&m->convix, 256, conv_hash, m) < 0 ||
+        vec_grow(&m->conv, &m->capconv, m->nconv, sizeof *m->conv, 128) < 0)
         return NULL;
-    c = &m->conv[conv_slot(m->conv, m->capconv, orig)];
-    if (c->orig)
-        return c->info;
     len = strlen(o->pub.base) + strlen(orig->name) + 2;
     if (!(info = malloc(sizeof *info + len)))
         return NULL;
@@ -489,9 +461,9 @@ static const struct sym_info *convert(struct modmap *m, const struct obj *o,
     /* Unsigned wrap-around makes this right for a library below the program too. */
     info->start = orig->start + o->pub.bias - main_bias;
     info->size = orig->size;
-    c->orig = orig;
-    c->info = info;
-    m->nconv++;
+    slot = oaindex_slot(&m->convix, h, conv_match, m, orig);
+    m->conv[m->nconv] = (struct conv){orig, info};
+    oaindex_put(&m->convix, slot, m->nconv++);
     return info;
 }
 

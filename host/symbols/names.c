@@ -1,28 +1,33 @@
-/* names.c - the names of contexts and kernel objects: two hash tables (open addressing, a
- * power of two in size, at most half full, bounded by NAMES_CAP keys each), and the NAME words
- * of each writing context being put back together. */
+/* names.c - the names of contexts and kernel objects: two tables indexed by key (util/oaindex.h,
+ * bounded by NAMES_CAP keys each), and the NAME words of each writing context being put back
+ * together. */
 #include "symbols/names.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cyg_format.h"
 #include "decode/dec.h"
+#include "symbols/sym.h"
+#include "util/oaindex.h"
+#include "util/vec.h"
 
 #define PENDING 64u /* names in flight at once (writers preempted mid-name), at most */
 
 struct ent {
     uint64_t key;    /* a context id, or an object's handle */
     uint64_t handle; /* a context's (names_set_handle) */
-    uint8_t used;
     uint8_t named;
     uint8_t type;    /* an object's CYG_OBJ_* */
     char name[NAMES_MAX + 1];
 };
 
 struct tab {
-    struct ent *v;
-    size_t cap, n;
+    struct ent *v; /* in the order they came */
+    size_t n, cap;
+    struct oaindex ix;
 };
 
 /* A name whose words are coming: the writer's context, and what it has so far. */
@@ -55,43 +60,27 @@ void names_free(struct names *n)
     if (!n)
         return;
     free(n->ctx.v);
+    oaindex_free(&n->ctx.ix);
     free(n->obj.v);
+    oaindex_free(&n->obj.ix);
     free(n);
 }
 
-static size_t slot_of(const struct tab *t, uint64_t key)
+static uint64_t ent_hash(const void *arg, size_t pos)
 {
-    size_t i = (size_t)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 17) & (t->cap - 1);
+    return oaindex_hash_u64(((const struct tab *)arg)->v[pos].key);
+}
 
-    while (t->v[i].used && t->v[i].key != key)
-        i = (i + 1) & (t->cap - 1);
-    return i;
+static int ent_match(const void *arg, size_t pos, const void *key)
+{
+    return ((const struct tab *)arg)->v[pos].key == *(const uint64_t *)key;
 }
 
 static const struct ent *find(const struct tab *t, uint64_t key)
 {
-    const struct ent *e;
+    size_t pos = oaindex_find(&t->ix, oaindex_hash_u64(key), ent_match, t, &key);
 
-    if (!t->cap)
-        return NULL;
-    e = &t->v[slot_of(t, key)];
-    return e->used ? e : NULL;
-}
-
-static int grow(struct tab *t)
-{
-    size_t cap = t->cap ? 2 * t->cap : 64;
-    struct ent *v = calloc(cap, sizeof *v);
-    struct tab nt = {v, cap, t->n};
-
-    if (!v)
-        return -1;
-    for (size_t i = 0; i < t->cap; i++)
-        if (t->v[i].used)
-            v[slot_of(&nt, t->v[i].key)] = t->v[i];
-    free(t->v);
-    *t = nt;
-    return 0;
+    return pos != SIZE_MAX ? &t->v[pos] : NULL;
 }
 
 /* The entry of key, added when it is new; NULL when out of memory, or when the table already
@@ -99,25 +88,24 @@ static int grow(struct tab *t)
  * unnamed). *full tells the two apart. */
 static struct ent *get(struct tab *t, uint64_t key, int *full)
 {
-    struct ent *e;
+    struct ent *e = (struct ent *)find(t, key);
+    size_t *slot;
 
     *full = 0;
-    if (t->cap) {
-        e = &t->v[slot_of(t, key)];
-        if (e->used)
-            return e;
-    }
+    if (e)
+        return e;
     if (t->n >= NAMES_CAP) {
         *full = 1;
         return NULL;
     }
-    if (2 * (t->n + 1) > t->cap && grow(t) < 0)
+    if (oaindex_reserve(&t->ix, 64, ent_hash, t) < 0 ||
+        vec_grow(&t->v, &t->cap, t->n, sizeof *t->v, 32) < 0)
         return NULL;
-    e = &t->v[slot_of(t, key)];
+    slot = oaindex_slot(&t->ix, oaindex_hash_u64(key), ent_match, t, &key);
+    e = &t->v[t->n];
     memset(e, 0, sizeof *e);
-    e->used = 1;
     e->key = key;
-    t->n++;
+    oaindex_put(&t->ix, slot, t->n++);
     return e;
 }
 
@@ -198,6 +186,35 @@ uint64_t names_handle(const struct names *n, uint32_t id)
     return e ? e->handle : 0;
 }
 
+const char *names_ctx_called(const struct names *n, const struct sym_table *sym, uint64_t bias,
+                             uint32_t id, uint64_t handle, char *buf, size_t len)
+{
+    const char *name = names_ctx(n, id);
+    const struct sym_info *s;
+
+    if (name)
+        return name;
+    if (names_handle(n, id))
+        handle = names_handle(n, id);
+    /* An interrupt's handle is its handler: a function. */
+    if (!sym || handle <= bias || !(s = sym_func_at(sym, handle - bias)))
+        return NULL;
+    snprintf(buf, len, "%s", s->name);
+    return buf;
+}
+
+void names_ctx_text(const struct names *n, const struct sym_table *sym, uint64_t bias,
+                    uint32_t id, uint64_t handle, char *buf, size_t len)
+{
+    char t[256];
+    const char *name = names_ctx_called(n, sym, bias, id, handle, t, sizeof t);
+
+    if (name)
+        snprintf(buf, len, "%s", name);
+    else
+        snprintf(buf, len, "context %" PRIu32, id);
+}
+
 const char *names_obj(const struct names *n, uint64_t handle, unsigned *objtype)
 {
     const struct ent *e = n ? find(&n->obj, handle) : NULL;
@@ -213,8 +230,8 @@ size_t names_ctx_count(const struct names *n)
 {
     size_t k = 0;
 
-    for (size_t i = 0; n && i < n->ctx.cap; i++)
-        k += n->ctx.v[i].used && n->ctx.v[i].named;
+    for (size_t i = 0; n && i < n->ctx.n; i++)
+        k += n->ctx.v[i].named;
     return k;
 }
 
@@ -222,10 +239,10 @@ int names_find_ctx(const struct names *n, const char *name, uint32_t *id)
 {
     int found = 0;
 
-    for (size_t i = 0; n && i < n->ctx.cap; i++) {
+    for (size_t i = 0; n && i < n->ctx.n; i++) {
         const struct ent *e = &n->ctx.v[i];
 
-        if (!e->used || !e->named || strcmp(e->name, name))
+        if (!e->named || strcmp(e->name, name))
             continue;
         if (found && (uint32_t)e->key != *id)
             return -1;
@@ -348,8 +365,8 @@ static const struct ent **sorted(const struct tab *t, size_t *k)
     *k = 0;
     if (!t->n || !(v = malloc(t->n * sizeof *v)))
         return NULL;
-    for (size_t i = 0; i < t->cap; i++)
-        if (t->v[i].used && t->v[i].named)
+    for (size_t i = 0; i < t->n; i++)
+        if (t->v[i].named)
             v[(*k)++] = &t->v[i];
     qsort(v, *k, sizeof *v, cmp_ent);
     return v;

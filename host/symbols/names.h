@@ -59,6 +59,18 @@ void names_each_obj(const struct names *n,
 /* How many contexts have a name. n may be NULL. */
 size_t names_ctx_count(const struct names *n);
 
+/* What context id goes by: its name, else the symbol of the function its handle starts (an
+ * interrupt's context: its handler; the handle n binds it to, else handle), else NULL. sym
+ * may be NULL; bias is the run-time minus link-time address. buf (len bytes) may hold the
+ * result. */
+struct sym_table;
+const char *names_ctx_called(const struct names *n, const struct sym_table *sym, uint64_t bias,
+                             uint32_t id, uint64_t handle, char *buf, size_t len);
+
+/* Writes what context id goes by (names_ctx_called) into buf, else "context ID". */
+void names_ctx_text(const struct names *n, const struct sym_table *sym, uint64_t bias,
+                    uint32_t id, uint64_t handle, char *buf, size_t len);
+
 /* The context called name: 1 with *id set, 0 when none is, -1 when several are. */
 int names_find_ctx(const struct names *n, const char *name, uint32_t *id);
 

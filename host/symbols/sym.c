@@ -1,27 +1,27 @@
 /* sym.c - the symbolizer: an ELF file's function symbols as a table sorted by address.
  *
  * libbfd reads the symbols, the sections and the build-id note, so any ELF works whatever the
- * host is. Two things come from the file itself, read by a small bounds-checked ELF reader:
- *  - machine, class, type and entry point, from the ELF header: Debian's libbfd has no ARM or RISC-V backend,
- *    opens those files with the generic "elf32-little"/"elf64-little" targets and calls their
- *    architecture "unknown";
- *  - symbol sizes (st_size): bfd keeps them only in elf_symbol_type, whose header (elf-bfd.h)
- *    is not installed, and copying that private struct's layout would break silently with the
- *    next binutils. Sizes guessed from the distance to the next symbol are wrong across padding
- *    and for the last function, so we read .symtab/.dynsym ourselves and match each bfd symbol
- *    by (value, name). A symbol we cannot match gets size 0 and ends at the next symbol or at
- *    the end of its section.
- * And one fix-up: the generic target leaves bit 0 (Thumb) set in an ARM function's value, where
- * the ARM backend would have cleared it, so we clear it for e_machine 40.
+ * host is. Two things come from the file itself: machine, class, type and entry point from the
+ * ELF header (elfhdr.c: Debian's libbfd has no ARM or RISC-V backend, opens those files with
+ * the generic "elf32-little"/"elf64-little" targets and calls their architecture "unknown"),
+ * and symbol sizes (elfsize.c), matched to each bfd symbol by (value, name); a symbol without
+ * one gets size 0 and ends at the next symbol or at the end of its section. And one fix-up:
+ * the generic target leaves bit 0 (Thumb) set in an ARM function's value, where the ARM
+ * backend would have cleared it, so we clear it for e_machine 40.
  */
 #include "symbols/sym.h"
 
 #include "symbols/bfdq.h"
+#include "symbols/elfhdr.h"
+#include "symbols/elfsize.h"
+#include "symbols/vectab.h"
 #include "symbols/wsig.h"
+#include "util/sorted.h"
 
 #include <bfd.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,231 +63,9 @@ struct sym_table {
     uint64_t entry;           /* e_entry */
     sym_fallback_fn fallback; /* addresses this table does not know (other objects) */
     void *fallback_arg;
-    uint32_t *vectors;        /* Cortex-M: the vector table's handlers (Thumb bit cleared), */
-    unsigned nvectors;        /* indexed by exception number; 0 where none */
+    struct vectab *vectors;   /* Cortex-M: the vector table's handlers, or NULL */
     struct wsig *wsig;        /* the wrappers' signatures (cygtrace wrap), or NULL */
 };
-
-/* What we need from the ELF header; section header fields are used by the size reader. */
-struct elf_hdr {
-    int big;
-    int is64;
-    unsigned type;
-    unsigned machine;
-    uint64_t entry;
-    uint64_t shoff;
-    unsigned shentsize;
-    uint64_t shnum;
-};
-
-/* One ELF symbol's size, keyed by its value and a hash of its name. */
-struct elf_size {
-    uint64_t value;
-    uint64_t hash;
-    uint64_t size;
-};
-
-static uint64_t rd(const uint8_t *p, unsigned n, int big)
-{
-    uint64_t v = 0;
-
-    for (unsigned i = 0; i < n; i++)
-        v |= (uint64_t)p[big ? n - 1 - i : i] << (8 * i);
-    return v;
-}
-
-/* Reads exactly len bytes at off, refusing anything that is not wholly inside the file. */
-static int read_at(int fd, uint64_t file_size, uint64_t off, void *buf, size_t len)
-{
-    uint8_t *p = buf;
-
-    if (off > file_size || len > file_size - off)
-        return -1;
-    while (len > 0) {
-        ssize_t r = pread(fd, p, len, (off_t)off);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        p += r;
-        off += (uint64_t)r;
-        len -= (size_t)r;
-    }
-    return 0;
-}
-
-/* Mallocs and reads len bytes at off; NULL when out of the file or out of memory. */
-static uint8_t *read_alloc(int fd, uint64_t file_size, uint64_t off, uint64_t len)
-{
-    uint8_t *buf;
-
-    if (off > file_size || len > file_size - off)
-        return NULL;
-    buf = malloc(len ? len : 1);
-    if (buf && read_at(fd, file_size, off, buf, len) < 0) {
-        free(buf);
-        buf = NULL;
-    }
-    return buf;
-}
-
-/* Whether a table of num entries of ent bytes at off lies inside the file. */
-static int table_fits(uint64_t off, uint64_t num, uint64_t ent, uint64_t file_size)
-{
-    return off <= file_size && num * ent <= file_size - off;
-}
-
-/* Fills h from the ELF header; returns NULL, or why the file is unusable. libbfd reports a
- * truncated file as "file format not recognized", so truncation is recognised here: the
- * header, the program headers or the section headers run past the end of the file. */
-static const char *elf_header_read(int fd, uint64_t file_size, struct elf_hdr *h)
-{
-    uint8_t e[64];
-    uint64_t phoff, phent, phnum;
-
-    if (read_at(fd, file_size, 0, e, 4) < 0 || memcmp(e, "\177ELF", 4) != 0)
-        return "not an ELF file";
-    if (read_at(fd, file_size, 0, e, 6) < 0)
-        return "truncated ELF file";
-    if ((e[4] != 1 && e[4] != 2) || (e[5] != 1 && e[5] != 2))
-        return "not an ELF file";
-    h->is64 = e[4] == 2;
-    h->big = e[5] == 2;
-    if (read_at(fd, file_size, 0, e, h->is64 ? 64 : 52) < 0)
-        return "truncated ELF file";
-    h->type = (unsigned)rd(e + 16, 2, h->big);
-    h->machine = (unsigned)rd(e + 18, 2, h->big);
-    h->entry = rd(e + 0x18, h->is64 ? 8 : 4, h->big);
-    phoff = h->is64 ? rd(e + 0x20, 8, h->big) : rd(e + 0x1c, 4, h->big);
-    phent = rd(e + (h->is64 ? 0x36 : 0x2a), 2, h->big);
-    phnum = rd(e + (h->is64 ? 0x38 : 0x2c), 2, h->big);
-    h->shoff = h->is64 ? rd(e + 0x28, 8, h->big) : rd(e + 0x20, 4, h->big);
-    h->shentsize = (unsigned)rd(e + (h->is64 ? 0x3a : 0x2e), 2, h->big);
-    h->shnum = rd(e + (h->is64 ? 0x3c : 0x30), 2, h->big);
-    if (!table_fits(phoff, phnum, phent, file_size) ||
-        !table_fits(h->shoff, h->shnum, h->shentsize, file_size))
-        return "truncated ELF file";
-    return NULL;
-}
-
-static uint64_t name_hash(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-
-    while (*s)
-        h = (h ^ (uint8_t)*s++) * 0x100000001b3ull;
-    return h;
-}
-
-static int elf_size_cmp(const void *a, const void *b)
-{
-    const struct elf_size *x = a, *y = b;
-
-    if (x->value != y->value)
-        return x->value < y->value ? -1 : 1;
-    return (x->hash > y->hash) - (x->hash < y->hash);
-}
-
-/* The key both sides use: on ARM a Thumb function's value has bit 0 set in the ELF file and
- * maybe not in bfd (depending on the backend), so bit 0 takes no part in matching. */
-static uint64_t size_key(const struct elf_hdr *h, uint64_t value)
-{
-    return h->machine == EM_ARM_ ? value & ~(uint64_t)1 : value;
-}
-
-/* Appends the sized symbols of one SHT_SYMTAB/SHT_DYNSYM section whose header is at sh. */
-static int elf_sizes_add(int fd, uint64_t file_size, const struct elf_hdr *h, const uint8_t *shdrs,
-                         const uint8_t *sh, struct elf_size **v, size_t *n)
-{
-    unsigned esz = h->is64 ? 24 : 16;
-    uint64_t off = rd(sh + (h->is64 ? 24 : 16), h->is64 ? 8 : 4, h->big);
-    uint64_t len = rd(sh + (h->is64 ? 32 : 20), h->is64 ? 8 : 4, h->big);
-    uint64_t link = rd(sh + (h->is64 ? 40 : 24), 4, h->big);
-    uint64_t ent = rd(sh + (h->is64 ? 56 : 36), h->is64 ? 8 : 4, h->big);
-    const uint8_t *str_sh;
-    uint8_t *syms = NULL, *strs = NULL;
-    uint64_t str_len, count;
-    struct elf_size *nv;
-    int ret = -1;
-
-    if (ent < esz || link >= h->shnum)
-        return -1;
-    str_sh = shdrs + link * h->shentsize;
-    str_len = rd(str_sh + (h->is64 ? 32 : 20), h->is64 ? 8 : 4, h->big);
-    count = len / ent;
-    syms = read_alloc(fd, file_size, off, len);
-    strs = read_alloc(fd, file_size, rd(str_sh + (h->is64 ? 24 : 16), h->is64 ? 8 : 4, h->big),
-                      str_len);
-    if (!syms || !strs || str_len == 0)
-        goto out;
-    nv = realloc(*v, (*n + count) * sizeof(**v));
-    if (!nv)
-        goto out;
-    *v = nv;
-    for (uint64_t i = 1; i < count; i++) {
-        const uint8_t *s = syms + i * ent;
-        uint64_t name = rd(s, 4, h->big);
-        uint64_t value = h->is64 ? rd(s + 8, 8, h->big) : rd(s + 4, 4, h->big);
-        uint64_t size = h->is64 ? rd(s + 16, 8, h->big) : rd(s + 8, 4, h->big);
-
-        if (size == 0 || name >= str_len || !memchr(strs + name, 0, str_len - name))
-            continue;
-        nv[*n].value = size_key(h, value);
-        nv[*n].hash = name_hash((const char *)strs + name);
-        nv[*n].size = size;
-        (*n)++;
-    }
-    ret = 0;
-out:
-    free(syms);
-    free(strs);
-    return ret;
-}
-
-/* Reads st_size for every sized symbol of .symtab and .dynsym, sorted for elf_size_of().
- * Best effort: a file whose section headers we cannot read just yields no sizes. */
-static void elf_sizes_load(int fd, uint64_t file_size, struct elf_hdr *h, struct elf_size **v,
-                           size_t *n)
-{
-    unsigned min_ent = h->is64 ? 64 : 40;
-    uint8_t *shdrs = NULL;
-
-    *v = NULL;
-    *n = 0;
-    if (h->shoff == 0 || h->shentsize < min_ent)
-        return;
-    if (h->shnum == 0) { /* extended numbering: the count is in section 0's sh_size */
-        uint8_t s0[64];
-        if (read_at(fd, file_size, h->shoff, s0, min_ent) < 0)
-            return;
-        h->shnum = rd(s0 + (h->is64 ? 32 : 20), h->is64 ? 8 : 4, h->big);
-    }
-    if (h->shnum == 0 || h->shnum > file_size / h->shentsize)
-        return;
-    shdrs = read_alloc(fd, file_size, h->shoff, h->shnum * h->shentsize);
-    if (!shdrs)
-        return;
-    for (uint64_t i = 0; i < h->shnum; i++) {
-        const uint8_t *sh = shdrs + i * h->shentsize;
-        uint64_t type = rd(sh + 4, 4, h->big);
-
-        if (type == 2 || type == 11) /* SHT_SYMTAB, SHT_DYNSYM */
-            elf_sizes_add(fd, file_size, h, shdrs, sh, v, n);
-    }
-    free(shdrs);
-    if (*n > 1)
-        qsort(*v, *n, sizeof(**v), elf_size_cmp);
-}
-
-/* Returns the ELF st_size of the symbol called name at value, 0 when unknown. */
-static uint64_t elf_size_of(const struct elf_hdr *h, const struct elf_size *v, size_t n,
-                            uint64_t value, const char *name)
-{
-    struct elf_size key = { size_key(h, value), name_hash(name), 0 };
-    const struct elf_size *hit = n ? bsearch(&key, v, n, sizeof(*v), elf_size_cmp) : NULL;
-
-    return hit ? hit->size : 0;
-}
 
 /* Mapping symbols ($a $t $d $x...), local labels (.L...) and empty names are not names. */
 static int name_usable(const char *name)
@@ -371,7 +149,7 @@ static void funcs_finish(struct sym_table *t)
 }
 
 /* Finds the GNU build-id note in one note section and keeps a copy; 0 when found. */
-static int build_id_from(bfd *abfd, asection *sec, const struct elf_hdr *h, struct sym_table *t)
+static int build_id_from(bfd *abfd, asection *sec, const struct elfhdr *h, struct sym_table *t)
 {
     bfd_size_type len = bfd_section_size(sec);
     uint64_t align = bfd_section_alignment(sec) == 3 ? 8 : 4;
@@ -385,9 +163,9 @@ static int build_id_from(bfd *abfd, asection *sec, const struct elf_hdr *h, stru
     if (!buf || !bfd_get_section_contents(abfd, sec, buf, 0, len))
         goto out;
     while (len - off >= 12) {
-        uint64_t namesz = rd(buf + off, 4, h->big);
-        uint64_t descsz = rd(buf + off + 4, 4, h->big);
-        uint64_t type = rd(buf + off + 8, 4, h->big);
+        uint64_t namesz = elfhdr_get(h, buf + off, 4);
+        uint64_t descsz = elfhdr_get(h, buf + off + 4, 4);
+        uint64_t type = elfhdr_get(h, buf + off + 8, 4);
         uint64_t name_at = off + 12;
         uint64_t desc_at = name_at + ((namesz + align - 1) & ~(align - 1));
 
@@ -410,7 +188,6 @@ out:
     return ret;
 }
 
-/* The build-id lives in .note.gnu.build-id unless a linker script merged notes elsewhere. */
 /* The wrappers' signature table (.cygtrace_wrap, cygtrace wrap), if the image has one. A
  * table that cannot be read is no table: the calls still show their values, unnamed. */
 #define WSIG_SECTION_MAX (4u << 20)
@@ -429,7 +206,8 @@ static void wsig_read(bfd *abfd, struct sym_table *t)
     free(buf);
 }
 
-static void build_id_read(bfd *abfd, const struct elf_hdr *h, struct sym_table *t)
+/* The build-id lives in .note.gnu.build-id unless a linker script merged notes elsewhere. */
+static void build_id_read(bfd *abfd, const struct elfhdr *h, struct sym_table *t)
 {
     asection *sec = bfd_get_section_by_name(abfd, ".note.gnu.build-id");
 
@@ -468,7 +246,7 @@ static long symbols_read(bfd *abfd, asymbol ***out)
 /* Adds symbol s to t's name list and, when it is a function, to the function table; its
  * name is copied to *arena, which advances. */
 static void table_add(struct sym_table *t, const asymbol *s, char **arena,
-                      const struct elf_hdr *h, const struct elf_size *sizes, size_t nsizes)
+                      const struct elfhdr *h, const struct elfsize *sizes)
 {
     const char *name = bfd_asymbol_name(s);
     const asection *sec = bfd_asymbol_section(s);
@@ -480,7 +258,7 @@ static void table_add(struct sym_table *t, const asymbol *s, char **arena,
     a->name = *arena;
     *arena += len;
     a->addr = bfd_asymbol_value(s);
-    a->size = elf_size_of(h, sizes, nsizes, a->addr, name);
+    a->size = elfsize_of(sizes, a->addr, name);
     a->global = (s->flags & (BSF_GLOBAL | BSF_WEAK)) != 0;
     if (!is_function(s))
         return;
@@ -496,8 +274,8 @@ static void table_add(struct sym_table *t, const asymbol *s, char **arena,
 
 /* Fills t's tables from bfd's symbols; names go to one arena so that bfd can be closed.
  * Leaves t->nfuncs at 0 when there is no function symbol. */
-static int table_fill(struct sym_table *t, asymbol **syms, long n, const struct elf_hdr *h,
-                      const struct elf_size *sizes, size_t nsizes)
+static int table_fill(struct sym_table *t, asymbol **syms, long n, const struct elfhdr *h,
+                      const struct elfsize *sizes)
 {
     size_t nall = 0, nfunc = 0, bytes = 0;
     char *arena;
@@ -518,66 +296,24 @@ static int table_fill(struct sym_table *t, asymbol **syms, long n, const struct 
         return -1;
     for (long i = 0; i < n; i++)
         if (is_named_symbol(syms[i]))
-            table_add(t, syms[i], &arena, h, sizes, nsizes);
+            table_add(t, syms[i], &arena, h, sizes);
     funcs_finish(t);
     return 0;
 }
 
-/* Cortex-M: the vector table, found by the names CMSIS, the vendors and our examples give it.
- * Entry 0 is the initial stack pointer and entry 1 the reset handler: neither is an interrupt
- * of a running program. Without the table's size, the 16 entries of the core's exceptions. */
-static void vectors_read(bfd *abfd, struct sym_table *t)
-{
-    static const char *const names[] = {"__isr_vector", "__Vectors",     "g_pfnVectors",
-                                        "__vector_table", "vector_table", "_vectors",
-                                        "vectors",        "isr_vector"};
-    uint64_t addr = 0, size = 0;
-    uint8_t *buf = NULL;
-    asection *sec;
-    unsigned n;
-    size_t i;
-
-    for (i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (sym_find(t, names[i], &addr, &size) == 0)
-            break;
-    if (i == sizeof names / sizeof names[0])
-        return;
-    n = size >= 8 && size <= 4 * 512 ? (unsigned)(size / 4) : 16;
-    for (sec = abfd->sections; sec; sec = sec->next)
-        if (addr >= bfd_section_vma(sec) &&
-            addr + 4u * n <= bfd_section_vma(sec) + bfd_section_size(sec) &&
-            (bfd_section_flags(sec) & SEC_HAS_CONTENTS))
-            break;
-    if (!sec || !(buf = malloc(4u * n)) || !(t->vectors = calloc(n, sizeof *t->vectors)) ||
-        !bfd_get_section_contents(abfd, sec, buf, (file_ptr)(addr - bfd_section_vma(sec)),
-                                  4u * n)) {
-        free(t->vectors);
-        t->vectors = NULL;
-        free(buf);
-        return;
-    }
-    for (unsigned k = 2; k < n; k++)
-        t->vectors[k] = (uint32_t)rd(buf + 4u * k, 4, 0) & ~1u;
-    t->nvectors = n;
-    free(buf);
-}
-
 unsigned sym_exception(const struct sym_table *t, uint64_t start)
 {
-    for (unsigned k = 2; t && k < t->nvectors; k++)
-        if (t->vectors[k] == start)
-            return k;
-    return 0;
+    return t ? vectab_exception(t->vectors, start) : 0;
 }
 
 struct sym_table *sym_open(const char *path, char *err, size_t errlen)
 {
     struct sym_table *t = NULL;
-    struct elf_size *sizes = NULL;
-    size_t nsizes = 0;
+    struct elfsize *sizes = NULL;
     asymbol **syms = NULL;
-    struct elf_hdr h;
+    struct elfhdr h;
     struct stat st;
+    char hwhy[64];
     const char *why = NULL;
     bfd *abfd = NULL;
     long n;
@@ -597,9 +333,10 @@ struct sym_table *sym_open(const char *path, char *err, size_t errlen)
         why = "not an ELF file";
         goto out;
     }
-    why = elf_header_read(fd, (uint64_t)st.st_size, &h);
-    if (why)
+    if (elfhdr_read(fd, (uint64_t)st.st_size, &h, hwhy, sizeof hwhy) < 0) {
+        why = hwhy;
         goto out;
+    }
     if (bfdq_ready() < 0) {
         why = "libbfd version mismatch";
         goto out;
@@ -618,9 +355,9 @@ struct sym_table *sym_open(const char *path, char *err, size_t errlen)
         why = "cannot read the symbol table (corrupt ELF?)";
         goto out;
     }
-    elf_sizes_load(fd, (uint64_t)st.st_size, &h, &sizes, &nsizes);
+    sizes = elfsize_load(fd, (uint64_t)st.st_size, &h);
     t = calloc(1, sizeof(*t));
-    if (!t || table_fill(t, syms, n, &h, sizes, nsizes) < 0) {
+    if (!t || table_fill(t, syms, n, &h, sizes) < 0) {
         why = strerror(ENOMEM);
         goto out;
     }
@@ -634,8 +371,8 @@ struct sym_table *sym_open(const char *path, char *err, size_t errlen)
     t->entry = h.entry;
     build_id_read(abfd, &h, t);
     wsig_read(abfd, t);
-    if (h.machine == 40 && !h.is64)
-        vectors_read(abfd, t);
+    if (h.machine == EM_ARM_ && !h.is64)
+        t->vectors = vectab_read(abfd, t);
 out:
     if (why) {
         if (err && errlen)
@@ -643,7 +380,7 @@ out:
         sym_close(t);
         t = NULL;
     }
-    free(sizes);
+    elfsize_free(sizes);
     free(syms);
     if (abfd)
         bfd_close(abfd);
@@ -661,23 +398,16 @@ void sym_close(struct sym_table *t)
     free(t->names);
     free(t->build_id);
     wsig_free(t->wsig);
-    free(t->vectors);
+    vectab_free(t->vectors);
     free(t);
 }
 
 static const struct sym_info *lookup_own(const struct sym_table *t, uint64_t addr)
 {
-    size_t lo = 0, hi = t->nfuncs;
+    size_t lo = sorted_upto(t->funcs, t->nfuncs, sizeof *t->funcs,
+                            offsetof(struct sym_entry, info.start), addr);
     const struct sym_entry *e;
 
-    /* find the last entry whose start <= addr */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->funcs[mid].info.start <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
     if (lo == 0)
         return NULL;
     e = &t->funcs[lo - 1];
@@ -764,6 +494,13 @@ size_t sym_build_id(const struct sym_table *t, const uint8_t **id)
 {
     *id = t->build_id;
     return t->build_id_len;
+}
+
+int sym_build_id_match(const struct sym_table *t, const uint8_t *id, size_t len)
+{
+    if (!t->build_id_len || !len)
+        return -1;
+    return t->build_id_len == len && !memcmp(t->build_id, id, len);
 }
 
 const struct wsig *sym_wsig(const struct sym_table *t)

@@ -65,6 +65,11 @@ uint64_t sym_entry(const struct sym_table *t);
 /* Points *id at the GNU build-id (.note.gnu.build-id) and returns its length; 0 when none. */
 size_t sym_build_id(const struct sym_table *t, const uint8_t **id);
 
+/* Whether the ELF is the build whose build-id is id (len bytes: what a ring or a map of loaded
+ * objects recorded): 1 the same, 0 another build, -1 cannot tell (either has none). The one
+ * check of every reader that asks "is this the ELF that ran?". */
+int sym_build_id_match(const struct sym_table *t, const uint8_t *id, size_t len);
+
 /* The signatures of the wrapped functions the image holds wrappers of (cygtrace wrap), or NULL
  * when it has none. t may be NULL. */
 const struct wsig *sym_wsig(const struct sym_table *t);

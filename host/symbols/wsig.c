@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
+
 #define WSIG_MAX_FIELDS 6
 #define WSIG_LINE_MAX 4096
 #define WSIG_MAX_ENUMS 4096 /* enum ids a table may define (a lookup walks them all) */
@@ -13,30 +15,19 @@
 struct wsig_enum_def {
     char *id;
     struct wsig_enum en;
-    unsigned cap;
+    size_t cap;
 };
 
 struct wsig {
     struct wsig_fn *fns;
-    unsigned n, cap;
+    unsigned n;
+    size_t cap;
     struct wsig_enum_def *enums; /* every block's, the block's number in front of the id */
-    unsigned n_enums, cap_enums;
+    unsigned n_enums;
+    size_t cap_enums;
     unsigned bad;
     unsigned block;              /* the "cygtrace-wrap 1" lines seen so far */
 };
-
-static void *grow(void *p, unsigned *cap, unsigned n, size_t size)
-{
-    unsigned c = *cap ? *cap * 2 : 16;
-    void *q;
-
-    if (n < *cap)
-        return p;
-    q = realloc(p, (size_t)c * size);
-    if (q)
-        *cap = c;
-    return q;
-}
 
 /* Splits line (NUL-terminated, changed in place) at tabs into at most max fields; the last
  * takes the rest. Returns the count. */
@@ -99,11 +90,10 @@ static struct wsig_enum_def *enum_get(struct wsig *w, const char *id, int add)
             return &w->enums[i];
         }
     if (!add || w->n_enums >= WSIG_MAX_ENUMS ||
-        !(d = grow(w->enums, &w->cap_enums, w->n_enums, sizeof *d))) {
+        vec_grow(&w->enums, &w->cap_enums, w->n_enums, sizeof *w->enums, 16) < 0) {
         free(key);
         return NULL;
     }
-    w->enums = d;
     d = &w->enums[w->n_enums++];
     memset(d, 0, sizeof *d);
     d->id = key;
@@ -120,18 +110,12 @@ static int add_enumerator(struct wsig *w, char **f, unsigned n)
         return -1;
     if (!(d = enum_get(w, f[1], 1)))
         return w->n_enums >= WSIG_MAX_ENUMS ? -1 : -2;
-    if (d->en.n == d->cap) {
-        unsigned cap = d->cap ? d->cap * 2 : 8;
-        int64_t *vals = realloc(d->en.values, cap * sizeof *vals);
-        char **names;
+    if (d->en.n == d->cap) { /* values and names, always of one capacity */
+        size_t cap = d->cap;
 
-        if (vals)
-            d->en.values = vals;
-        names = vals ? realloc(d->en.names, cap * sizeof *names) : NULL;
-        if (!names)
+        if (vec_grow(&d->en.values, &cap, d->en.n, sizeof *d->en.values, 8) < 0 ||
+            vec_grow(&d->en.names, &d->cap, d->en.n, sizeof *d->en.names, 8) < 0)
             return -2;
-        d->en.names = names;
-        d->cap = cap;
     }
     if (!(d->en.names[d->en.n] = strdup(f[3])))
         return -2;
@@ -155,16 +139,15 @@ static int fill_value(struct wsig_value *v, const char *kind, const char *en, co
 /* An F line: name, parameters, then the return value's kind, enum and type. */
 static int add_function(struct wsig *w, char **f, unsigned n)
 {
-    struct wsig_fn *fn, *fns;
+    struct wsig_fn *fn;
     long long np;
     unsigned kind;
 
     if (n != 6 || !*f[1] || number(f[2], 0, CYG_VAL_MAX_ARGS, &np) < 0 ||
         kind_of(f[3], &kind) < 0 || !*f[4])
         return -1;
-    if (!(fns = grow(w->fns, &w->cap, w->n, sizeof *fns)))
+    if (vec_grow(&w->fns, &w->cap, w->n, sizeof *w->fns, 16) < 0)
         return -2;
-    w->fns = fns;
     fn = &w->fns[w->n++]; /* counted at once: wsig_free frees what it holds */
     memset(fn, 0, sizeof *fn);
     fn->n = (unsigned)np;
@@ -242,7 +225,8 @@ static int by_name(const void *a, const void *b)
 struct wsig *wsig_parse(const char *text, size_t len)
 {
     struct wsig *w = calloc(1, sizeof *w);
-    unsigned *blocks = NULL, cap_blocks = 0;
+    unsigned *blocks = NULL;
+    size_t cap_blocks = 0;
     char line[WSIG_LINE_MAX];
     size_t at = 0;
     int oom = 0;
@@ -265,13 +249,10 @@ struct wsig *wsig_parse(const char *text, size_t len)
         at += l + 1;
         rc = parse_line(w, line);
         if (w->n != before) {
-            unsigned *b = grow(blocks, &cap_blocks, w->n - 1, sizeof *b);
-
-            if (!b) {
+            if (vec_grow(&blocks, &cap_blocks, w->n - 1, sizeof *blocks, 16) < 0) {
                 oom = 1;
                 break;
             }
-            blocks = b;
             blocks[w->n - 1] = w->block;
         }
         if (rc == -2)

@@ -3,7 +3,7 @@
  * A type is followed through its typedefs and qualifiers to what decides how it is passed: a
  * base type (its encoding and size), a pointer (a string when it points at plain char), an
  * enum (an integer of its size), a struct or union (by value: not wrapped). The table shows
- * the type as the source wrote it (dwarf.c's declarator text). */
+ * the type as the source wrote it (dwdecl.c's declarator text). */
 #include "wrap/wrapdw.h"
 
 #include <libdwarf/dwarf.h>
@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbols/dwarf_internal.h"
+#include "symbols/dwdecl.h"
+#include "symbols/dwdie.h"
 
 #define TYPE_DEPTH 16u /* longer chains of typedefs and qualifiers (or a cycle): unknown */
 #define SHOWN_MAX 256u /* a type's text for the table, at most */
@@ -27,29 +28,6 @@ struct ctx {
     wrapdw_want_fn want;
     void *arg;
 };
-
-static const char *die_name(Dwarf_Die die)
-{
-    char *n = NULL;
-
-    return die && dwarf_diename(die, &n, NULL) == DW_DLV_OK ? n : NULL;
-}
-
-static Dwarf_Half die_tag(Dwarf_Die die)
-{
-    Dwarf_Half tag = 0;
-
-    if (dwarf_tag(die, &tag, NULL) != DW_DLV_OK)
-        tag = 0;
-    return tag;
-}
-
-static int has_attr(Dwarf_Die die, Dwarf_Half at)
-{
-    Dwarf_Bool b = 0;
-
-    return dwarf_hasattr(die, at, &b, NULL) == DW_DLV_OK && b;
-}
 
 /* The linkage name (C++'s mangled one, which is the symbol), or NULL. */
 static const char *linkage_name(Dwarf_Die die)
@@ -74,7 +52,7 @@ static const char *linkage_name(Dwarf_Die die)
 static Dwarf_Die strip(Dwarf_Debug dbg, Dwarf_Die t, unsigned *q)
 {
     for (unsigned depth = 0; t; depth++) {
-        Dwarf_Half tag = die_tag(t);
+        Dwarf_Half tag = dwdie_tag(t);
         Dwarf_Die next;
 
         if (depth == TYPE_DEPTH) {
@@ -87,7 +65,7 @@ static Dwarf_Die strip(Dwarf_Debug dbg, Dwarf_Die t, unsigned *q)
             *q |= Q_VOLATILE;
         else if (tag != DW_TAG_typedef && tag != DW_TAG_restrict_type && tag != DW_TAG_atomic_type)
             return t;
-        next = dwarf_src_attr_die(dbg, t, DW_AT_type);
+        next = dwdie_ref(dbg, t, DW_AT_type);
         dwarf_dealloc_die(t);
         t = next;
     }
@@ -118,9 +96,9 @@ static int c_int_name(const char *name)
 /* A base type: NULL, or why it cannot be passed on. */
 static const char *base_type(struct ctx *c, Dwarf_Die t, struct wrapgen_type *w)
 {
-    Dwarf_Unsigned enc = dwarf_src_attr_u(t, DW_AT_encoding);
-    Dwarf_Unsigned size = dwarf_src_attr_u(t, DW_AT_byte_size);
-    const char *name = die_name(t);
+    Dwarf_Unsigned enc = dwdie_u(t, DW_AT_encoding);
+    Dwarf_Unsigned size = dwdie_u(t, DW_AT_byte_size);
+    const char *name = dwdie_name(t);
     int sgn = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
 
     if (name && strstr(name, "long double"))
@@ -151,11 +129,11 @@ static const char *base_type(struct ctx *c, Dwarf_Die t, struct wrapgen_type *w)
 static void pointer_type(struct ctx *c, Dwarf_Die t, struct wrapgen_type *w)
 {
     unsigned q = 0;
-    Dwarf_Die p = strip(c->dbg, dwarf_src_attr_die(c->dbg, t, DW_AT_type), &q);
-    const char *name = p && die_tag(p) == DW_TAG_base_type ? die_name(p) : NULL;
-    Dwarf_Unsigned enc = p ? dwarf_src_attr_u(p, DW_AT_encoding) : 0;
+    Dwarf_Die p = strip(c->dbg, dwdie_ref(c->dbg, t, DW_AT_type), &q);
+    const char *name = p && dwdie_tag(p) == DW_TAG_base_type ? dwdie_name(p) : NULL;
+    Dwarf_Unsigned enc = p ? dwdie_u(p, DW_AT_encoding) : 0;
 
-    if (name && !strcmp(name, "char") && dwarf_src_attr_u(p, DW_AT_byte_size) == 1 &&
+    if (name && !strcmp(name, "char") && dwdie_u(p, DW_AT_byte_size) == 1 &&
         (enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char) && !(q & Q_VOLATILE)) {
         w->kind = WRAPGEN_STR;
         w->c = q & Q_CONST ? "const char *" : "char *";
@@ -209,19 +187,17 @@ static int enumerator_value(Dwarf_Die e, int sgn, uint64_t *v)
 static int enum_signed(struct ctx *c, Dwarf_Die t)
 {
     unsigned q = 0;
-    Dwarf_Die u = strip(c->dbg, dwarf_src_attr_die(c->dbg, t, DW_AT_type), &q);
-    Dwarf_Die e = NULL, next;
+    Dwarf_Die u = strip(c->dbg, dwdie_ref(c->dbg, t, DW_AT_type), &q);
+    Dwarf_Die e;
     int sgn = 0;
 
     if (u) {
-        Dwarf_Unsigned enc = dwarf_src_attr_u(u, DW_AT_encoding);
+        Dwarf_Unsigned enc = dwdie_u(u, DW_AT_encoding);
 
         dwarf_dealloc_die(u);
         return enc == DW_ATE_signed || enc == DW_ATE_signed_char;
     }
-    if (dwarf_child(t, &e, NULL) != DW_DLV_OK)
-        e = NULL;
-    while (e) {
+    for (e = dwdie_child(t); e; e = dwdie_next(c->dbg, e)) {
         Dwarf_Attribute a;
         Dwarf_Signed s;
 
@@ -232,10 +208,6 @@ static int enum_signed(struct ctx *c, Dwarf_Die t)
             sgn |= form == DW_FORM_sdata && dwarf_formsdata(a, &s, NULL) == DW_DLV_OK && s < 0;
             dwarf_dealloc_attribute(a);
         }
-        if (dwarf_siblingof_b(c->dbg, e, 1, &next, NULL) != DW_DLV_OK)
-            next = NULL;
-        dwarf_dealloc_die(e);
-        e = next;
     }
     return sgn;
 }
@@ -245,16 +217,14 @@ static int enumerators(struct ctx *c, Dwarf_Die t, unsigned bytes, int sgn, stru
 {
     struct wrapgen_enumerator *items = NULL;
     unsigned cap = 0;
-    Dwarf_Die e = NULL, next;
+    Dwarf_Die e;
     int rc = 0;
 
-    if (dwarf_child(t, &e, NULL) != DW_DLV_OK)
-        e = NULL;
-    for (; e && !rc; e = next) {
-        const char *name = die_name(e);
+    for (e = dwdie_child(t); e && !rc; e = dwdie_next(c->dbg, e)) {
+        const char *name = dwdie_name(e);
         uint64_t v;
 
-        if (die_tag(e) == DW_TAG_enumerator && name && en->n < MAX_ENUMERATORS &&
+        if (dwdie_tag(e) == DW_TAG_enumerator && name && en->n < MAX_ENUMERATORS &&
             enumerator_value(e, sgn, &v) == 0) {
             if (en->n == cap) {
                 struct wrapgen_enumerator *n;
@@ -273,9 +243,6 @@ static int enumerators(struct ctx *c, Dwarf_Die t, unsigned bytes, int sgn, stru
             if (!rc)
                 items[en->n++].value = sign_extend(v, bytes);
         }
-        if (dwarf_siblingof_b(c->dbg, e, 1, &next, NULL) != DW_DLV_OK)
-            next = NULL;
-        dwarf_dealloc_die(e);
     }
     if (e)
         dwarf_dealloc_die(e);
@@ -288,11 +255,11 @@ static int enumerators(struct ctx *c, Dwarf_Die t, unsigned bytes, int sgn, stru
  * memory. */
 static const char *enum_type(struct ctx *c, Dwarf_Die t, struct wrapgen_type *w, int *oom)
 {
-    unsigned bytes = (unsigned)dwarf_src_attr_u(t, DW_AT_byte_size);
+    unsigned bytes = (unsigned)dwdie_u(t, DW_AT_byte_size);
     struct wrapgen_enum *en;
     int sgn;
 
-    if (dwarf_src_attr_flag(t, DW_AT_declaration) || !wrapgen_int_type(bytes, 1))
+    if (dwdie_flag(t, DW_AT_declaration) || !wrapgen_int_type(bytes, 1))
         return "unknown";
     sgn = enum_signed(c, t);
     if (!(en = wrapgen_alloc(c->set, sizeof *en)) || enumerators(c, t, bytes, sgn, en) < 0) {
@@ -310,7 +277,7 @@ static const char *enum_type(struct ctx *c, Dwarf_Die t, struct wrapgen_type *w,
  * *why is set when it cannot be passed on ("long double", "struct s by value"). */
 static int type_of(struct ctx *c, Dwarf_Die holder, struct wrapgen_type *w, const char **why)
 {
-    Dwarf_Die t = dwarf_src_attr_die(c->dbg, holder, DW_AT_type);
+    Dwarf_Die t = dwdie_ref(c->dbg, holder, DW_AT_type);
     char shown[SHOWN_MAX];
     const char *bad = NULL;
     unsigned q = 0;
@@ -319,14 +286,14 @@ static int type_of(struct ctx *c, Dwarf_Die holder, struct wrapgen_type *w, cons
 
     memset(w, 0, sizeof *w);
     *why = NULL;
-    dwarf_src_type_text(c->dbg, t, "", shown, sizeof shown);
+    dwdecl_type(c->dbg, t, "", shown, sizeof shown);
     if (!(w->shown = wrapgen_strdup(c->set, shown))) {
         if (t)
             dwarf_dealloc_die(t);
         return -1;
     }
     t = strip(c->dbg, t, &q);
-    tag = t ? die_tag(t) : 0;
+    tag = t ? dwdie_tag(t) : 0;
     if (!t) {
         w->kind = WRAPGEN_VOID;
         w->c = "void";
@@ -360,21 +327,19 @@ static int type_of(struct ctx *c, Dwarf_Die holder, struct wrapgen_type *w, cons
  * cannot be passed on). 0, -1 out of memory. */
 static int params(struct ctx *c, Dwarf_Die die, struct wrapgen_fn *fn)
 {
-    Dwarf_Die p = NULL, next;
+    Dwarf_Die p;
     const char *why = NULL;
     unsigned n = 0;
     int variadic = 0, rc = 0;
 
-    if (dwarf_child(die, &p, NULL) != DW_DLV_OK)
-        p = NULL;
-    for (; p && !rc; p = next) {
-        Dwarf_Half tag = die_tag(p);
+    for (p = dwdie_child(die); p && !rc; p = dwdie_next(c->dbg, p)) {
+        Dwarf_Half tag = dwdie_tag(p);
 
         if (tag == DW_TAG_unspecified_parameters)
             variadic = 1;
         if (tag == DW_TAG_formal_parameter && n++ < WRAPGEN_MAX_PARAMS) {
             struct wrapgen_param *pp = &fn->p[n - 1];
-            const char *name = die_name(p), *bad;
+            const char *name = dwdie_name(p), *bad;
 
             if (name && !(pp->name = wrapgen_strdup(c->set, name)))
                 rc = -1;
@@ -385,9 +350,6 @@ static int params(struct ctx *c, Dwarf_Die die, struct wrapgen_fn *fn)
                                             name ? name : "unnamed", bad)))
                 rc = -1;
         }
-        if (dwarf_siblingof_b(c->dbg, p, 1, &next, NULL) != DW_DLV_OK)
-            next = NULL;
-        dwarf_dealloc_die(p);
     }
     if (p)
         dwarf_dealloc_die(p);
@@ -406,8 +368,8 @@ static int params(struct ctx *c, Dwarf_Die die, struct wrapgen_fn *fn)
  * back at theirs). */
 static int add_fn(struct ctx *c, const char *name, Dwarf_Die die, Dwarf_Die decl)
 {
-    Dwarf_Die pdie = decl && has_attr(die, DW_AT_abstract_origin) ? decl : die;
-    Dwarf_Die rdie = has_attr(die, DW_AT_type) || !decl ? die : decl;
+    Dwarf_Die pdie = decl && dwdie_has(die, DW_AT_abstract_origin) ? decl : die;
+    Dwarf_Die rdie = dwdie_has(die, DW_AT_type) || !decl ? die : decl;
     struct wrapgen_fn fn;
     const char *why;
 
@@ -417,8 +379,8 @@ static int add_fn(struct ctx *c, const char *name, Dwarf_Die die, Dwarf_Die decl
         return -1;
     if (why && !fn.skip && !(fn.skip = wrapgen_printf(c->set, "returns %s", why)))
         return -1;
-    if (!fn.skip && fn.n && !dwarf_src_attr_flag(die, DW_AT_prototyped) &&
-        !(decl && dwarf_src_attr_flag(decl, DW_AT_prototyped)))
+    if (!fn.skip && fn.n && !dwdie_flag(die, DW_AT_prototyped) &&
+        !(decl && dwdie_flag(decl, DW_AT_prototyped)))
         fn.skip = "an old-style (K&R) definition: its arguments are promoted";
     if (wrapgen_fix_names(c->set, &fn) < 0)
         return -1;
@@ -432,19 +394,19 @@ static int subprogram(struct ctx *c, Dwarf_Die die)
     const char *name;
     int rc = 0;
 
-    if (dwarf_src_attr_flag(die, DW_AT_declaration))
+    if (dwdie_flag(die, DW_AT_declaration))
         return 0;
-    decl = dwarf_src_attr_die(c->dbg, die, DW_AT_specification);
+    decl = dwdie_ref(c->dbg, die, DW_AT_specification);
     if (!decl)
-        decl = dwarf_src_attr_die(c->dbg, die, DW_AT_abstract_origin);
+        decl = dwdie_ref(c->dbg, die, DW_AT_abstract_origin);
     name = linkage_name(die);
     if (!name && decl)
         name = linkage_name(decl);
     if (!name)
-        name = die_name(die) ? die_name(die) : die_name(decl);
+        name = dwdie_name(die) ? dwdie_name(die) : dwdie_name(decl);
     if (name &&
-        (dwarf_src_attr_flag(die, DW_AT_external) ||
-         (decl && dwarf_src_attr_flag(decl, DW_AT_external))) &&
+        (dwdie_flag(die, DW_AT_external) ||
+         (decl && dwdie_flag(decl, DW_AT_external))) &&
         !wrapgen_set_find(c->set, name) && c->want(c->arg, name))
         rc = add_fn(c, name, die, decl);
     if (decl)
@@ -455,21 +417,16 @@ static int subprogram(struct ctx *c, Dwarf_Die die)
 /* The functions among the children of parent (a unit; namespaces, for C++ too). */
 static int walk(struct ctx *c, Dwarf_Die parent, unsigned depth)
 {
-    Dwarf_Die die = NULL, next;
+    Dwarf_Die die = depth > 8 ? NULL : dwdie_child(parent);
     int rc = 0;
 
-    if (depth > 8 || dwarf_child(parent, &die, NULL) != DW_DLV_OK)
-        return 0;
-    for (; die && !rc; die = next) {
-        Dwarf_Half tag = die_tag(die);
+    for (; die && !rc; die = dwdie_next(c->dbg, die)) {
+        Dwarf_Half tag = dwdie_tag(die);
 
         if (tag == DW_TAG_subprogram)
             rc = subprogram(c, die);
         else if (tag == DW_TAG_namespace)
             rc = walk(c, die, depth + 1);
-        if (dwarf_siblingof_b(c->dbg, die, 1, &next, NULL) != DW_DLV_OK)
-            next = NULL;
-        dwarf_dealloc_die(die);
     }
     if (die)
         dwarf_dealloc_die(die);

@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/oaindex.h"
+#include "util/vec.h"
+
 #define ARENA_BLOCK 65536u
 
 struct arena_block {
@@ -21,8 +24,7 @@ struct wrapgen_set {
     struct arena_block *blocks;
     struct wrapgen_fn *fns;
     size_t n, cap;
-    size_t *hash; /* index + 1 into fns, 0 empty; open addressing, at most half full */
-    size_t hcap;
+    struct oaindex ix; /* fns by name */
 };
 
 struct wrapgen_set *wrapgen_set_new(void)
@@ -41,7 +43,7 @@ void wrapgen_set_free(struct wrapgen_set *s)
         free(b);
     }
     free(s->fns);
-    free(s->hash);
+    oaindex_free(&s->ix);
     free(s);
 }
 
@@ -106,69 +108,38 @@ char *wrapgen_printf(struct wrapgen_set *s, const char *fmt, ...)
     return p;
 }
 
-static size_t name_hash(const char *s)
+static uint64_t fn_hash(const void *arg, size_t pos)
 {
-    size_t h = 0xcbf29ce484222325u; /* FNV-1a */
-
-    while (*s)
-        h = (h ^ (unsigned char)*s++) * 0x100000001b3u;
-    return h;
+    return oaindex_hash_str(((const struct wrapgen_set *)arg)->fns[pos].name);
 }
 
-/* The hash slot of name: where it is, or the empty slot where it would go. */
-static size_t *slot_of(const struct wrapgen_set *s, const char *name)
+static int fn_match(const void *arg, size_t pos, const void *key)
 {
-    size_t i = name_hash(name) & (s->hcap - 1);
-
-    while (s->hash[i] && strcmp(s->fns[s->hash[i] - 1].name, name) != 0)
-        i = (i + 1) & (s->hcap - 1);
-    return &s->hash[i];
-}
-
-static int rehash(struct wrapgen_set *s)
-{
-    size_t cap = s->hcap ? s->hcap * 2 : 256;
-    size_t *old = s->hash;
-
-    if (!(s->hash = calloc(cap, sizeof *s->hash))) {
-        s->hash = old;
-        return -1;
-    }
-    s->hcap = cap;
-    for (size_t i = 0; i < s->n; i++)
-        *slot_of(s, s->fns[i].name) = i + 1;
-    free(old);
-    return 0;
+    return !strcmp(((const struct wrapgen_set *)arg)->fns[pos].name, key);
 }
 
 int wrapgen_set_add(struct wrapgen_set *s, const struct wrapgen_fn *fn)
 {
+    uint64_t h = oaindex_hash_str(fn->name);
     size_t *slot;
 
-    if ((s->n + 1) * 2 > s->hcap && rehash(s) < 0)
+    if (oaindex_reserve(&s->ix, 256, fn_hash, s) < 0)
         return -1;
-    slot = slot_of(s, fn->name);
+    slot = oaindex_slot(&s->ix, h, fn_match, s, fn->name);
     if (*slot)
         return 0;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        struct wrapgen_fn *n = realloc(s->fns, cap * sizeof *n);
-
-        if (!n)
-            return -1;
-        s->fns = n;
-        s->cap = cap;
-    }
-    s->fns[s->n++] = *fn;
-    *slot = s->n;
+    if (vec_grow(&s->fns, &s->cap, s->n, sizeof *s->fns, 64) < 0)
+        return -1;
+    s->fns[s->n] = *fn;
+    oaindex_put(&s->ix, slot, s->n++);
     return 1;
 }
 
 const struct wrapgen_fn *wrapgen_set_find(const struct wrapgen_set *s, const char *name)
 {
-    size_t *slot = s->hcap ? slot_of(s, name) : NULL;
+    size_t pos = oaindex_find(&s->ix, oaindex_hash_str(name), fn_match, s, name);
 
-    return slot && *slot ? &s->fns[*slot - 1] : NULL;
+    return pos != SIZE_MAX ? &s->fns[pos] : NULL;
 }
 
 size_t wrapgen_set_count(const struct wrapgen_set *s)
@@ -381,15 +352,8 @@ static size_t enum_id(struct enum_ids *ids, const struct wrapgen_enum *en)
     for (size_t i = 0; i < ids->n; i++)
         if (enum_same(ids->en[i], en))
             return i + 1;
-    if (ids->n == ids->cap) {
-        size_t cap = ids->cap ? ids->cap * 2 : 16;
-        const struct wrapgen_enum **n = realloc(ids->en, cap * sizeof *n);
-
-        if (!n)
-            return 0;
-        ids->en = n;
-        ids->cap = cap;
-    }
+    if (vec_grow(&ids->en, &ids->cap, ids->n, sizeof *ids->en, 16) < 0)
+        return 0;
     ids->en[ids->n++] = en;
     return ids->n;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "symbols/bfdq.h"
+#include "symbols/dwdie.h"
 #include "symbols/elfrel.h"
 #include "wrap/wrapdw.h"
 
@@ -28,12 +29,6 @@ struct obj {
     void *arg;
     size_t defined;
 };
-
-static void dw_quiet(Dwarf_Error err, Dwarf_Ptr arg)
-{
-    (void)err;
-    (void)arg;
-}
 
 /* ---- symbols ---- */
 
@@ -146,25 +141,25 @@ static const char *read_dwarf(struct obj *o, struct wrapgen_set *sigs, char *why
     Dwarf_Debug dbg = NULL;
     void *buf;
     size_t len;
-    int rc, units;
+    int ok, units;
 
     if (bfd_get_file_flags(o->abfd) & DYNAMIC) {
         if (o->abfd->my_archive)
             return "a shared library inside an archive";
-        rc = dwarf_init_path(o->path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY, dw_quiet, NULL,
-                             &dbg, NULL, 0, NULL, NULL);
+        ok = dwarf_init_path(o->path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY, dwdie_quiet, NULL,
+                             &dbg, NULL, 0, NULL, NULL) == DW_DLV_OK;
     } else {
         if (!(buf = obj_bytes(o, &len)))
             return "cannot be read into memory";
         if (!(e = elfrel_open(buf, len, why, whylen)))
             return why;
-        rc = elfrel_dwarf(e, dw_quiet, &dbg);
+        ok = elfrel_dwarf(e, &dbg, why, whylen) == 0; /* either way, what is said is "no DWARF" */
     }
-    units = rc == DW_DLV_OK ? wrapdw_read(dbg, sigs, want_defined, o) : 0;
+    units = ok ? wrapdw_read(dbg, sigs, want_defined, o) : 0;
     *oom = units < 0;
     if (e)
         elfrel_close(e);
-    else if (rc == DW_DLV_OK)
+    else if (ok)
         dwarf_finish(dbg, NULL);
     return units > 0 ? NULL : "no DWARF";
 }

@@ -181,6 +181,17 @@ unnamed=$(grep -cE '^# thread [0-9]+, ' "$T/threads4k-nomap.out")
 check threads-wrapped-tids "$named of $all headers have a tid ($unnamed without the map)" \
     eval '[ "$all" -ge 2 ] && [ "$named" -eq "$all" ] && [ "$unnamed" -ge 1 ]'
 
+# More threads than a fixed table holds (report and graph had 1024 places and said "out of
+# memory": not compared with an older tool, CT_NATIVE): each its own row.
+scenario manythreads
+check manythreads-runs "status $RC" grep -q '1100 joined' "$T/manythreads.out"
+run manythreads-report "$CT_NATIVE" report "$H" "$T/manythreads.trace"
+check manythreads-report-all "status $RC: $(tail -n 1 "$T/manythreads-report.err")" \
+    grep -q '^# all 1101 threads$' "$T/manythreads-report.out"
+run manythreads-graph "$CT_NATIVE" graph --function=step_b2 "$H" "$T/manythreads.trace"
+check manythreads-graph-all "status $RC: $(tail -n 1 "$T/manythreads-graph.err")" \
+    grep -q '^# all 1101 threads$' "$T/manythreads-graph.out"
+
 # One file per thread section: threads.sec.N.
 rm -f "$T"/threads.sec.*
 awk -v dir="$T" '/^# thread / { f = dir "/threads.sec." $3 } f { print > f }' "$T/threads.body"

@@ -71,6 +71,10 @@ case "$1" in tree | report | export | graph | info) ;; *) exec "$new" "$@" ;; es
 [ -t 1 ] && exec "$new" "$@"
 out= prev=
 for a in "$@"; do
+    # Standard output onto an input (or its map): the tool must see it to refuse it.
+    for f in "$a" "$a.maps"; do
+        [ -f "$f" ] && [ /dev/stdout -ef "$f" ] && exec "$new" "$@"
+    done
     case "$a" in --output=*) out=${a#--output=} ;; -o?*) out=${a#-o} ;; esac
     case "$prev" in -o | --output) out=$a ;; esac
     prev=$a

@@ -51,7 +51,9 @@ check status-crash "status $RC, stderr: $(tr '\n' '|' <"$T/crash.err")" \
     2>"$T/fwd.err" &
 rpid=$!
 for ((i = 0; i < 100; i++)); do
-    tpid=$("$CT" info "$T/fwd.trace" 2>/dev/null | sed -n 's/^process: *\([1-9][0-9]*\)$/\1/p')
+    # The tool alone (CT_NATIVE): the ring is still being written, so two tools reading it one
+    # after the other (CYGTRACE_COMPARE) would see two different rings.
+    tpid=$("$CT_NATIVE" info "$T/fwd.trace" 2>/dev/null | sed -n 's/^process: *\([1-9][0-9]*\)$/\1/p')
     [ -n "$tpid" ] && break
     sleep 0.1
 done

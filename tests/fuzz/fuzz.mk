@@ -21,15 +21,19 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS := -std=gnu11 $(WARN) -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE \
                -DCYGTRACE_VERSION='"fuzz"' $(HOST_INC) -Itests -Itests/fuzz -Itarget/core
 FUZZ_HOST_OBJ := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(HOST_LIB_SRC))
-FUZZ_HDRS := $(wildcard common/*.h host/*/*.h tests/fuzz/*.h)
 FUZZ_SEEDS := $(FUZZ_DIR)/seeds
 
 .PHONY: fuzz fuzz-build fuzz-seeds fuzz-replay
 
 # The library as the fuzzer sees it: instrumented for coverage and sanitizers, no main.
-$(FUZZ_DIR)/obj/%.o: %.c $(FUZZ_HDRS)
+$(FUZZ_DIR)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(call say,CLANG,$<)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c $< -o $@
+	$(call say,CLANG,$<)$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) \
+	    -c $< -o $@
+-include $(shell find $(FUZZ_DIR)/obj $(O)/tests/obj/tests/fuzz -name '*.d' 2>/dev/null)
+# No rule makes a dependency file: else make, remaking what it includes, would try its built-in
+# %: %.o on it (and build fibloop_fp_drain.d.o through fibloop_%.o, then link it).
+%.d: ;
 
 $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_%.o $(FUZZ_DIR)/obj/tests/fuzz/fuzzsink.o \
                     $(FUZZ_HOST_OBJ)
@@ -68,7 +72,6 @@ fuzz: fuzz-build fuzz-seeds
 	$(Q)FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run.sh $(O) $(FUZZ_SECONDS) $(FUZZ_PARALLEL) $(FUZZ_TARGETS)
 
 # ---- the replay drivers: the normal compiler and flags (SANITIZE=1 applies), no libFuzzer
-$(O)/tests/obj/tests/fuzz/%.o: $(FUZZ_HDRS)
 
 $(O)/tests/fuzz_replay_%: $(O)/tests/obj/tests/fuzz/fuzz_%.o $(O)/tests/obj/tests/fuzz/fuzzsink.o \
                           $(O)/tests/obj/tests/fuzz/replay.o $(O)/host/libcyghost.a

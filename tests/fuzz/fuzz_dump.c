@@ -1,9 +1,9 @@
 /* fuzz_dump.c - libFuzzer target: a ring dump (or a RAM image holding one, or a saved stream)
- * decoded the way "cygtrace tree", "report" and "export" do it, without an ELF: load_attach
- * finds the control block, one pass learns the contexts, one pass per context builds and
- * renders its tree (to /dev/null); then, as cmd_filter_run drives report and export, a scan
- * through the time range and one pass feeding every context's tree behind its filter into
- * the per-function statistics (whose table is formatted as report prints it) and into an
+ * decoded through the pipeline (pipeline.h) as "cygtrace tree", "report" and "export" drive
+ * it, without an ELF: load_attach finds the control block, the scan learns the contexts (its
+ * statistics checked), a pass per context builds and renders its tree (to /dev/null); then a
+ * scan through the time range and the passes feeding every context's tree behind its filter
+ * into the per-function statistics (whose table is formatted as report prints it) and into an
  * export writer (to /dev/null).
  *
  * Input byte 0 picks the mode, byte 1 the options:
@@ -14,7 +14,7 @@
  *                     (and, version 3, the control area after them: its magic is stamped
  *                     where the records end when the input reaches there, so that the fuzzer
  *                     mutates the fields behind it);
- *                     mode bit 1 puts 36 bytes of RAM before it (dec_locate's scan);
+ *                     mode bit 1 puts 36 bytes of RAM before it (hdr_locate's scan);
  *   mode bits 2-3:    the export format: chrome, folded, callgrind (3: callgrind too);
  *   mode bit 4:       a time range, from (opt & 15) << 4k to 4 << 4k ticks later, k = opt >> 4
  *                     (from a few ticks to far past the end);
@@ -29,13 +29,15 @@
 #include "crc32.h"
 #include "cyg_format.h"
 #include "output/export.h"
+#include "output/fmt.h"
 #include "model/filter.h"
 #include "model/fnstat.h"
 #include "model/taskstat.h"
 #include "fuzzsink.h"
+#include "model/pipeline.h"
 #include "source/load.h"
 
-#define MAX_CTX 16u /* contexts rendered (cmd_show does all): each costs a pass and a renderer */
+#define MAX_CTX 16u /* contexts rendered ("tree" does all): each costs a pass and a renderer */
 #define SYNTH_FIELDS 10u
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -87,28 +89,28 @@ static uint8_t *synth(const uint8_t *f, const uint8_t *rec, size_t n, int pad, s
     return b;
 }
 
-/* One context's tree, as cmd_show's render_ctx builds it. */
-static void render_ctx(struct load *l, uint8_t opt, const struct dec_ctx *c)
+/* One context's tree, as "cygtrace tree" prints it: a pass of its own into a renderer. */
+static void render_ctx(struct load *l, uint8_t opt, const struct tree_scan *sc,
+                       const struct dec_ctx *c, const struct filter_opts *fo)
 {
+    struct pipeline_tally t = {0, 0, 0};
+    struct render *r;
     struct fuzzsink s;
-    struct load_pass *p = load_pass_open(l);
-    struct ev e;
 
     fuzzsink_opts(&s, opt, l->ring.ts_hz, !!(l->ring.flags & CYG_F_TIMESTAMPS),
                   l->ring.word_bytes);
     s.ro.ctrl = l->ring.ctrl_state == DEC_CTRL_OK ? &l->ring.ctrl : NULL; /* names triggers */
-    if (p && fuzzsink_tree(&s, 0, (unsigned)-c->min_depth) == 0)
-        while (load_pass_next(p, &e) > 0)
-            if (e.ctx == c->id)
-                tree_feed(s.t[0], &e);
-    fuzzsink_close(&s);
-    load_pass_close(p);
+    if (!(r = render_new(fuzzsink_null(), &s.ro, NULL, 0)))
+        return;
+    render_header(r);
+    pipeline_ctx(l, sc, c, render_sink(r), fo, (struct filter_time){0}, &t);
+    render_free(r);
 }
 
 /* The decoder's own bookkeeping: every slot between first and end is decoded, unwritten,
  * padding, a TIME record (no event) or truncated, exactly once; holes are some of the
  * unwritten. A miscount is a bug even when nothing crashes. */
-static void check_stats(const struct load *l, const struct load_stats *st)
+static void check_stats(const struct load *l, const struct source_stats *st)
 {
     const struct dec_stats *d = &st->dec;
 
@@ -118,15 +120,6 @@ static void check_stats(const struct load *l, const struct load_stats *st)
             d->end_seq - d->first_seq ||
         d->holes > d->unwritten)
         abort();
-}
-
-static FILE *null_out(void)
-{
-    static FILE *f;
-
-    if (!f && !(f = fopen("/dev/null", "w")))
-        abort(); /* the harness cannot run at all: not a finding */
-    return f;
 }
 
 /* The filters the mode and option bytes ask for; only and hide both name first, the first
@@ -162,11 +155,11 @@ static void report_rows(struct fnstat *s, uint64_t hz)
 
         rows = fnstat_rows(s, (enum fnstat_key)key, &n);
         for (size_t i = 0; rows && i < n; i++) {
-            render_duration(rows[i].total, hz, t, sizeof t);
-            render_duration(rows[i].self, hz, t, sizeof t);
-            render_duration(rows[i].calls ? rows[i].total / rows[i].calls : 0, hz, t, sizeof t);
-            render_duration(rows[i].max, hz, t, sizeof t);
-            render_addr(NULL, 0, rows[i].addr, name, sizeof name);
+            fmt_duration(rows[i].total, hz, t, sizeof t);
+            fmt_duration(rows[i].self, hz, t, sizeof t);
+            fmt_duration(rows[i].calls ? rows[i].total / rows[i].calls : 0, hz, t, sizeof t);
+            fmt_duration(rows[i].max, hz, t, sizeof t);
+            fmt_addr(NULL, 0, rows[i].addr, name, sizeof name);
         }
     }
 }
@@ -179,95 +172,63 @@ static void tasks(struct load *l, const struct filter_time *ft, struct export *x
     struct taskstat *s = taskstat_new(export_taskstat_span, x);
     const struct taskstat_ctx *v;
     unsigned n;
-    char buf[128];
+    char buf[128], err[256];
 
     if (!s)
         return;
-    if (taskstat_run(l, *ft, s) == 0 && (v = taskstat_contexts(s, &n)))
+    if (taskstat_run(l, *ft, s, err, sizeof err) == 0 && (v = taskstat_contexts(s, &n)))
         for (unsigned i = 0; i < n; i++)
-            taskstat_name(l->names, NULL, 0, v[i].waker, buf, sizeof buf);
+            names_ctx_text(l->names, NULL, 0, v[i].waker, 0, buf, sizeof buf);
     taskstat_free(s);
 }
 
+static const struct tree_sink *fnstat_of(void *arg, const struct dec_ctx *c)
+{
+    return fnstat_sink(arg, c->id);
+}
+
+static const struct tree_sink *export_of(void *arg, const struct dec_ctx *c)
+{
+    return export_sink(arg, c->id, c->os_tid);
+}
+
+/* The first function entered: what --only and --hide name. */
+static uint64_t first_entered(struct load *l)
+{
+    struct ev e = {0};
+
+    if (source_rewind(l->source) < 0)
+        return 0;
+    while (source_next(l->source, &e, NULL, 0) > 0 && e.kind != EV_ENTER)
+        ;
+    return e.kind == EV_ENTER ? e.addr : 0;
+}
+
 /* report and export as cmd_filter_run drives them: a scan of the events in the time range
- * (each context's starting depth), then one pass feeding, per context, a tree behind a filter
- * into the statistics and another into the export. */
+ * (each context's starting depth), then the pipeline's passes feeding, per context, a tree
+ * behind a filter into the statistics, and another into the export. */
 static void report_and_export(struct load *l, uint8_t mode, uint8_t opt)
 {
     struct export_opts xo = {.format = (enum export_format)(((mode >> 2) & 3) % 3),
                              .hz = l->ring.ts_hz, .pid = 1, .ctx_word = "thread"};
+    struct pipeline_tally t = {0, 0, 0};
     struct tree_scan sc = {0};
+    struct source_stats st;
     struct filter_opts fo;
     struct filter_time ft;
     struct fnstat *fs = fnstat_new(NULL, 0);
-    struct export *x = export_new(null_out(), &xo);
-    struct {
-        uint32_t id;
-        struct tree *t[2];
-        struct filter *f[2];
-    } cr[MAX_CTX];
-    struct load_pass *p;
-    uint64_t first = 0;
-    unsigned n = 0;
-    struct ev e;
+    struct export *x = export_new(fuzzsink_null(), &xo);
+    unsigned checked = 0, known = 0;
+    char err[256];
 
-    memset(cr, 0, sizeof cr);
-    if (!fs || !x || !(p = load_pass_open(l)))
-        goto out;
-    filters(mode, opt, 0, &fo, &ft);
-    while (load_pass_next(p, &e) > 0) {
-        if (!filter_time_keep(&ft, &e))
-            continue;
-        if (!first && e.kind == EV_ENTER)
-            first = e.addr;
-        if (tree_scan_add(&sc, &e) < 0)
-            break;
+    filters(mode, opt, first_entered(l), &fo, &ft);
+    if (fs && x && pipeline_scan(l, ft, &sc, &st, &checked, &known) == 0 &&
+        pipeline_run(l, &sc, &fo, ft, NULL, fnstat_of, fs, &t, err, sizeof err) >= 0 &&
+        pipeline_run(l, &sc, &fo, ft, NULL, export_of, x, &t, err, sizeof err) >= 0) {
+        report_rows(fs, l->ring.ts_hz);
+        tasks(l, &ft, x);
+        export_end(x, err, sizeof err);
     }
-    load_pass_close(p);
-    filters(mode, opt, first, &fo, &ft); /* the time range's origin found again, pass by pass */
-    for (unsigned i = 0; i < sc.n && n < MAX_CTX; i++) {
-        const struct tree_sink *sink[2];
-
-        if (!sc.ctx[i].events)
-            continue;
-        cr[n].id = sc.ctx[i].id;
-        sink[0] = fnstat_sink(fs, sc.ctx[i].id);
-        sink[1] = export_sink(x, sc.ctx[i].id, sc.ctx[i].os_tid);
-        for (unsigned k = 0; k < 2; k++) {
-            if (!sink[k] || !(cr[n].f[k] = filter_new(sink[k], &fo)))
-                goto out;
-            cr[n].t[k] = tree_new(filter_active(&fo) ? filter_sink(cr[n].f[k]) : sink[k],
-                                  (unsigned)-sc.ctx[i].min_depth, NULL, NULL);
-            if (!cr[n].t[k])
-                goto out;
-        }
-        n++;
-    }
-    if (!(p = load_pass_open(l)))
-        goto out;
-    while (load_pass_next(p, &e) > 0) {
-        unsigned i;
-
-        if (!filter_time_keep(&ft, &e))
-            continue;
-        for (i = 0; i < n && cr[i].id != e.ctx; i++)
-            ;
-        if (i < n && (tree_feed(cr[i].t[0], &e) < 0 || tree_feed(cr[i].t[1], &e) < 0))
-            break;
-    }
-    load_pass_close(p);
-    for (unsigned i = 0; i < n; i++)
-        for (unsigned k = 0; k < 2; k++)
-            tree_finish(cr[i].t[k]);
-    report_rows(fs, l->ring.ts_hz);
-    tasks(l, &ft, x);
-    export_end(x);
-out:
-    for (unsigned i = 0; i < MAX_CTX; i++)
-        for (unsigned k = 0; k < 2; k++) {
-            tree_free(cr[i].t[k]);
-            filter_free(cr[i].f[k]);
-        }
     export_free(x);
     fnstat_free(fs);
     tree_scan_free(&sc);
@@ -275,12 +236,12 @@ out:
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct tree_scan sc = {0};
-    struct load_stats st;
+    struct tree_scan sc = {.want_index = 1};
+    static const struct filter_opts none;
+    struct source_stats st;
     struct load l;
-    struct load_pass *p;
     struct src *src;
-    struct ev e;
+    unsigned checked = 0, known = 0;
     uint8_t *buf;
     size_t len;
     char err[512];
@@ -312,19 +273,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (load_attach(&l, NULL, src, 0, err, sizeof err) < 0)
         return 0; /* refused with a reason: what bad input should get */
-    if ((p = load_pass_open(&l))) {
-        while (load_pass_next(p, &e) > 0)
-            if (tree_scan_add(&sc, &e) < 0)
-                break;
-        load_pass_stats(p, &st);
+    if (pipeline_scan(&l, (struct filter_time){0}, &sc, &st, &checked, &known) == 0)
         check_stats(&l, &st);
-        load_pass_close(p);
-    }
     for (unsigned i = 0; i < sc.n && i < MAX_CTX; i++)
         if (sc.ctx[i].events)
-            render_ctx(&l, opt, &sc.ctx[i]);
+            render_ctx(&l, opt, &sc, &sc.ctx[i], &none);
     tree_scan_free(&sc);
-    render_ctrl_notes(null_out(), "# control: ", &l.ring, NULL); /* the notes of every tree */
+    fmt_ctrl_notes(fuzzsink_null(), "# control: ", &l.ring, NULL); /* the notes of every tree */
     report_and_export(&l, mode, opt);
     load_close(&l);
     return 0;

@@ -4,7 +4,7 @@
  * Input byte 0 picks the mode, byte 1 is a parameter:
  *   mode bit 0 clear: the pure parsers of rsp.h on the rest: unframing (checksum, escapes,
  *     run-length), hex, "E NN", qSupported, auxv, --gdb= addresses; with two round trips
- *     that must hold (rsp_frame then rsp_unframe, hex encode then decode: abort if not);
+ *     that must hold (rspcodec_frame then rspcodec_unframe, hex encode then decode: abort if not);
  *   mode bit 0 set: a whole session. The rest is everything the server sends, written into a
  *     socketpair by a server thread that then shuts its sending side and reads whatever the
  *     client sends; the real client (rsp_open_fd: rsp_connect's handshake) asks qSupported,
@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "source/rsp.h"
+#include "source/rspwhere.h"
 
 #define OUT_CAP 4096u
 
@@ -30,33 +31,34 @@ static void pure(uint8_t param, const uint8_t *p, size_t n)
 {
     static uint8_t out[OUT_CAP];
     static char frame[2 * OUT_CAP + 8], hex[2 * OUT_CAP + 1];
-    struct rsp_features f;
-    struct rsp_where w;
+    struct rspcodec_features f;
+    struct rspwhere w;
     char err[256], *s;
     uint64_t v;
     long k;
     size_t cap = param & 0x80 ? param & 0x7f : OUT_CAP; /* small: the too-long paths */
 
-    rsp_unframe((const char *)p, n, out, cap);
-    rsp_decode((const char *)p, n, out, cap);
-    rsp_hex_decode((const char *)p, n, out, cap);
-    rsp_error_code((const char *)p, n);
-    rsp_parse_supported((const char *)p, n, &f);
-    rsp_auxv_find(p, n, param & 1 ? 8 : 4, param >> 1, &v);
+    rspcodec_unframe((const char *)p, n, out, cap);
+    rspcodec_decode((const char *)p, n, out, cap);
+    rspcodec_hex_decode((const char *)p, n, out, cap);
+    rspcodec_error_code((const char *)p, n);
+    rspcodec_parse_supported((const char *)p, n, &f);
+    rspcodec_auxv_find(p, n, param & 1 ? 8 : 4, param >> 1, &v);
     if ((s = malloc(n + 1))) {
         memcpy(s, p, n);
         s[n] = 0;
-        rsp_parse_where(s, &w, err, sizeof err);
+        rspwhere_parse(s, &w, err, sizeof err);
         free(s);
     }
     if (n > OUT_CAP)
         return;
     /* What we frame, we must read back as it was. */
-    k = rsp_frame(p, n, frame, sizeof frame);
-    if (k < 0 || rsp_unframe(frame, (size_t)k, out, OUT_CAP) != (long)n || memcmp(out, p, n))
+    k = rspcodec_frame(p, n, frame, sizeof frame);
+    if (k < 0 || rspcodec_unframe(frame, (size_t)k, out, OUT_CAP) != (long)n ||
+        memcmp(out, p, n))
         abort();
-    k = rsp_hex_encode(p, n, hex, sizeof hex);
-    if (k != (long)(2 * n) || rsp_hex_decode(hex, (size_t)k, out, OUT_CAP) != (long)n ||
+    k = rspcodec_hex_encode(p, n, hex, sizeof hex);
+    if (k != (long)(2 * n) || rspcodec_hex_decode(hex, (size_t)k, out, OUT_CAP) != (long)n ||
         memcmp(out, p, n))
         abort();
 }
@@ -120,13 +122,13 @@ static void session(uint8_t param, const uint8_t *p, size_t n)
     }
     c = rsp_open_fd(sv[0], "fuzz", 1000, err, sizeof err); /* closes sv[0] on failure */
     if (c) {
-        rsp_read_mem(c, 0x20000000u, mem, 1 + (size_t)param * 16, NULL, NULL);
-        rsp_monitor(c, "reset halt", on_output, NULL);
-        if (rsp_auxv(c, &auxv, &auxv_len) == 0)
+        rsp_read_mem(c, 0x20000000u, mem, 1 + (size_t)param * 16, NULL, NULL, err, sizeof err);
+        rsp_monitor(c, "reset halt", on_output, NULL, err, sizeof err);
+        if (rsp_auxv(c, &auxv, &auxv_len, err, sizeof err) == 0)
             free(auxv);
-        rsp_offsets(c, &text);
-        rsp_halt(c);
-        rsp_attach(c, 1);
+        rsp_offsets(c, &text, err, sizeof err);
+        rsp_halt(c, err, sizeof err);
+        rsp_attach(c, 1, err, sizeof err);
         rsp_close(c); /* closes sv[0]: the server reads to its end */
     }
     pthread_join(th, NULL);

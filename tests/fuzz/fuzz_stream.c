@@ -45,9 +45,9 @@ static void on_frame(void *arg, const uint8_t *payload, size_t len)
     /* the renderer learns the clock from the first description, as cmd_live does */
     if (!r->sink_ready && (d = sdec_desc(r->dec))) {
         r->sink_ready = 1;
-        r->sink.ro.ts_hz = d->ts_hz;
-        r->sink.ro.has_time = !!(d->flags & CYG_F_TIMESTAMPS);
-        r->sink.ro.addr_width = d->word_bytes * 2;
+        r->sink.ro.ts_hz = d->ring.ts_hz;
+        r->sink.ro.has_time = !!(d->ring.flags & CYG_F_TIMESTAMPS);
+        r->sink.ro.addr_width = d->ring.word_bytes * 2;
     }
 }
 

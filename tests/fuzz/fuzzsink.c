@@ -1,11 +1,11 @@
-/* fuzzsink.c - trees and renderers over /dev/null for the fuzz targets. */
+/* fuzzsink.c - chains and renderers over /dev/null for the fuzz targets. */
 #include "fuzzsink.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static FILE *null_out(void)
+FILE *fuzzsink_null(void)
 {
     static FILE *f;
 
@@ -37,14 +37,18 @@ void fuzzsink_opts(struct fuzzsink *s, uint8_t opt, uint64_t ts_hz, int has_time
     s->depth0 = (opt >> 6) & 3;
 }
 
-int fuzzsink_tree(struct fuzzsink *s, unsigned i, unsigned start_depth)
+/* A chain over a renderer to /dev/null, start_depth calls deep; 0, or -1 out of memory. */
+static int start(struct fuzzsink *s, unsigned i, unsigned start_depth)
 {
-    s->r[i] = render_new(null_out(), &s->ro, NULL, 0);
-    if (!s->r[i])
+    static const struct filter_opts none;
+
+    s->r[i] = render_new(fuzzsink_null(), &s->ro, NULL, 0);
+    if (!s->r[i] || pipeline_chain_open(&s->ch[i], render_sink(s->r[i]), &none, start_depth,
+                                        s->func_of ? func_of : NULL, NULL) < 0) {
+        render_free(s->r[i]);
+        s->r[i] = NULL;
         return -1;
-    s->t[i] = tree_new(render_sink(s->r[i]), start_depth, s->func_of ? func_of : NULL, NULL);
-    if (!s->t[i])
-        return -1;
+    }
     render_header(s->r[i]);
     return 0;
 }
@@ -53,19 +57,18 @@ void fuzzsink_feed(struct fuzzsink *s, const struct ev *e)
 {
     unsigned i = e->ctx % FUZZSINK_CTX;
 
-    if (!s->t[i] && fuzzsink_tree(s, i, s->depth0) < 0)
+    if (!s->ch[i].tree && start(s, i, s->depth0) < 0)
         return;
-    tree_feed(s->t[i], e);
+    tree_feed(s->ch[i].tree, e);
 }
 
 void fuzzsink_close(struct fuzzsink *s)
 {
     for (unsigned i = 0; i < FUZZSINK_CTX; i++) {
-        if (s->t[i])
-            tree_finish(s->t[i]);
-        tree_free(s->t[i]);
+        if (s->ch[i].tree)
+            tree_finish(s->ch[i].tree);
+        pipeline_chain_close(&s->ch[i]);
         render_free(s->r[i]);
-        s->t[i] = NULL;
         s->r[i] = NULL;
     }
 }

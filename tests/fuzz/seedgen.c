@@ -2,7 +2,7 @@
  * rings recorded by the real Linux runtime (its hooks called directly on a small buffer) and
  * by tests/ringgen.c (32-bit firmware rings, which a Linux host cannot record), the stream the
  * runtime's real drain sends for them, and GDB server replies: the vectors of
- * tests/check_rsp.c and the sessions tests/fake_gdb.c plays, framed by rsp_frame.
+ * tests/check_rsp.c and the sessions tests/fake_gdb.c plays, framed by rspcodec_frame.
  *
  *   seedgen OUTDIR   writes OUTDIR/dump/, OUTDIR/stream/, OUTDIR/rsp/ (the directories must
  *                    exist); each file starts with the target's mode and option bytes. */
@@ -15,7 +15,7 @@
 #include "cyg_stream.h"
 #include "cygtrace.h"
 #include "ringgen.h"
-#include "source/rsp.h"
+#include "source/rspcodec.h"
 
 void __cyg_profile_func_enter(void *fn, void *site);
 void __cyg_profile_func_exit(void *fn, void *site);
@@ -196,7 +196,7 @@ static void ringgen_seeds(void)
         synth[3] = 4; /* 2^5 records, as the ring's: the control area where the records end */
         snprintf(name, sizeof name, "ringgen-%u-synth", v);
         save("dump", name, synth, sizeof synth, g.buf + CYG_HDR_BYTES, g.size - CYG_HDR_BYTES);
-        /* the same ring inside a RAM image: dec_locate scans for it */
+        /* the same ring inside a RAM image: hdr_locate scans for it */
         {
             uint8_t *img = calloc(1, g.size + 256);
 
@@ -234,23 +234,23 @@ static void session(const char *name, int ack, const char *supported, const char
 
     if (ack)
         buf[o++] = '+';
-    k = rsp_frame(supported, strlen(supported), buf + o, sizeof buf - o);
+    k = rspcodec_frame(supported, strlen(supported), buf + o, sizeof buf - o);
     o += (size_t)k;
     if (strstr(supported, "QStartNoAckMode+")) {
-        k = rsp_frame("OK", 2, buf + o, sizeof buf - o);
+        k = rspcodec_frame("OK", 2, buf + o, sizeof buf - o);
         o += (size_t)k;
     }
-    k = rsp_frame("T05thread:01;", 13, buf + o, sizeof buf - o); /* '?' */
+    k = rspcodec_frame("T05thread:01;", 13, buf + o, sizeof buf - o); /* '?' */
     o += (size_t)k;
     memcpy(buf + o, "$O68656c6c6f0a#", 15); /* console output before the reply */
     o += 15;
-    o += (size_t)snprintf(buf + o, 3, "%02x", rsp_checksum("O68656c6c6f0a", 13));
-    k = rsp_frame(mem, strlen(mem), buf + o, sizeof buf - o);
+    o += (size_t)snprintf(buf + o, 3, "%02x", rspcodec_checksum("O68656c6c6f0a", 13));
+    k = rspcodec_frame(mem, strlen(mem), buf + o, sizeof buf - o);
     o += (size_t)k;
     for (unsigned i = 0; i < sizeof rest / sizeof rest[0]; i++) {
         size_t n = i == 1 ? sizeof auxv : strlen(rest[i]);
 
-        k = rsp_frame(rest[i], n, buf + o, sizeof buf - o);
+        k = rspcodec_frame(rest[i], n, buf + o, sizeof buf - o);
         o += (size_t)k;
     }
     save("rsp", name, pre, 2, buf, o);

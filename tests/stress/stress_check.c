@@ -43,6 +43,7 @@
 
 #include "cyg_format.h"
 #include "decode/dec.h"
+#include "decode/hdr.h"
 #include "source/follow.h"
 #include "source/src.h"
 #include "stress_pattern.h"
@@ -486,7 +487,7 @@ struct post {
 static int post_check(struct chk *c, const char *ring, struct post *p, uint64_t inflight)
 {
     char err[256];
-    const char *why;
+    char why[256] = "";
     struct src *s = src_open_file(ring, err, sizeof err);
     struct dec_ring r;
     struct dec_stats st;
@@ -499,7 +500,7 @@ static int post_check(struct chk *c, const char *ring, struct post *p, uint64_t 
         printf("FAIL %s: %s\n", ring, err);
         return -1;
     }
-    if (dec_locate(s, &r, &why) < 0) {
+    if (hdr_locate(s, &r, why, sizeof why) < 0) {
         printf("FAIL %s: %s\n", ring, why);
         src_close(s);
         return -1;

@@ -1,0 +1,116 @@
+/* check_source.c - the source interface over its file-backed implementations: what a ring
+ * says, its events pass after pass, the reasons a file is refused with. (The live stream over
+ * a wire: check_stream.c, next to its vectors; a followed ring: e2e live_follow.) */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cyg_format.h"
+#include "ringgen.h"
+#include "source/source.h"
+
+/* Two threads' calls: 4 events of thread 0, 2 of thread 1. */
+static void two_threads(struct ringgen *g)
+{
+    rg_two_threads(g, CYG_F_OVERWRITE);
+    rg_seal(g, 0, CYG_S_RUNNING);
+}
+
+static unsigned drain(struct source *s, struct ev *ev, unsigned max)
+{
+    char err[256];
+    unsigned n = 0;
+    struct ev e;
+    int rc;
+
+    while ((rc = source_next(s, &e, err, sizeof err)) == 1)
+        if (n < max)
+            ev[n++] = e;
+    ck_assert_int_eq(rc, 0);
+    return n;
+}
+
+START_TEST(test_source_ring_describes_and_rewinds)
+{
+    struct ringgen g;
+    struct source *s;
+    struct source_stats st;
+    struct ev a[8], b[8];
+    char err[256];
+
+    two_threads(&g);
+    s = source_open_src(src_open_mem("ring", g.buf, g.size, 0), err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    ck_assert_str_eq(source_name(s), "ring");
+    ck_assert_int_eq(source_is_stream(s), 0);
+    ck_assert_ptr_nonnull(source_describe(s));
+    ck_assert_uint_eq(source_describe(s)->word_bytes, 8);
+    ck_assert_uint_eq(source_describe(s)->head, 6);
+    ck_assert_uint_eq(drain(s, a, 8), 6);
+    source_stats(s, &st);
+    ck_assert_uint_eq(st.dec.decoded, 6);
+    /* a new pass: the same events again, the counters from zero */
+    ck_assert_int_eq(source_rewind(s), 0);
+    ck_assert_uint_eq(drain(s, b, 8), 6);
+    ck_assert_mem_eq(a, b, sizeof a[0] * 6);
+    /* a pass of one context */
+    ck_assert_int_eq(source_rewind(s), 0);
+    source_only(s, 1, NULL, NULL);
+    ck_assert_uint_eq(drain(s, b, 8), 2);
+    ck_assert_uint_eq(b[0].ctx, 1);
+    source_close(s);
+    rg_free(&g);
+}
+END_TEST
+
+/* The fast count of a ring's pass; a stream has none (1: go event by event). */
+START_TEST(test_source_ring_counts)
+{
+    struct ringgen g;
+    struct source *s;
+    struct dec_counts c = {0};
+    char err[256];
+
+    two_threads(&g);
+    s = source_open_src(src_open_mem("ring", g.buf, g.size, 0), err, sizeof err);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(source_count(s, &c), 0);
+    ck_assert_uint_eq(c.n, 2);
+    ck_assert_uint_eq(c.ctx[0].events, 4);
+    ck_assert_uint_eq(c.ctx[1].events, 2);
+    dec_ctx_free(c.ctx, c.n, &c.ctx_ix);
+    dec_index_free(&c.index);
+    source_close(s);
+    rg_free(&g);
+}
+END_TEST
+
+/* Bytes that are neither a ring nor a stream: the ring's reason, naming the input. */
+START_TEST(test_source_refuses_with_reason)
+{
+    static uint8_t junk[4096];
+    char err[256];
+
+    for (size_t i = 0; i < sizeof junk; i++)
+        junk[i] = (uint8_t)(i * 7 + 3);
+    ck_assert_ptr_null(source_open_src(src_open_mem("junk", junk, sizeof junk, 0), err,
+                                       sizeof err));
+    ck_assert_str_eq(err, "junk: not a cygtrace dump (no CYGTRACE control block)");
+    ck_assert_ptr_null(source_open_src(src_open_mem("empty", junk, 0, 0), err, sizeof err));
+    ck_assert_str_eq(err, "empty: empty file");
+    ck_assert_ptr_null(source_open_file("/nonexistent/cygtrace.trace", err, sizeof err));
+    ck_assert_str_eq(err, "/nonexistent/cygtrace.trace: No such file or directory");
+}
+END_TEST
+
+Suite *source_suite(void)
+{
+    Suite *s = suite_create("source");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, test_source_ring_describes_and_rewinds);
+    tcase_add_test(tc, test_source_ring_counts);
+    tcase_add_test(tc, test_source_refuses_with_reason);
+    suite_add_tcase(s, tc);
+    return s;
+}
