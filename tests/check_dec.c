@@ -212,6 +212,45 @@ START_TEST(test_dec_chunks)
 }
 END_TEST
 
+/* A chunk's last slot under a record stored two laps late (its lap bit right, its tag not):
+ * whatever the chunk's thread stored there is lost, so it is a hole (a gap for every thread),
+ * not the unused end of a chunk, which the end of the next chunk shows for comparison (the
+ * previous lap's record, the other lap bit). */
+START_TEST(test_dec_chunk_end_late_store)
+{
+    struct ringgen g;
+    struct decoded d;
+    uint64_t a, b, seq;
+    uint8_t *p;
+
+    rg_init(&g, 8, 4, CYG_F_OVERWRITE | CYG_F_THREADS | CYG_F_LAPTAG); /* 16 records */
+    g.chunk_log2 = 2;
+    for (unsigned i = 0; i < 40; i++) /* laps 0 to 2 */
+        rg_event(&g, (int)(i & 1), 0x1000 + (i & ~1u) * 16, 100 + i, 1, 0);
+    rg_event(&g, 0, 0xa0, 200, 1, 0); /* seq 40..43: chunk 10, thread 1 */
+    rg_event(&g, 1, 0xa0, 201, 1, 0);
+    rg_event(&g, 0, 0xb0, 202, 1, 0);
+    rg_skip(&g); /* seq 43: thread 1's exit of 0xb0 goes here, then a late store covers it */
+    rg_event(&g, 0, 0xc0, 204, 2, 0); /* seq 44..47: chunk 11, thread 2, its end unused */
+    rg_skip(&g);
+    rg_skip(&g);
+    rg_skip(&g);
+    seq = 43;
+    rg_encode(8, 4, seq - 32, 0, 0xdead0, 7, 3, &a, &b);
+    b = cyg64_lap_tag(seq - 32, 4) | 7;
+    p = g.buf + CYG_HDR_BYTES + (seq & 15) * 16;
+    memcpy(p, &a, 8);
+    memcpy(p + 8, &b, 8);
+    rg_seal(&g, 0, CYG_S_FROZEN);
+    decode(&g, &d);
+    for (unsigned i = 0; i < d.n; i++)
+        ck_assert_uint_ne(d.ev[i].addr, 0xdead0);
+    ck_assert_uint_eq(d.st.unwritten, 4);
+    ck_assert_uint_eq(d.st.holes, 1);
+    rg_free(&g);
+}
+END_TEST
+
 /* A writer preempted for two laps stores its record over another thread's, with the lap bit
  * its slot expects again: the lap tag (CYG_F_LAPTAG) tells it is stale, in both decoding loops.
  * A ring without the tag (older runtimes) cannot tell. */
@@ -1160,6 +1199,7 @@ Suite *dec_suite(void)
     tcase_add_test(tc, test_dec_unwritten_slots_skipped);
     tcase_add_test(tc, test_dec_chunks);
     tcase_add_test(tc, test_dec_stale_record_lap_tag);
+    tcase_add_test(tc, test_dec_chunk_end_late_store);
     tcase_add_test(tc, test_dec_stale_special_lap_tag);
     tcase_add_test(tc, test_dec_stop_mode);
     tcase_add_test(tc, test_dec_truncated_dump);

@@ -240,16 +240,28 @@ static int slot_written(const struct dec_state *s, const uint8_t *p, uint64_t se
     return holds(s, seq, le_get(p, w), le_get(p + w, w), w);
 }
 
+/* Whether the slot of seq, at p, holds a record stored laps late over it: the lap bit its seq
+ * expects, but another lap's tag. What its own writer stored there, if it did, is lost. */
+static int late_store(const struct dec_state *s, const uint8_t *p, uint64_t seq, unsigned w)
+{
+    uint64_t a = le_get(p, w), b = le_get(p + w, w);
+
+    return (a | b) && ((unsigned)(b >> (w * 8 - 1)) & 1u) == cyg_lap(seq, s->cap_log2) &&
+           stale(s, seq, b, w);
+}
+
 /* An unwritten slot, at window index i: a hole when a later slot of its chunk is written (its
- * writer reserved it and went on: it died, or is late, in the middle of the record), else the
- * unused end of a chunk. Without chunks every unwritten slot is a hole. */
+ * writer reserved it and went on: it died, or is late, in the middle of the record) or when a
+ * late store covers it (the chunk's last record, say, under another thread's record of an
+ * earlier lap: seen in the kill -9 trials under load), else the unused end of a chunk. Without
+ * chunks every unwritten slot is a hole. */
 static __attribute__((noinline)) void unwritten(struct dec *d, uint64_t i, unsigned w)
 {
     /* the chunk's last slot, not the one after it: that is 0 for the chunk that ends at 2^64 */
     uint64_t seq = d->win_seq + i, last = seq | ((UINT64_C(1) << d->r.chunk_log2) - 1);
 
     d->st.unwritten++;
-    if (d->r.chunk_log2 == 0) {
+    if (d->r.chunk_log2 == 0 || late_store(&d->ds, d->buf + i * d->r.rec_bytes, seq, w)) {
         d->st.holes++;
         return;
     }
