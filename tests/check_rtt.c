@@ -196,11 +196,14 @@ START_TEST(test_rtt_use_segger_channel)
 {
     static struct segger_cb seg = {.id = "SEGGER RTT", .max_up = 3, .max_down = 3};
     static uint8_t term[64], chan1[48];
+    /* as long as the host reads of a name (RTT_NAME_MAX): this process is the target memory,
+     * and ASan would see the read run past a string literal */
+    static const char term_name[RTT_NAME_MAX] = "Terminal", chan_name[RTT_NAME_MAX] = "cygtrace";
     uint8_t in[100], out[100];
     struct rtt_chan ch;
 
-    seg.up[0] = (struct cygtrace_rtt_buffer){"Terminal", term, sizeof term, 0, 0, 0};
-    seg.up[1] = (struct cygtrace_rtt_buffer){"cygtrace", chan1, sizeof chan1, 0, 0, 0};
+    seg.up[0] = (struct cygtrace_rtt_buffer){term_name, term, sizeof term, 0, 0, 0};
+    seg.up[1] = (struct cygtrace_rtt_buffer){chan_name, chan1, sizeof chan1, 0, 0, 0};
     fresh(); /* ours made: using SEGGER's must take our ID away */
     ck_assert_int_eq(cygtrace_rtt_use(NULL, 0), -1);
     ck_assert_int_eq(cygtrace_rtt_use(&seg, 3), -1); /* no such channel */
