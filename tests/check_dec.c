@@ -1023,7 +1023,8 @@ START_TEST(test_dec_many_contexts)
         ck_assert_uint_eq(calls, MANY_CTX / 1000);
         tree_scan_free(&sc);
     }
-    ck_assert_double_lt(cpu_seconds() - t0, 0.5);
+    /* about a tenth of a second (half of one under ASan); a search per event takes tens */
+    ck_assert_double_lt(cpu_seconds() - t0, 5.0);
     load_close(&l);
     rg_free(&g);
 }
