@@ -10,6 +10,9 @@
 #   pmt_ts    the same with the board timer in each element
 #   nots      the runtime without timestamps (CYGTRACE_TIMESTAMPS=0)
 #   timer     the runtime, the board timer through cygtrace_user_clock() (the examples)
+#   mmio      the runtime, the board timer's count register read by the hooks
+#             (CYGTRACE_CM_CLOCK=4): the CMSDK boards, not the micro:bit (its nRF51 timer
+#             is read through a capture, which takes a function)
 #   armed     the timer runtime with its control area (CYGTRACE_CONTROL=1), a freeze trigger
 #             and an exclusion armed that never match: every event through the control area's
 #             slow path (armed6: 6 triggers and 12 exclusions, the area full)
@@ -65,11 +68,16 @@ WORK_CFLAGS := $(BASE_CFLAGS) -O1 -fno-inline
 RT_SRC := $(CYGTRACE_RT_SRC_core) $(CYGTRACE_RT_SRC_cortex-m)
 LDFLAGS := -mthumb -nostartfiles --specs=nano.specs -Wl,--gc-sections -Wl,--build-id -L$(EX)
 
-RT_VARIANTS := nots timer dwt ctimer cdwt
+RT_VARIANTS := nots timer mmio dwt ctimer cdwt
 VARIANTS := plain empty pmt pmt_ts $(RT_VARIANTS) armed armed6
-variants_microbit := $(filter-out dwt cdwt,$(VARIANTS)) # ARMv6-M: no DWT cycle counter
+variants_microbit := $(filter-out dwt cdwt mmio,$(VARIANTS)) # ARMv6-M: no DWT cycle counter
 rt_def_dwt := -DCYGTRACE_CM_CLOCK=1
 rt_def_timer := -DCYGTRACE_CM_CLOCK=3
+# The CMSDK timer's VALUE register (TIMER0 + 4, examples/firmware/boards/cmsdk.c), counting down.
+rt_def_mmio := -DCYGTRACE_CM_CLOCK=4 -DCYGTRACE_CM_CLOCK_DOWN=1
+rt_def_mmio_mps2-an385 := -DCYGTRACE_CM_CLOCK_ADDR=0x40000004u
+rt_def_mmio_mps2-an386 := -DCYGTRACE_CM_CLOCK_ADDR=0x40000004u
+rt_def_mmio_mps2-an505 := -DCYGTRACE_CM_CLOCK_ADDR=0x50000004u
 rt_def_cdwt := -DCYGTRACE_CM_CLOCK=1 -DCYGTRACE_CM_ASM_HOOKS=0
 rt_def_ctimer := -DCYGTRACE_CM_CLOCK=3 -DCYGTRACE_CM_ASM_HOOKS=0
 # No clock to start at boot either (the micro:bit's M0 has no SysTick in QEMU).
@@ -154,7 +162,7 @@ define rt_objs
 $(B)/$(1)/obj/rt_$(2)/%.o: %.c
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$< [$(1) $(2)])$(ARM_CC) $(RT_CFLAGS) $$($(1)_CPU) $(rt_def_$(2)) \
-	    -c $$< -o $$@
+	    $(rt_def_$(2)_$(1)) -c $$< -o $$@
 endef
 define rt_rules
 $(call rt_objs,$(1),$(2))

@@ -3,7 +3,7 @@
 #
 # The programs are instrumented (-finstrument-functions -O1 -fno-inline); the startup code, the
 # board support and the runtime are not. The runtime is built per board from its sources, with
-# the board's CPU flags and the board's timer as the trace's clock (CYGTRACE_CM_CLOCK=3): under
+# the board's CPU flags and the board's timer as the trace's clock (fwex_clock_BOARD): under
 # QEMU the DWT cycle counter reads 0. With the control area (CYGTRACE_CONTROL=1, off by default
 # on firmware): `cygtrace arm` arms these examples (tests/e2e/fw_arm.sh), stress_armed arms
 # itself, and the FreeRTOS examples, which take these flags, are armed too.
@@ -27,6 +27,14 @@ fwex_def_mps2-an505 := -DCMSDK_UART=0x50200000u -DCMSDK_TIMER=0x50000000u \
                        -DCMSDK_CLOCK_HZ=20000000u
 # The nRF51 has no SysTick: stress.c interrupts with its TIMER1 instead.
 fwex_def_microbit := -DBOARD_NRF51
+# The trace's clock: on the CMSDK boards the hooks read TIMER0's VALUE register themselves
+# (CYGTRACE_CM_CLOCK=4, counting down); the nRF51's timer is read through a capture, a
+# function (CYGTRACE_CM_CLOCK=3, cygtrace_user_clock() in boards/nrf51.c). After FWEX_CFLAGS.
+fwex_clock_cmsdk = -UCYGTRACE_CM_CLOCK -DCYGTRACE_CM_CLOCK=4 -DCYGTRACE_CM_CLOCK_DOWN=1 \
+                   -DCYGTRACE_CM_CLOCK_ADDR=$(1)
+fwex_clock_mps2-an385 := $(call fwex_clock_cmsdk,0x40000004u)
+fwex_clock_mps2-an386 := $(call fwex_clock_cmsdk,0x40000004u)
+fwex_clock_mps2-an505 := $(call fwex_clock_cmsdk,0x50000004u)
 # stress: a ring of 32768 records (1024 in the micro:bit's 16 KB of RAM), so that thousands of
 # interrupts land in the hooks before it is full: its own copy of cygtrace_static.o, and stress.c
 # built with the same CYGTRACE_CM_BUFFER_BYTES, as cygtrace_cm.h wants.
@@ -34,6 +42,11 @@ fwex_stress_ring_mps2-an385 := 262528
 fwex_stress_ring_mps2-an386 := 262528
 fwex_stress_ring_mps2-an505 := 262528
 fwex_stress_ring_microbit := 8576
+
+# stress_ow and fault_hook: the runtime without the control area, the firmware default (the
+# others have it, for cygtrace arm): interrupts and faults inside both kinds of hooks.
+FWEX_NOCTL := stress_ow fault_hook
+FWEX_NOCTL_DEF := -UCYGTRACE_CONTROL -DCYGTRACE_CONTROL=0
 
 # The Cortex-M runtime (target/sources.mk, which the includer has read).
 FWEX_RT_SRC := $(CYGTRACE_RT_SRC_core) $(CYGTRACE_RT_SRC_cortex-m)
@@ -84,9 +97,20 @@ FWEX_SUPPORT_$(1) := $(patsubst %.c,$(O)/firmware/$(1)/obj/%.o,$(FWEX_RT_SRC) \
 $(O)/firmware/$(1)/obj/%.o: %.c
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(FWEX_CFLAGS) $(DEPFLAGS) $(fwex_cpu_$(1)) \
-	    $(fwex_def_$(1)) $$(FWEX_RING) \
+	    $(fwex_def_$(1)) $(fwex_clock_$(1)) $$(FWEX_RING) $$(FWEX_CTL) \
 	    $$(if $$(filter $(FWEX_PROGRAMS:%=$(FWEX_DIR)/%.c),$$<),$(FWEX_INSTR),$(FWEX_PLAIN)) \
 	    -c $$< -o $$@
+
+# FWEX_NOCTL's programs link the runtime as a firmware builds it by default, without the control
+# area (CYGTRACE_CONTROL=0: hooks without the test of last), a copy of it under obj/noctl.
+FWEX_SUPPORT_$(1)_noctl := $$(patsubst $(O)/firmware/$(1)/obj/%,$(O)/firmware/$(1)/obj/noctl/%, \
+                                      $$(FWEX_SUPPORT_$(1)))
+$(O)/firmware/$(1)/obj/noctl/%.o: %.c
+	@mkdir -p $$(dir $$@)
+	$$(call say,CC,$$< [$(1) noctl])$(ARM_CC) $(FWEX_CFLAGS) $(DEPFLAGS) $(fwex_cpu_$(1)) \
+	    $(fwex_def_$(1)) $(fwex_clock_$(1)) $(FWEX_NOCTL_DEF) $(FWEX_PLAIN) -c $$< -o $$@
+$(FWEX_NOCTL:%=$(O)/firmware/$(1)/obj/$(FWEX_DIR)/%.o): FWEX_CTL := $(FWEX_NOCTL_DEF)
+$(foreach p,$(FWEX_NOCTL),$$(eval FWEX_SUPPORT_$(1)_$(p) := $$$$(FWEX_SUPPORT_$(1)_noctl)))
 
 # stream_crash and stream_live are stream.c built with STREAM_CRASH, and for ever.
 $(O)/firmware/$(1)/obj/$(FWEX_DIR)/stream_crash.o: $(FWEX_DIR)/stream.c
@@ -114,7 +138,7 @@ $$(fwex_wrap_dir)/cygtrace_wrap.c $$(fwex_wrap_dir)/cygtrace_wrap.flags &: \
 	$$(call say,WRAP,$$<)$(O)/cygtrace wrap -q -o $$(@D) $$<
 $$(fwex_wrap_dir)/cygtrace_wrap.o: $$(fwex_wrap_dir)/cygtrace_wrap.c
 	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(FWEX_CFLAGS) $(DEPFLAGS) $(fwex_cpu_$(1)) \
-	    $(FWEX_PLAIN) -c $$< -o $$@
+	    $(fwex_clock_$(1)) $(FWEX_PLAIN) -c $$< -o $$@
 FWEX_SUPPORT_$(1)_wrapped := $$(FWEX_SUPPORT_$(1)) $$(fwex_wrap_dir)/cygtrace_wrap.o \
                             $(O)/firmware/$(1)/libdrv.a
 FWEX_SUPPORT_$(1)_wrapped_live := $$(FWEX_SUPPORT_$(1)_wrapped)
@@ -131,7 +155,7 @@ $(O)/firmware/$(1)/obj/$(FWEX_DIR)/stress.o $$(fwex_stress_cm): \
 $$(fwex_stress_cm): target/core/cygtrace_static.c
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$< [$(1) stress])$(ARM_CC) $(FWEX_CFLAGS) $(DEPFLAGS) $(fwex_cpu_$(1)) \
-	    $$(FWEX_RING) $(FWEX_PLAIN) -c $$< -o $$@
+	    $(fwex_clock_$(1)) $$(FWEX_RING) $(FWEX_PLAIN) -c $$< -o $$@
 endef
 $(foreach b,$(FWEX_BOARDS),$(eval $(call fwex_rules,$(b))))
 $(foreach b,$(FWEX_BOARDS),$(foreach p,$(FWEX_PROGRAMS),$(eval $(call fwex_elf,$(b),$(p)))))

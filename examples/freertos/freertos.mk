@@ -84,6 +84,7 @@ $$(frex_obj_$(1))/freertos_rtt.o: FREX_PDEF := -DFREERTOS_LIVE -DFREERTOS_RTT
 $(FREX_PROGRAMS:%=$$(frex_obj_$(1))/%.o): $$(frex_obj_$(1))/%.o: $(FREX_DIR)/main.c
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$< [$(1) $$*])$(ARM_CC) $$(frex_flags_$(1)) $(WARN) $(FWEX_CFLAGS) \
+	    $(fwex_clock_$(1)) \
 	    $(DEPFLAGS) $(FWEX_INSTR) $$(FREX_PDEF) -c $$< -o $$@
 
 # freertos.elf: the big ring of the stress program (its cygtrace_static.o), the others the default.

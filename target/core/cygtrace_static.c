@@ -137,3 +137,9 @@ NOINSTR unsigned CYG_STATIC_API(resets)(void)
 
     return ctl ? ctl->resets : 0;
 }
+
+/* The port's hooks, when they take the ring's size as constants (cygtrace_cm_hooks.h): in the
+ * file that sizes the ring, so that the two cannot disagree. */
+#ifdef CYG_PORT_STATIC_HOOKS
+#include CYG_PORT_STATIC_HOOKS
+#endif

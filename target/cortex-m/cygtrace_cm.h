@@ -85,7 +85,10 @@ CYGTRACE_API void cygtrace_cm_fault_hook(void) __attribute__((noreturn));
 
 /* Your clock, when the runtime is built with CYGTRACE_CM_CLOCK=3: a counter that goes up,
  * CYGTRACE_CM_USER_CLOCK_BITS wide. The hooks call it on every event: keep it short, and build
- * it without -finstrument-functions. */
+ * it without -finstrument-functions. A timer whose count register can be read as it is (a
+ * CMSDK timer's VALUE, an STM32 TIMx->CNT) is cheaper as CYGTRACE_CM_CLOCK=4 with
+ * CYGTRACE_CM_CLOCK_ADDR (and CYGTRACE_CM_CLOCK_DOWN=1 if it counts down): the hooks read it
+ * without a call. */
 uint32_t cygtrace_user_clock(void);
 
 #ifdef __cplusplus

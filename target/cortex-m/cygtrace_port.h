@@ -21,7 +21,9 @@
 
 /* Timestamp clock: 0 none, 1 DWT CYCCNT (the core clock), 2 SysTick (24 bits, counting down;
  * free-running with reload 0xFFFFFF for durations that mean something), 3 a function of yours,
- * uint32_t cygtrace_user_clock(void), that returns a counter going up (a board timer).
+ * uint32_t cygtrace_user_clock(void), that returns a counter going up (a board timer), 4 a
+ * counter the hooks read themselves at the address CYGTRACE_CM_CLOCK_ADDR (a board timer's
+ * count register: 4 instructions an event fewer than a function of yours, and no call).
  * Default: 1 where the core has a cycle counter, else 2. */
 #ifndef CYGTRACE_CM_CLOCK
 #if CYG_CM_BASELINE
@@ -31,9 +33,19 @@
 #endif
 #endif
 
-/* Width in bits of cygtrace_user_clock()'s counter (CYGTRACE_CM_CLOCK 3). Default: 32. */
+/* Width in bits of the counter of CYGTRACE_CM_CLOCK 3 or 4. Default: 32. */
 #ifndef CYGTRACE_CM_USER_CLOCK_BITS
 #define CYGTRACE_CM_USER_CLOCK_BITS 32
+#endif
+
+/* CYGTRACE_CM_CLOCK 4: the counter's address (a 32-bit register, word-aligned; no default),
+ * and CYGTRACE_CM_CLOCK_DOWN 1 when it counts down (the hooks invert it). Default: 0. Start
+ * the timer before cygtrace_cm_init(). */
+#ifndef CYGTRACE_CM_CLOCK_DOWN
+#define CYGTRACE_CM_CLOCK_DOWN 0
+#endif
+#if CYGTRACE_CM_CLOCK == 4 && !defined(CYGTRACE_CM_CLOCK_ADDR)
+#error "CYGTRACE_CM_CLOCK=4 reads a counter at CYGTRACE_CM_CLOCK_ADDR: define it (-D...=0x...)"
 #endif
 
 /* Call sites cost a runtime test on every event when chosen at run time (CYGTRACE_CALLSITES 2),
@@ -47,6 +59,26 @@
  * the core reads them. */
 #include "cygtrace_cm.h"
 
+/* The clocks the hooks read from memory (1, 2, 4): where, and whether it counts down. */
+#if CYGTRACE_CM_CLOCK == 1
+#define CYG_CM_CLK_ADDR 0xE0001004u /* DWT CYCCNT */
+#define CYG_CM_CLK_DOWN 0
+#elif CYGTRACE_CM_CLOCK == 2
+#define CYG_CM_CLK_ADDR 0xE000E018u /* SysTick CVR */
+#define CYG_CM_CLK_DOWN 1
+#elif CYGTRACE_CM_CLOCK == 4
+#define CYG_CM_CLK_ADDR CYGTRACE_CM_CLOCK_ADDR
+#define CYG_CM_CLK_DOWN CYGTRACE_CM_CLOCK_DOWN
+#endif
+#if CYGTRACE_TIMESTAMPS && (CYGTRACE_CM_CLOCK == 1 || CYGTRACE_CM_CLOCK == 2 || \
+                            CYGTRACE_CM_CLOCK == 4)
+#define CYG_CM_MMIO 1
+#else
+#define CYG_CM_MMIO 0
+#undef CYG_CM_CLK_ADDR
+#define CYG_CM_CLK_ADDR 0u /* none read */
+#endif
+
 /* The hooks: 1 the port's own, in assembly (cygtrace_cm.c: per core the fewest instructions,
  * the format, the lap bit and interrupt safety as the core's), 0 the portable core's, in C
  * (which records with call sites take in any case, CYGTRACE_CALLSITES=1). Default: 1. */
@@ -58,49 +90,59 @@
 #error "CYGTRACE_CM_ASM_HOOKS must be 0 or 1"
 #endif
 #if CYGTRACE_CM_ASM_HOOKS && CYGTRACE_CALLSITES == 0
-/* The hooks of cygtrace_cm.c. They load cyg_rt.last and this in one LDM (cygtrace_cm.c says
- * what each word is for). */
+/* The hooks of cygtrace_cm_hooks.h. They load cyg_rt.last and this in one LDM (that file says
+ * what each word is for). They are compiled with the static ring (cygtrace_static.c includes
+ * CYG_PORT_STATIC_HOOKS), so that its capacity is in their instructions: a firmware that gives
+ * the ring another size (CYGTRACE_CM_BUFFER_BYTES) to that file gets hooks for that size. */
 #define CYG_PORT_HOOKS 1
+#define CYG_PORT_STATIC_HOOKS "cygtrace_cm_hooks.h"
+#if !CYG_CM_BASELINE
 struct cyg_port_hot {
-    volatile uintptr_t *head; /* &ctl->head.v; baseline cores, not running: cyg_cm_no_head */
-    uintptr_t mask;           /* capacity - 1; baseline cores: times 8, a slot's offset */
-    uintptr_t k;              /* cap_log2 */
-    uintptr_t x;              /* the clock's constant (CYG_CM_X in cygtrace_cm.c) */
-    uintptr_t cont;           /* mainline cores: cyg_cm_ovw, cyg_cm_stop or cyg_cm_slow */
+    volatile uintptr_t *head; /* &ctl->head.v */
+    uintptr_t lap;            /* 0x80000000: word b's lap bit, which BIC clears on odd laps */
+#if CYG_CM_MMIO
+    uintptr_t clock;          /* the counter's address, CYG_CM_CLK_ADDR */
+#endif
+    uintptr_t cont;           /* cyg_cm_ovw, cyg_cm_stop or cyg_cm_slow */
 };
+#else
+struct cyg_port_hot {
+    volatile uintptr_t *head; /* &ctl->head.v; not running: cyg_cm_no_head */
+    uintptr_t mask;           /* (capacity - 1) * 8, a slot's offset */
+    uintptr_t k;              /* cap_log2 */
+    uintptr_t x;              /* SysTick's current value register, or the counter's address */
+};
+#endif
 void cyg_cm_slow(void) __attribute__((visibility("hidden")));
 extern const uintptr_t cyg_cm_no_head __attribute__((visibility("hidden")));
-/* x: mainline cores load the clock at x + 2 (DWT) or x - 2 (SysTick), and BFI takes x's bits
- * 1..0, 0b10, as the record's bits 31..30 (the lap bit, the special flag) under which BIC
- * clears the lap bit where it must be 0. Without a clock, or with the user's, x is the lap bit
- * alone. Baseline cores: SysTick's current value register. */
-#if !CYG_CM_BASELINE && CYGTRACE_CM_CLOCK == 1 && CYGTRACE_TIMESTAMPS
-#define CYG_CM_X 0xE0001002u /* DWT CYCCNT - 2 */
-#elif !CYG_CM_BASELINE && CYGTRACE_CM_CLOCK == 2 && CYGTRACE_TIMESTAMPS
-#define CYG_CM_X 0xE000E01Au /* SysTick CVR + 2 */
-#elif !CYG_CM_BASELINE
-#define CYG_CM_X 0x80000000u
-#elif CYGTRACE_CM_CLOCK == 2 && CYGTRACE_TIMESTAMPS
-#define CYG_CM_X 0xE000E018u /* SysTick CVR */
-#else
-#define CYG_CM_X 0u
-#endif
 /* The ring is the static one (cygtrace_static.h): all but last, cont and (baseline cores) head
  * are constants from the start, so that cyg_port_hooks() writes only those. */
 #define CYG_CM_HEAD (&((struct cyg_ctl *)(void *)CYG_PORT_STATIC_MEM)->head.v)
+#if !CYG_CM_BASELINE && CYG_CM_MMIO
 #define CYG_PORT_HOT_INIT                                                                          \
     {                                                                                              \
-        .head = CYG_CM_BASELINE ? (volatile uintptr_t *)&cyg_cm_no_head : CYG_CM_HEAD,             \
-        .mask = CYG_CM_BASELINE ? CYG_PORT_STATIC_MASK << 3 : CYG_PORT_STATIC_MASK,                \
-        .k = CYG_PORT_STATIC_LOG2, .x = CYG_CM_X, .cont = (uintptr_t)cyg_cm_slow                   \
+        .head = CYG_CM_HEAD, .lap = 0x80000000u, .clock = CYG_CM_CLK_ADDR,                         \
+        .cont = (uintptr_t)cyg_cm_slow                                                             \
     }
+#elif !CYG_CM_BASELINE
+#define CYG_PORT_HOT_INIT                                                                          \
+    {                                                                                              \
+        .head = CYG_CM_HEAD, .lap = 0x80000000u, .cont = (uintptr_t)cyg_cm_slow                    \
+    }
+#else
+#define CYG_PORT_HOT_INIT                                                                          \
+    {                                                                                              \
+        .head = (volatile uintptr_t *)&cyg_cm_no_head, .mask = CYG_PORT_STATIC_MASK << 3,           \
+        .k = CYG_PORT_STATIC_LOG2, .x = CYG_CM_MMIO ? CYG_CM_CLK_ADDR : 0u                         \
+    }
+#endif
 void cyg_port_hooks(uintptr_t last) __attribute__((visibility("hidden")));
 #endif
 
 #include "cygtrace_internal.h"
 
-#if CYGTRACE_CM_CLOCK < 0 || CYGTRACE_CM_CLOCK > 3
-#error "CYGTRACE_CM_CLOCK must be 0 (none), 1 (DWT), 2 (SysTick) or 3 (user)"
+#if CYGTRACE_CM_CLOCK < 0 || CYGTRACE_CM_CLOCK > 4
+#error "CYGTRACE_CM_CLOCK must be 0 (none), 1 (DWT), 2 (SysTick), 3 (a function) or 4 (an address)"
 #endif
 #if CYGTRACE_CM_CLOCK == 1 && CYG_CM_BASELINE
 #error "CYGTRACE_CM_CLOCK=1: ARMv6-M and ARMv8-M baseline cores have no DWT cycle counter"
@@ -117,12 +159,11 @@ void cyg_port_hooks(uintptr_t last) __attribute__((visibility("hidden")));
 /* The host unwraps timestamps at the clock's width (ts_bits in the control block). */
 #if CYGTRACE_CM_CLOCK == 2
 #define CYG_PORT_TS_BITS 24
-#elif CYGTRACE_CM_CLOCK == 3
+#elif CYGTRACE_CM_CLOCK >= 3
 #define CYG_PORT_TS_BITS CYGTRACE_CM_USER_CLOCK_BITS
 #endif
 
 #define CYG_CM_REG(a) (*(volatile uint32_t *)(a))
-#define CYG_CM_DWT_CYCCNT CYG_CM_REG(0xE0001004u)
 #define CYG_CM_SYST_CVR CYG_CM_REG(0xE000E018u)
 
 #if CYGTRACE_CM_CLOCK == 3
@@ -178,10 +219,8 @@ CYG_CM_INLINE int cyg_port_cas_state(volatile uint8_t *state, uint8_t from, uint
 
 CYG_CM_INLINE uintptr_t cyg_port_now(void)
 {
-#if CYGTRACE_CM_CLOCK == 1
-    return CYG_CM_DWT_CYCCNT;
-#elif CYGTRACE_CM_CLOCK == 2
-    return ~CYG_CM_SYST_CVR; /* SysTick counts down */
+#if CYG_CM_MMIO
+    return CYG_CM_CLK_DOWN ? ~CYG_CM_REG(CYG_CM_CLK_ADDR) : CYG_CM_REG(CYG_CM_CLK_ADDR);
 #elif CYGTRACE_CM_CLOCK == 3
     return cygtrace_user_clock();
 #else
