@@ -31,6 +31,9 @@
 # Footprint: $(B)/BOARD/fp_nodrain.elf and fp_drain.elf, fibloop.c linked with the library the
 # top Makefile builds for the board's core, $(O)/CORE/libcygtrace.a (make firmware-cores), with
 # a link map (.map) that run.sh reads.
+# The same on mps2-an385 (M3) with the runtime built with other settings, the library's sources
+# compiled as the top Makefile does plus FP_SETTING's flags: $(B)/mps2-an385/fp_SETTING.elf
+# and fp_SETTING_drain.elf.
 
 O ?= build
 ARM_CC ?= arm-none-eabi-gcc
@@ -84,6 +87,13 @@ rt_def_ctimer := -DCYGTRACE_CM_CLOCK=3 -DCYGTRACE_CM_ASM_HOOKS=0
 rt_def_nots := -DCYGTRACE_TIMESTAMPS=0 -DCYGTRACE_CM_CLOCK=3
 # The armed variants' runtime: the timer's, with the control area (off by default on firmware).
 rt_def_ctl := -DCYGTRACE_CM_CLOCK=3 -DCYGTRACE_CONTROL=1
+# FP_SETTINGS: min, the minimal configuration (PERFORMANCE.md); nokeep, nostop, each alone;
+# control, the control area (what cygtrace arm needs).
+FP_SETTINGS := min nokeep nostop control
+rt_def_min := -DCYGTRACE_CM_KEEP=0 -DCYGTRACE_STOP_MODE=0
+rt_def_nokeep := -DCYGTRACE_CM_KEEP=0
+rt_def_nostop := -DCYGTRACE_STOP_MODE=0
+rt_def_control := -DCYGTRACE_CONTROL=1
 LOOP_VARIANTS := empty timer null uart
 loop_def_empty := -DBENCH_SINK=0 -DBENCH_EMPTY
 loop_def_timer := -DBENCH_SINK=0
@@ -106,7 +116,8 @@ $(1)_SUPPORT := $$(patsubst $(EX)/%.c,$(B)/$(1)/obj/support/%.o, \
     $(EX)/startup.c $(EX)/board_common.c $(fwex_board_$(1)))
 $(1)_ELFS := $$(foreach v,$$(or $$(variants_$(1)),$(VARIANTS)),$(B)/$(1)/fib_$$(v).elf) \
              $(B)/$(1)/fp_nodrain.elf $(B)/$(1)/fp_drain.elf \
-             $(if $(filter mps2-an385,$(1)),$(LOOP_VARIANTS:%=$(B)/$(1)/loop_%.elf))
+             $(if $(filter mps2-an385,$(1)),$(LOOP_VARIANTS:%=$(B)/$(1)/loop_%.elf)) \
+             $$($(1)_FP)
 all: $$($(1)_ELFS)
 
 $(B)/$(1)/obj/fib_instr.o: $(FIB_DEPS)
@@ -177,6 +188,16 @@ $(B)/$(1)/loop_$(2).elf: $(B)/$(1)/obj/fibloop_$(2).o \
          $(patsubst %.c,$(B)/$(1)/obj/rt_timer/%.o,$(RT_SRC)))
 endef
 
+# fp_rules SETTING: the footprint ELFs of mps2-an385 with the runtime built so.
+define fp_rules
+$(call rt_objs,mps2-an385,$(1))
+$(B)/mps2-an385/fp_$(1).elf: $(B)/mps2-an385/obj/fibloop_fp_nodrain.o
+$(B)/mps2-an385/fp_$(1)_drain.elf: $(B)/mps2-an385/obj/fibloop_fp_drain.o
+$(B)/mps2-an385/fp_$(1).elf $(B)/mps2-an385/fp_$(1)_drain.elf: \
+    $(patsubst %.c,$(B)/mps2-an385/obj/rt_$(1)/%.o,$(RT_SRC))
+mps2-an385_FP := $$(mps2-an385_FP) $(B)/mps2-an385/fp_$(1).elf $(B)/mps2-an385/fp_$(1)_drain.elf
+endef
+$(foreach v,$(FP_SETTINGS),$(eval $(call fp_rules,$(v))))
 $(foreach b,$(BOARDS),$(foreach v,$(RT_VARIANTS),$(eval $(call rt_rules,$(b),$(v)))))
 $(foreach b,$(BOARDS),$(eval $(call rt_objs,$(b),ctl)))
 $(foreach v,$(LOOP_VARIANTS),$(eval $(call loop_rules,mps2-an385,$(v))))

@@ -43,9 +43,9 @@ fwex_stress_ring_mps2-an386 := 262528
 fwex_stress_ring_mps2-an505 := 262528
 fwex_stress_ring_microbit := 8576
 
-# stress_ow and fault_hook: the runtime without the control area, the firmware default (the
+# stress_ow, fault_hook and reset: the runtime without the control area, the firmware default (the
 # others have it, for cygtrace arm): interrupts and faults inside both kinds of hooks.
-FWEX_NOCTL := stress_ow fault_hook
+FWEX_NOCTL := stress_ow fault_hook reset
 FWEX_NOCTL_DEF := -UCYGTRACE_CONTROL -DCYGTRACE_CONTROL=0
 
 # The Cortex-M runtime (target/sources.mk, which the includer has read).

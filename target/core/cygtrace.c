@@ -273,7 +273,7 @@ NOINSTR void cyg_core_lost(void)
 #define CYG_MAGIC_CRC 0x660d6cdbu
 
 /* The check covers the bytes written once at init; magic is in it although it is stored last. */
-NOINSTR static void cyg_seal(struct cyg_ctl *ctl)
+NOINSTR void cyg_core_seal(struct cyg_ctl *ctl)
 {
     const unsigned char *p = (const unsigned char *)ctl;
     volatile uint32_t *magic = (volatile uint32_t *)(void *)ctl->magic;
@@ -359,7 +359,7 @@ NOINSTR long cyg_core_open(struct cyg_ctl *ctl)
     cyg_ctrl_init((struct cyg_ctrl *)(void *)((unsigned char *)ctl + CYG_HDR_BYTES +
                                              ((size_t)ctl->rec_bytes << ctl->cap_log2)));
 #endif
-    cyg_seal(ctl);
+    cyg_core_seal(ctl);
     cap = cyg_attach(ctl);
     cyg_ctrl_ready(ctl);
     if (CYGTRACE_AUTOSTART)
@@ -481,7 +481,7 @@ NOINSTR void cygtrace_set_mode(int mode)
         ctl->flags &= (uint8_t)~CYG_F_OVERWRITE;
     }
     cyg_arm(ctl);
-    cyg_seal(ctl);
+    cyg_core_seal(ctl);
 }
 
 /* Wrapped calls: a VALUE special a word of the value, in the order the host puts them back
@@ -643,7 +643,7 @@ NOINSTR void cygtrace_set_build_id(const void *id, size_t len)
     for (size_t i = 0; i < sizeof ctl->build_id; i++)
         ctl->build_id[i] = i < len ? ((const uint8_t *)id)[i] : 0;
     ctl->build_id_len = (uint8_t)len;
-    cyg_seal(ctl);
+    cyg_core_seal(ctl);
 }
 
 NOINSTR void cyg_core_set_image(uint64_t load_bias, uint32_t pid, uint64_t ts_hz)
@@ -655,7 +655,7 @@ NOINSTR void cyg_core_set_image(uint64_t load_bias, uint32_t pid, uint64_t ts_hz
     ctl->load_bias = load_bias;
     ctl->pid = pid;
     ctl->ts_hz = ts_hz;
-    cyg_seal(ctl);
+    cyg_core_seal(ctl);
 }
 
 NOINSTR void *cygtrace_control_block(void)

@@ -151,6 +151,9 @@ long cyg_core_adopt(void *mem, unsigned log2) CYG_HIDDEN;
 void cyg_core_fresh(void *mem, unsigned log2, unsigned flags) CYG_HIDDEN;
 long cyg_core_open(struct cyg_ctl *ctl) CYG_HIDDEN;
 
+/* Seals the block at ctl: its check over bytes 0..79, then the magic, back to front. */
+void cyg_core_seal(struct cyg_ctl *ctl) CYG_HIDDEN;
+
 /* Takes over the ring at ctl, found valid, as cyg_core_adopt() does once it has checked it:
  * FROZEN, the hooks pointed at it. Returns its capacity. */
 long cyg_core_keep(struct cyg_ctl *ctl) CYG_HIDDEN;

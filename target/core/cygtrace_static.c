@@ -13,6 +13,7 @@
 #include "cygtrace_port.h"
 #include "crc32.h"
 #include "cygtrace_layout.h"
+#include "cygtrace_core.h"
 
 /* Any other size would leave bytes unused: the capacity is a power of two. */
 _Static_assert(CYG_STATIC_BYTES > CYGTRACE_RING_OVERHEAD &&
@@ -93,7 +94,7 @@ NOINSTR static int cyg_static_kept(const struct cyg_ctl *h)
 }
 
 /* A fresh ring: the old one's magic goes first, with the rest, then this image's block and the
- * clock's rate; cyg_core_open() seals it (the magic last) and starts it. */
+ * clock's rate; sealed (the magic last) and started. */
 NOINSTR void CYG_STATIC_API(discard)(void)
 {
     uint32_t *w = (uint32_t *)(void *)cygtrace_buffer;
@@ -103,7 +104,23 @@ NOINSTR void CYG_STATIC_API(discard)(void)
         w[i] = 0;
     cyg_static_block(CYG_STATIC_CTL);
     CYG_STATIC_CTL->ts_hz = cyg_static_clock_hz;
-    cyg_core_open(CYG_STATIC_CTL);
+#if CYGTRACE_CONTROL
+    cyg_core_open(CYG_STATIC_CTL); /* the control area's, the debugger's moment, and START */
+#else
+    /* cyg_core_open() and cygtrace_start() for a ring known to be empty and without a control
+     * area: the START record in slot 0 (its lap bit, seq 0's: 1), the state, then the hooks,
+     * which come in after START. Neither function is linked for this (issue 18's flash). */
+    cyg_core_seal(CYG_STATIC_CTL);
+    if (CYGTRACE_AUTOSTART) {
+        w[CYG_HDR_BYTES / 4u + 1u] = 1u << 31 | CYG32_SPECIAL | CYG_SP_START << CYG32_TYPE_SHIFT;
+        CYG_STATIC_CTL->head.v = 1;
+        CYG_STATIC_CTL->state = CYG_S_RUNNING;
+    }
+    __atomic_store_n(&cyg_rt.ctl, CYG_STATIC_CTL, __ATOMIC_RELEASE);
+    if (CYGTRACE_AUTOSTART)
+        cyg_set_last(CYGTRACE_STOP_MODE && !CYGTRACE_OVERWRITE ? CYG_PORT_STATIC_MASK
+                                                               : ~(uintptr_t)0);
+#endif
 }
 
 NOINSTR int CYG_STATIC_API(init)(uint32_t clock_hz)
@@ -121,7 +138,13 @@ NOINSTR int CYG_STATIC_API(init)(uint32_t clock_hz)
         /* Kept, it is frozen before anything can record into it. resets and state are outside
          * the check: no reseal. */
         if (cyg_static_kept(&h)) {
+#if CYGTRACE_CONTROL
             cyg_core_keep(ctl);
+#else
+            cyg_set_last(0); /* cyg_core_keep(): the hooks out, FROZEN, the API's ring */
+            ctl->state = CYG_S_FROZEN;
+            __atomic_store_n(&cyg_rt.ctl, ctl, __ATOMIC_RELEASE);
+#endif
             if (ctl->resets < 255u)
                 ctl->resets++;
             return ctl->resets;
