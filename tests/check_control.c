@@ -4,8 +4,11 @@
  * does through a debugger), runs made-up calls through the hooks, and compares what the ring
  * holds, event by event, with what the request lets through. */
 #include <check.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <ucontext.h>
 
 #include "decode/ctrl.h"
 #include "cyg_format.h"
@@ -417,6 +420,156 @@ START_TEST(test_control_values)
 }
 END_TEST
 
+#if defined(__x86_64__)
+/* A signal at a chosen point of a hook, where the stress test's timer sends them at random:
+ * the trap flag steps the hook an instruction at a time, and the SIGTRAP handler plays the
+ * signal's handler once the hook has reached the point. */
+
+/* The runtime's words of the calling thread, as target/linux/cygtrace_port.h has them. */
+extern __thread struct cyg_linux_tls {
+    uintptr_t tid, cursor, end;
+    int busy;
+    uint32_t tstate[3];
+} cyg_linux_tls;
+
+#define TRAP_FLAG 0x100u
+
+/* Where the signal comes: once the hook has counted the call's depth (the control area's
+ * bookkeeping, after the check of the state, before the slot), or once it has taken its slot
+ * (the thread's cursor moved: before it checks the slot). */
+enum step_at { AT_DEPTH, AT_TAKE };
+
+static enum step_at step_at;
+static uintptr_t step_before;     /* the watched word before the hook */
+static void (*step_signal)(void); /* what the played signal's handler does */
+static volatile int step_played;
+
+static uintptr_t step_word(void)
+{
+    return step_at == AT_TAKE ? cyg_linux_tls.cursor : cyg_linux_tls.tstate[0];
+}
+
+static void on_step(int sig, siginfo_t *si, void *ctx)
+{
+    ucontext_t *u = ctx;
+
+    (void)sig;
+    (void)si;
+    if (step_word() == step_before)
+        return;
+    u->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)TRAP_FLAG;
+    step_played = 1;
+    step_signal();
+}
+
+/* Calls fn's entry hook with handler run as a signal's at the point at. */
+static void in_signalled(uintptr_t fn, enum step_at at, void (*handler)(void))
+{
+    struct sigaction sa, old;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_step;
+    sa.sa_flags = SA_SIGINFO;
+    sigaction(SIGTRAP, &sa, &old);
+    step_at = at;
+    step_signal = handler;
+    step_played = 0;
+    step_before = step_word();
+    __asm__ volatile("pushfq\n\torq %0, (%%rsp)\n\tpopfq" ::"i"(TRAP_FLAG) : "memory", "cc");
+    in(fn);
+    __asm__ volatile("pushfq\n\tandq %0, (%%rsp)\n\tpopfq" ::"i"(~TRAP_FLAG) : "memory", "cc");
+    sigaction(SIGTRAP, &old, NULL);
+    ck_assert_msg(step_played, "the hook never reached the point");
+}
+
+/* Another thread records a call and freezes the ring, as a freeze trigger's window closes in
+ * one thread while another is off the CPU. */
+static void *other_thread(void *arg)
+{
+    (void)arg;
+    in(D);
+    out(D);
+    cygtrace_freeze();
+    return NULL;
+}
+
+/* The handler of the stress test's signal (h0, which calls h1 and h2), here b calling c; the
+ * thread loses the CPU after c returns, long enough for another thread to take a chunk (in a
+ * ring of 256 slots one chunk raises the oldest slot a thread may still fill past the
+ * interrupted hook's) and freeze the ring. b's exit then comes after the freeze: not
+ * recorded. */
+static void handler_frozen_midway(void)
+{
+    pthread_t t;
+
+    in(B);
+    in(C);
+    out(C);
+    ck_assert_int_eq(pthread_create(&t, NULL, other_thread, NULL), 0);
+    pthread_join(t, NULL);
+    out(B);
+}
+
+/* The stress test's armed run, 1 in 100s: thread 2's record of fb_leaf2 after its handler's
+ * exit of h1 (the first slot of a chunk), h2's events and h0's exit missing, a hole in the
+ * thread's chunk before the handler's entry of h0 and a chunk of PAD before fb_leaf2's. The
+ * signal came between a hook's take of its slot and its check of the slot; the handler
+ * recorded after the slot, then its thread was descheduled while the ring moved on and froze,
+ * and the slot, too old by then, was turned down. The hook must not record its event in
+ * another slot then: that record would follow the handler's, whose last events the freeze
+ * kept out, as if the thread had called a inside the handler. */
+START_TEST(test_control_signal_then_freeze)
+{
+    struct dec_ring r;
+
+    setup();
+    ck_assert_int_eq(cygtrace_trigger_freeze((void *)0x409000, 0), 0); /* armed, never fires */
+    in(MAIN);
+    in_signalled(A, AT_TAKE, handler_frozen_midway);
+    ck_assert_str_eq(events(&r), "S >m >b >c <c >d <d");
+    ck_assert_uint_eq(r.state, CYG_S_FROZEN);
+}
+END_TEST
+
+/* The same with nothing armed: the hook's fast path finds its slot too old and claims a new
+ * chunk, after the freeze. */
+START_TEST(test_control_signal_then_freeze_unarmed)
+{
+    struct dec_ring r;
+
+    setup();
+    in(MAIN);
+    in_signalled(A, AT_TAKE, handler_frozen_midway);
+    ck_assert_str_eq(events(&r), "S >m >b >c <c >d <d");
+    ck_assert_uint_eq(r.state, CYG_S_FROZEN);
+}
+END_TEST
+
+static void handler_b_calls_c(void)
+{
+    in(B);
+    in(C);
+    out(C);
+    out(B);
+}
+
+/* The same with a freeze trigger that fires in the handler (freeze@c+1), and the signal in the
+ * control area's bookkeeping of the interrupted event, before it takes a slot: the slot it
+ * takes then is after the handler's, in a frozen ring. */
+START_TEST(test_control_signal_fires_freeze)
+{
+    struct dec_ring r;
+
+    setup();
+    ck_assert_int_eq(cygtrace_trigger_freeze((void *)C, 1), 0);
+    in(MAIN);
+    in_signalled(A, AT_DEPTH, handler_b_calls_c);
+    ck_assert_str_eq(events(&r), "S >m >b T0 >c <c");
+    ck_assert_uint_eq(r.state, CYG_S_FROZEN);
+}
+END_TEST
+#endif
+
 Suite *control_suite(void)
 {
     Suite *s = suite_create("control");
@@ -439,6 +592,11 @@ Suite *control_suite(void)
     tcase_add_test(tc, test_control_hostile_counts);
     tcase_add_test(tc, test_control_stop_mode);
     tcase_add_test(tc, test_control_values);
+#if defined(__x86_64__)
+    tcase_add_test(tc, test_control_signal_then_freeze);
+    tcase_add_test(tc, test_control_signal_then_freeze_unarmed);
+    tcase_add_test(tc, test_control_signal_fires_freeze);
+#endif
     suite_add_tcase(s, tc);
     return s;
 }

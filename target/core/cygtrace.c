@@ -139,14 +139,19 @@ NOINSTR void cyg_core_thread_end(uintptr_t tid)
 
 #ifdef CYG_PORT_CHUNK_LOG2
 /* An event whose thread needs a new chunk (p: its cursor as the take read it). Apart from the
- * fast path, so that the fast path calls nothing and saves no registers. */
+ * fast path, so that the fast path calls nothing and saves no registers. Not stored if the ring
+ * froze or stopped since the fast path found it running: a signal handler that came in between
+ * (while the take's slot turned too old) recorded before the new chunk, and a freeze that kept
+ * its last events out would leave this record after them, as if made inside the handler
+ * (cyg_ctrl_put() is the same for armed events). Once a claim, every chunk's worth of events. */
 NOINSTR __attribute__((noinline)) static void cyg_event_claim(uintptr_t fn, uintptr_t site,
                                                               unsigned exit, uintptr_t tid,
                                                               uintptr_t p)
 {
     uintptr_t seq = cyg_core_claim(p, tid);
 
-    if (seq != CYG_NO_SLOT)
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the state as of after the claim */
+    if (seq != CYG_NO_SLOT && CYG_TAKES_RECORDS(cyg_rt.ctl->state))
         cyg_put(seq, fn, site, exit, tid, cyg_rt.recs, cyg_rt.mask, cyg_rt.cap_log2, CYG_SHIFT());
 }
 

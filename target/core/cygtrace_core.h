@@ -116,6 +116,14 @@ HOT void cyg_put(uintptr_t seq, uintptr_t fn, uintptr_t site, unsigned exit, uin
  * one shift less). */
 #define CYG_SHIFT() (CYGTRACE_CALLSITES == 2 ? cyg_rt.shift : CYGTRACE_CALLSITES == 1 ? 2u : 1u)
 
+/* The states in which a writer stores into the slot it took: running, and full in stop mode
+ * (its slot was taken before the ring filled). They are the odd ones (FORMAT.md 2.4), so that
+ * the test after a take outside the fast path is one instruction (cygtrace_ctrl.c says why it
+ * is made). */
+_Static_assert((CYG_S_RUNNING & CYG_S_FULL & 1u) && !((CYG_S_STOPPED | CYG_S_FROZEN) & 1u),
+               "the states that take records are the odd ones");
+#define CYG_TAKES_RECORDS(state) ((state)&1u)
+
 /* No slot: the ring is full (stop mode). */
 #define CYG_NO_SLOT (~(uintptr_t)0)
 

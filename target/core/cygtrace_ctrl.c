@@ -142,12 +142,22 @@ NOINSTR static void cyg_ctrl_count(void)
         cygtrace_freeze();
 }
 
-/* Records an event the filters let through. */
+/* Records an event the filters let through, unless the ring froze or stopped since the state
+ * sent the event here. A signal handler (an interrupt) that came in between recorded before the
+ * slot this event takes, and the freeze that kept the handler's last events out came while it
+ * ran (its thread descheduled in it; a trigger it fired): stored, this record would follow
+ * them in the ring as if the thread had made the call inside the handler, which never
+ * returns there (stress_linux.sh, armed: thread 2's fb_leaf2 after its handler's exit of h1).
+ * So the state is read again after the take. A handler between the take and the check of the
+ * slot is the same case when the slot is too old by its end: it is turned down and another
+ * taken, after the handler's. Left unwritten, the slot is an event after the freeze, as the
+ * handler's were; a handler that comes after this check records after the slot. */
 NOINSTR static void cyg_ctrl_put(uintptr_t fn, uintptr_t site, unsigned exit)
 {
     uintptr_t tid = cyg_port_thread(), seq = cyg_slot(tid);
 
-    if (seq != CYG_NO_SLOT)
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the state as of after the take */
+    if (seq != CYG_NO_SLOT && CYG_TAKES_RECORDS(cyg_rt.ctl->state))
         cyg_put(seq, fn, site, exit, tid, cyg_rt.recs, cyg_rt.mask, cyg_rt.cap_log2, CYG_SHIFT());
 }
 
