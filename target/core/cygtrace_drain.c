@@ -29,11 +29,14 @@
 #define DRAIN_VW ((CYG_WORD_BITS + 6u) / 7u)
 #define DRAIN_SPECIAL (CYG_WORD_BITS == 64 ? (uintptr_t)CYG64_SPECIAL : (uintptr_t)CYG32_SPECIAL)
 /* The ring's flags as cygtrace_init() of this very build sets them: constants but for the mode
- * and call sites chosen at run time, so that the tests of the others fold away. */
+ * and call sites chosen at run time, so that the tests of the others fold away. Without stop
+ * mode (CYGTRACE_STOP_MODE=0) every ring overwrites. */
 #define DRAIN_FLAGS(f)                                                                             \
-    (((f) & (CYG_F_OVERWRITE | (CYGTRACE_CALLSITES == 2 ? CYG_F_CALLSITES : 0u))) |                \
+    (((f) & ((CYGTRACE_STOP_MODE ? CYG_F_OVERWRITE : 0u) |                                         \
+             (CYGTRACE_CALLSITES == 2 ? CYG_F_CALLSITES : 0u))) |                                  \
+     (CYGTRACE_STOP_MODE ? 0u : CYG_F_OVERWRITE) |                                                 \
      (CYGTRACE_CALLSITES == 1 ? CYG_F_CALLSITES : 0u) |                                            \
-     (CYGTRACE_TIMESTAMPS ? CYG_F_TIMESTAMPS : 0u) |                                              \
+     (CYGTRACE_TIMESTAMPS ? CYG_F_TIMESTAMPS : 0u) |                                               \
      (CYG_WORD_BITS == 64 ? CYG_F_THREADS | CYG_F_LAPTAG : 0u))
 /* log2 of words per record, as the hooks have it. */
 #define DRAIN_SHIFT(flags) ((flags)&CYG_F_CALLSITES ? 2u : 1u)
@@ -87,8 +90,8 @@ static struct {
     uintptr_t desc_ts;         /* the clock when the last description went */
     uint32_t len;              /* the frame in buf, delimiter included; 0: none */
     uint32_t sent;             /* how much of it the sink took */
-    uintptr_t cache[CYG_CACHE_SLOTS]; /* the frame's function addresses (cyg_stream.h) */
     uint8_t buf[CYG_FRAME_WIRE_MAX];  /* the COBS code byte, the payload, its CRC, the 0x00 */
+    uintptr_t cache[CYG_CACHE_SLOTS]; /* the frame's function addresses (cyg_stream.h) */
 #ifdef CYG_PORT_CHUNK_LOG2
     struct drain_pend pend[DRAIN_PENDING]; /* chunks deferred, oldest first */
     unsigned npend;
@@ -132,11 +135,11 @@ NOINSTR static uint8_t *put_seq(uint8_t *p, uintptr_t seq)
     return put_64(p, sizeof seq < 8 ? (uint64_t)d.wraps << 32 | seq : (uint64_t)seq);
 }
 
-/* Where the description's bytes 2..10 are in the control block (machine: both bytes, little
+/* Where the description's bytes 2..9 are in the control block (machine: both bytes, little
  * endian as every field there). */
-static const uint8_t drain_desc_off[9] = {
-    CYG_OFF_WORD,  CYG_OFF_FLAGS,  CYG_OFF_MACHINE,  CYG_OFF_MACHINE + 1,  CYG_OFF_TS_BITS,
-    CYG_OFF_STATE, CYG_OFF_RESETS, CYG_OFF_CAP_LOG2, CYG_OFF_BUILD_ID_LEN,
+static const uint8_t drain_desc_off[8] = {
+    CYG_OFF_WORD,    CYG_OFF_FLAGS, CYG_OFF_MACHINE, CYG_OFF_MACHINE + 1,
+    CYG_OFF_TS_BITS, CYG_OFF_STATE, CYG_OFF_RESETS,  CYG_OFF_CAP_LOG2,
 };
 
 /* The description frame's payload, at buf + 1; returns its length. */
@@ -251,7 +254,7 @@ NOINSTR static size_t drain_events(const struct cyg_ctl *ctl, uintptr_t end, int
         goto lapped;
     while ((intptr_t)(end - seq) > 0 && p <= last) {
         const volatile uintptr_t *r = recs + ((seq & mask) << shift);
-        uintptr_t a, b, c;
+        uintptr_t a, b, c, to;
         int torn = 0;
 
         b = r[1];
@@ -269,7 +272,7 @@ NOINSTR static size_t drain_events(const struct cyg_ctl *ctl, uintptr_t end, int
         lapped:;
             /* The writer lapped the drain, before this call or while we copied the record
              * (the copy may be torn): what it wrote over is lost. */
-            uintptr_t to = h - window;
+            to = h - window;
 
 #ifdef CYG_PORT_CHUNK_LOG2
             if (pd) { /* a deferred chunk: lost if its thread went on, else never written */
@@ -280,6 +283,7 @@ NOINSTR static size_t drain_events(const struct cyg_ctl *ctl, uintptr_t end, int
                 }
             }
 #endif
+        skip:
             *p++ = CYG_TK_SKIP;
             p = put_w(p, to - seq);
             seq = to;
@@ -322,10 +326,8 @@ NOINSTR static size_t drain_events(const struct cyg_ctl *ctl, uintptr_t end, int
              * that died. Wait for it, unless the writers have gone half a ring further. */
             if (!force && h - seq <= (mask >> 1) + 1u)
                 break;
-            *p++ = CYG_TK_SKIP;
-            *p++ = 1;
-            seq++;
-            continue;
+            to = seq + 1u;
+            goto skip;
         }
         if (CYG_WORD_BITS == 64 && (flags & CYG_F_THREADS)) {
             uintptr_t t = (uintptr_t)((b & DRAIN_SPECIAL) ? (uint64_t)b >> CYG64_STHREAD_SHIFT
@@ -437,26 +439,28 @@ NOINSTR static size_t drain_next(const struct cyg_ctl *ctl, uintptr_t end, int f
 
 /* Frames the n payload bytes at buf + 1: the CRC, COBS in place, the delimiter. One pass, front
  * to back, does both over the payload (a COBS code byte is the distance to the next zero): the
- * bytes are read once. */
+ * bytes are read once. At the payload's end the pass puts the CRC after it and goes on over its
+ * bytes for COBS (the CRC register it goes on computing there is no longer used). */
 NOINSTR static void drain_seal(size_t n)
 {
-    uint8_t *p = d.buf + 1, *crc = p + n, *code = d.buf;
+    uint8_t *p = d.buf + 1, *end = p + n, *code = d.buf;
     uint32_t reg = 0xffffffffu;
+    unsigned k = 0;
 
-    for (; p < crc; p++) {
+    for (;;) {
+        if (p == end) {
+            if (k)
+                break;
+            for (reg = ~reg; k < CYG_FRAME_CRC_BYTES; k++, reg >>= 8)
+                end[k] = (uint8_t)reg; /* little-endian */
+            end += CYG_FRAME_CRC_BYTES;
+        }
         reg = crc32_step(reg, *p);
         if (*p == 0) {
             *code = (uint8_t)(p - code);
             code = p;
         }
-    }
-    reg = ~reg;
-    for (crc += CYG_FRAME_CRC_BYTES; p < crc; p++, reg >>= 8) {
-        *p = (uint8_t)reg; /* little-endian */
-        if (*p == 0) {
-            *code = (uint8_t)(p - code);
-            code = p;
-        }
+        p++;
     }
     *code = (uint8_t)(p - code);
     *p = 0;
@@ -470,10 +474,11 @@ NOINSTR static void drain_seal(size_t n)
  * then the oldest record it holds. */
 NOINSTR static const struct cyg_ctl *drain_ring(void)
 {
-    const struct cyg_ctl *ctl = cygtrace_control_block();
+    /* cygtrace_control_block(), read here: a firmware links it for the drain alone. */
+    const struct cyg_ctl *ctl = cyg_rt.ctl;
     uintptr_t h, cap = cyg_rt.mask + 1u;
 
-    if (ctl == NULL || d.sink == NULL)
+    if (ctl == &cyg_core_idle || d.sink == NULL)
         return NULL;
     h = ctl->head.v;
     if (ctl != d.ctl || (intptr_t)(h - d.seq) < 0) {
@@ -483,7 +488,7 @@ NOINSTR static const struct cyg_ctl *drain_ring(void)
          * the last can only make the same one: a host then goes by the bytes it saw (sdec.c). */
         d.session = (uint32_t)(((uintptr_t)ctl ^ h * 2654435761u ^ (uintptr_t)ctl->resets << 24) |
                                1u);
-        d.seq = (ctl->flags & CYG_F_OVERWRITE) && h > cap ? h - cap : 0;
+        d.seq = (DRAIN_FLAGS(ctl->flags) & CYG_F_OVERWRITE) && h > cap ? h - cap : 0;
         d.wraps = 0;
 #ifdef CYG_PORT_CHUNK_LOG2
         d.npend = 0;
