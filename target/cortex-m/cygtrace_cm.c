@@ -1,6 +1,7 @@
 /* cygtrace_cm.c - the Cortex-M runtime around the portable core: the fault handler and where
  * the hooks go on. The hooks themselves (cygtrace_cm_hooks.h), the static ring and its set-up
- * at boot are compiled in target/core/cygtrace_static.c, the clock's start is cygtrace_port.h's. Built with -fno-instrument-functions, like the core.
+ * at boot are compiled in target/core/cygtrace_static.c, the clock's start is
+ * cygtrace_port.h's. Built with -fno-instrument-functions, like the core.
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -41,14 +41,16 @@ _Static_assert(offsetof(struct cyg_rt, last) == 4 && offsetof(struct cyg_rt, hot
                "the hooks' LDM takes last and hot from cyg_rt + 4");
 _Static_assert(CYG_PORT_STATIC_LOG2 >= 1 && CYG_PORT_STATIC_LOG2 <= 28, "a 32-bit ring");
 #if CYG_CM_MMIO
-_Static_assert((CYG_CM_CLK_ADDR & 3u) == 0, "CYGTRACE_CM_CLOCK_ADDR: a 32-bit register, word-aligned");
+_Static_assert((CYG_CM_CLK_ADDR & 3u) == 0,
+               "CYGTRACE_CM_CLOCK_ADDR: a 32-bit register, word-aligned");
 #endif
 
 /* Where the mainline hooks go on (baseline ones have no cont). */
 void cyg_cm_ovw(void) __attribute__((visibility("hidden")));
 void cyg_cm_stop(void) __attribute__((visibility("hidden")));
 
-#define CYG_CM_FN(name) ".global " #name "\n\t.type " #name ", %%function\n\t.thumb_func\n" #name ":\n\t"
+#define CYG_CM_FN(name)                                                                            \
+    ".global " #name "\n\t.type " #name ", %%function\n\t.thumb_func\n" #name ":\n\t"
 #define CYG_CM_LOCAL(name)                                                                         \
     ".global " #name "\n\t.hidden " #name "\n\t.type " #name ", %%function\n\t.thumb_func\n" #name \
     ":\n\t"

@@ -79,9 +79,10 @@
 #define CYG_CM_CLK_ADDR 0u /* none read */
 #endif
 
-/* The hooks: 1 the port's own, in assembly (cygtrace_cm.c: per core the fewest instructions,
- * the format, the lap bit and interrupt safety as the core's), 0 the portable core's, in C
- * (which records with call sites take in any case, CYGTRACE_CALLSITES=1). Default: 1. */
+/* The hooks: 1 the port's own, in assembly (cygtrace_cm_hooks.h: per core the fewest
+ * instructions, the format, the lap bit and interrupt safety as the core's), 0 the portable
+ * core's, in C (which records with call sites take in any case, CYGTRACE_CALLSITES=1).
+ * Default: 1. */
 #ifndef CYGTRACE_CM_ASM_HOOKS
 #define CYGTRACE_CM_ASM_HOOKS 1
 #endif
@@ -132,7 +133,7 @@ extern const uintptr_t cyg_cm_no_head __attribute__((visibility("hidden")));
 #else
 #define CYG_PORT_HOT_INIT                                                                          \
     {                                                                                              \
-        .head = (volatile uintptr_t *)&cyg_cm_no_head, .mask = CYG_PORT_STATIC_MASK << 3,           \
+        .head = (volatile uintptr_t *)&cyg_cm_no_head, .mask = CYG_PORT_STATIC_MASK << 3,          \
         .k = CYG_PORT_STATIC_LOG2, .x = CYG_CM_MMIO ? CYG_CM_CLK_ADDR : 0u                         \
     }
 #endif
