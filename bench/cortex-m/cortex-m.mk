@@ -87,8 +87,9 @@ rt_def_ctimer := -DCYGTRACE_CM_CLOCK=3 -DCYGTRACE_CM_ASM_HOOKS=0
 rt_def_nots := -DCYGTRACE_TIMESTAMPS=0 -DCYGTRACE_CM_CLOCK=3
 # The armed variants' runtime: the timer's, with the control area (off by default on firmware).
 rt_def_ctl := -DCYGTRACE_CM_CLOCK=3 -DCYGTRACE_CONTROL=1
-# FP_SETTINGS: min, the minimal configuration (PERFORMANCE.md); nokeep, nostop, each alone;
-# control, the control area (what cygtrace arm needs).
+# FP_SETTINGS: min, no warm-reset keeping and no stop mode (the minimal configuration,
+# PERFORMANCE.md, with fp_minnf below); nokeep, nostop, each alone; control, the control area
+# (what cygtrace arm needs).
 FP_SETTINGS := min nokeep nostop control
 rt_def_min := -DCYGTRACE_CM_KEEP=0 -DCYGTRACE_STOP_MODE=0
 rt_def_nokeep := -DCYGTRACE_CM_KEEP=0
@@ -198,6 +199,26 @@ $(B)/mps2-an385/fp_$(1).elf $(B)/mps2-an385/fp_$(1)_drain.elf: \
 mps2-an385_FP := $$(mps2-an385_FP) $(B)/mps2-an385/fp_$(1).elf $(B)/mps2-an385/fp_$(1)_drain.elf
 endef
 $(foreach v,$(FP_SETTINGS),$(eval $(call fp_rules,$(v))))
+# fp_minnf.elf, fp_minnf_drain.elf: the minimal configuration in a firmware that leaves the
+# runtime's fault handler out of its vector table (startup.c with
+# STARTUP_FAULT_HANDLER=Default_Handler): no fault records. Their own link, as they take
+# another startup object.
+$(B)/mps2-an385/obj/support_nf/startup.o: $(EX)/startup.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$< [mps2-an385 no fault handler])$(ARM_CC) $(RT_CFLAGS) \
+	    $(fwex_cpu_mps2-an385) $(fwex_def_mps2-an385) -DCYGTRACE_CM_CLOCK=3 \
+	    -DSTARTUP_FAULT_HANDLER=Default_Handler -c $< -o $@
+$(B)/mps2-an385/fp_minnf.elf: $(B)/mps2-an385/obj/fibloop_fp_nodrain.o
+$(B)/mps2-an385/fp_minnf_drain.elf: $(B)/mps2-an385/obj/fibloop_fp_drain.o
+$(B)/mps2-an385/fp_minnf.elf $(B)/mps2-an385/fp_minnf_drain.elf: \
+    $(B)/mps2-an385/obj/support_nf/startup.o \
+    $(patsubst $(EX)/%.c,$(B)/mps2-an385/obj/support/%.o,$(EX)/board_common.c \
+        $(fwex_board_mps2-an385)) \
+    $(patsubst %.c,$(B)/mps2-an385/obj/rt_min/%.o,$(RT_SRC)) $(EX)/boards/mps2-an385.ld \
+    $(EX)/sections.ld
+	$(call say,LD,$@)$(ARM_CC) $(fwex_cpu_mps2-an385) $(LDFLAGS) -T $(EX)/boards/mps2-an385.ld \
+	    -Wl,-Map=$(@:.elf=.map) -o $@ $(filter %.o %.a,$^)
+all: $(B)/mps2-an385/fp_minnf.elf $(B)/mps2-an385/fp_minnf_drain.elf
 $(foreach b,$(BOARDS),$(foreach v,$(RT_VARIANTS),$(eval $(call rt_rules,$(b),$(v)))))
 $(foreach b,$(BOARDS),$(eval $(call rt_objs,$(b),ctl)))
 $(foreach v,$(LOOP_VARIANTS),$(eval $(call loop_rules,mps2-an385,$(v))))

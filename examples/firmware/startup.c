@@ -66,17 +66,22 @@ BOARD_NOINSTR void Reset_Handler(void)
     board_idle();
 }
 
-/* Faults go to the runtime, which freezes the trace and calls cygtrace_cm_fault_hook(). The
- * slots of MemManage, BusFault, UsageFault and SecureFault are reserved on ARMv6-M: harmless. */
+/* Faults go to the runtime, which records the fault, freezes the trace and calls
+ * cygtrace_cm_fault_hook(), unless STARTUP_FAULT_HANDLER names another handler (the benchmark's
+ * footprint of a firmware without the fault records: Default_Handler). The slots of MemManage,
+ * BusFault, UsageFault and SecureFault are reserved on ARMv6-M: harmless. */
+#ifndef STARTUP_FAULT_HANDLER
+#define STARTUP_FAULT_HANDLER cygtrace_fault_handler
+#endif
 __attribute__((section(".vectors"), used)) static void (*const vectors[16 + 16])(void) = {
     (void (*)(void))(uintptr_t)__stack_top,
     Reset_Handler,
     NMI_Handler,
-    cygtrace_fault_handler, /* HardFault */
-    cygtrace_fault_handler, /* MemManage */
-    cygtrace_fault_handler, /* BusFault */
-    cygtrace_fault_handler, /* UsageFault */
-    cygtrace_fault_handler, /* SecureFault */
+    STARTUP_FAULT_HANDLER, /* HardFault */
+    STARTUP_FAULT_HANDLER, /* MemManage */
+    STARTUP_FAULT_HANDLER, /* BusFault */
+    STARTUP_FAULT_HANDLER, /* UsageFault */
+    STARTUP_FAULT_HANDLER, /* SecureFault */
     0,
     0,
     0,

@@ -46,7 +46,8 @@ extern "C" {
 #endif
 
 /* Keep the trace of a warm reset (1, see above), or always start a fresh ring at boot (0: the
- * firmware is smaller by the comparison with the old ring, about 230 bytes). Default: 1. */
+ * firmware is smaller by the comparison with the old ring: 176 bytes on the M3, PERFORMANCE.md).
+ * Default: 1. */
 #ifndef CYGTRACE_CM_KEEP
 #define CYGTRACE_CM_KEEP 1
 #endif
@@ -75,7 +76,9 @@ CYGTRACE_API unsigned cygtrace_cm_resets(void);
 /* A fault handler: use it as HardFault_Handler (and MemManage, BusFault, UsageFault,
  * SecureFault). It records the faulting PC and LR from the stacked frame (of the stack that was
  * in use, in its own security state) and the exception number as the fault kind, freezes the
- * ring, then calls cygtrace_cm_fault_hook(). Naked, Thumb-1 only: fine on ARMv6-M. */
+ * ring, then calls cygtrace_cm_fault_hook(). Naked, Thumb-1 only: fine on ARMv6-M. A firmware
+ * that does not name it in its vector table links neither it nor the fault's records (260
+ * bytes on the M3: the minimal configuration of docs/PERFORMANCE.md). */
 CYGTRACE_API void cygtrace_fault_handler(void);
 
 /* Called by cygtrace_fault_handler() once the ring is frozen; must not return. The default (a
