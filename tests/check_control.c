@@ -534,6 +534,35 @@ START_TEST(test_control_signal_then_freeze)
 }
 END_TEST
 
+static void handler_freezes(void)
+{
+    cygtrace_freeze();
+}
+
+/* A signal whose handler freezes the ring just as a hook takes a slot past its thread's used-up
+ * chunk: the hook must not claim a new chunk in the frozen ring, which would move head past the
+ * ring's oldest 64 records (no longer held, as far as a reader can tell) and leave the chunk
+ * unwritten. */
+START_TEST(test_control_freeze_no_claim)
+{
+    struct dec_ring r;
+    uint64_t head;
+
+    setup();
+    in(MAIN);
+    while (cyg_linux_tls.end != cyg_linux_tls.cursor) {
+        in(B);
+        if (cyg_linux_tls.end != cyg_linux_tls.cursor)
+            out(B);
+    }
+    head = ((const struct cyg_ctl *)cygtrace_control_block())->head.v;
+    in_signalled(A, AT_TAKE, handler_freezes);
+    events(&r);
+    ck_assert_uint_eq(r.state, CYG_S_FROZEN);
+    ck_assert_uint_eq(r.head, head);
+}
+END_TEST
+
 static void handler_b_calls_c(void)
 {
     in(B);
@@ -583,6 +612,7 @@ Suite *control_suite(void)
     tcase_add_test(tc, test_control_values);
 #if defined(__x86_64__)
     tcase_add_loop_test(tc, test_control_signal_then_freeze, 0, 2);
+    tcase_add_test(tc, test_control_freeze_no_claim);
     tcase_add_test(tc, test_control_signal_fires_freeze);
 #endif
     suite_add_tcase(s, tc);

@@ -96,6 +96,12 @@ NOINSTR __attribute__((noinline)) uintptr_t cyg_core_claim(uintptr_t p, uintptr_
     uintptr_t chunk = cyg_rt.chunk, b;
 
     for (;;) {
+        /* Not once the ring froze or stopped since the hook found it running (a signal handler
+         * that froze it, another thread): a chunk claimed then moves head past a chunk of the
+         * frozen ring's oldest records, which no reader sees again, and pads or leaves it
+         * unwritten. One test a claim, every 64 events. */
+        if (!CYG_TAKES_RECORDS(ctl->state))
+            return CYG_NO_SLOT;
         b = cyg_port_claim(cyg_rt.head, chunk);
         if (CYG_STOPS(ctl->flags) && b > cyg_rt.mask) {
             cyg_core_set_full(ctl);
