@@ -214,8 +214,9 @@ END_TEST
 
 /* A chunk's last slot under a record stored two laps late (its lap bit right, its tag not):
  * whatever the chunk's thread stored there is lost, so it is a hole (a gap for every thread),
- * not the unused end of a chunk, which the end of the next chunk shows for comparison (the
- * previous lap's record, the other lap bit). */
+ * not the unused end of a chunk, which the end of the next chunk shows for comparison: the
+ * previous lap's records (_i 0: the other lap bit), or (_i 1) records of two laps before, a
+ * run of them with the lap bit of this lap, as an end left unused for two laps holds. */
 START_TEST(test_dec_chunk_end_late_store)
 {
     struct ringgen g;
@@ -235,16 +236,21 @@ START_TEST(test_dec_chunk_end_late_store)
     rg_skip(&g);
     rg_skip(&g);
     rg_skip(&g);
-    seq = 43;
-    rg_encode(8, 4, seq - 32, 0, 0xdead0, 7, 3, &a, &b);
-    b = cyg64_lap_tag(seq - 32, 4) | 7;
-    p = g.buf + CYG_HDR_BYTES + (seq & 15) * 16;
-    memcpy(p, &a, 8);
-    memcpy(p + 8, &b, 8);
+    /* seq 43, the late store; 45..47, chunk 11's unused end as two laps before left it
+     * (_i 1): the same lap bit as this lap's, another tag, and a run of them, no late store */
+    for (seq = 43; seq < 48; seq++) {
+        if (seq == 44 || (seq > 43 && _i == 0))
+            continue;
+        rg_encode(8, 4, seq - 32, 0, seq == 43 ? 0xdead0 : 0xdead8, 7, 3, &a, &b);
+        b = cyg64_lap_tag(seq - 32, 4) | 7;
+        p = g.buf + CYG_HDR_BYTES + (seq & 15) * 16;
+        memcpy(p, &a, 8);
+        memcpy(p + 8, &b, 8);
+    }
     rg_seal(&g, 0, CYG_S_FROZEN);
     decode(&g, &d);
     for (unsigned i = 0; i < d.n; i++)
-        ck_assert_uint_ne(d.ev[i].addr, 0xdead0);
+        ck_assert(d.ev[i].addr != 0xdead0 && d.ev[i].addr != 0xdead8);
     ck_assert_uint_eq(d.st.unwritten, 4);
     ck_assert_uint_eq(d.st.holes, 1);
     rg_free(&g);
@@ -284,6 +290,43 @@ START_TEST(test_dec_stale_record_lap_tag)
         }
         rg_free(&g);
     }
+}
+END_TEST
+
+/* The first store of a chunked writer (cyg_store: b ^ CYG64_STORE_FLIP, before word a and b
+ * itself) by a writer late by a lap, over the record of the slot's next lap, or in its own
+ * lap: no decoder takes it for a record, in any lap (the lap bit alone, flipped, reads as the
+ * next lap in every other lap), a call record's or a special's. */
+START_TEST(test_dec_store_flip)
+{
+    for (unsigned lap = 0; lap < 8; lap++)
+        for (int late = 0; late < 2; late++)
+            for (int special = 0; special < 2; special++) {
+                struct ringgen g;
+                struct decoded d;
+                uint64_t a, b, seq = 16 * lap + 5, now = seq + (late ? 16 : 0);
+                uint8_t *p;
+
+                rg_init(&g, 8, 4, CYG_F_OVERWRITE | CYG_F_LAPTAG); /* 16 records */
+                for (uint64_t i = 0; i < now + 8; i++)
+                    rg_event(&g, (int)(i & 1), 0x1000 + (i & ~(uint64_t)1) * 16, 100 + i, 1, 0);
+                rg_encode(8, 4, seq, 0, 0xdead0, 7, 2, &a, &b);
+                b = special ? CYG64_SPECIAL | (uint64_t)CYG_SP_MARK << CYG64_TYPE_SHIFT |
+                                  cyg64_special_tag(seq, 4) | 1
+                            : cyg64_lap_tag(seq, 4) | 7;
+                p = g.buf + CYG_HDR_BYTES + (now & 15) * 16;
+                memcpy(p + 8, &(uint64_t){b ^ CYG64_STORE_FLIP}, 8);
+                if (!late)
+                    memcpy(p, &a, 8); /* its own a over the old one: a torn slot either way */
+                rg_seal(&g, 0, CYG_S_FROZEN);
+                decode(&g, &d);
+                ck_assert_msg(d.st.unwritten == 1, "lap %u late %d special %d: %u unwritten",
+                              lap, late, special, (unsigned)d.st.unwritten);
+                for (unsigned i = 0; i < d.n; i++)
+                    ck_assert(d.ev[i].addr != 0xdead0 && d.ev[i].kind != EV_MARK &&
+                              d.ev[i].time != 7);
+                rg_free(&g);
+            }
 }
 END_TEST
 
@@ -1200,7 +1243,8 @@ Suite *dec_suite(void)
     tcase_add_test(tc, test_dec_unwritten_slots_skipped);
     tcase_add_test(tc, test_dec_chunks);
     tcase_add_test(tc, test_dec_stale_record_lap_tag);
-    tcase_add_test(tc, test_dec_chunk_end_late_store);
+    tcase_add_loop_test(tc, test_dec_chunk_end_late_store, 0, 2);
+    tcase_add_test(tc, test_dec_store_flip);
     tcase_add_test(tc, test_dec_stale_special_lap_tag);
     tcase_add_test(tc, test_dec_stop_mode);
     tcase_add_test(tc, test_dec_truncated_dump);

@@ -252,16 +252,22 @@ static int late_store(const struct dec_state *s, const uint8_t *p, uint64_t seq,
 
 /* An unwritten slot, at window index i: a hole when a later slot of its chunk is written (its
  * writer reserved it and went on: it died, or is late, in the middle of the record) or when a
- * late store covers it (the chunk's last record, say, under another thread's record of an
- * earlier lap: seen in the kill -9 trials under load), else the unused end of a chunk. Without
- * chunks every unwritten slot is a hole. */
+ * late store covers the chunk's last slot after a written one (the chunk's last record under
+ * another thread's record of an earlier lap: seen in the kill -9 trials under load), else the
+ * unused end of a chunk. A chunk's end unused for laps holds older laps' records too, every
+ * other lap with the lap bit its slots expect: a run of them, the first after a written slot,
+ * is that end, not a hole (a late store is one slot). Without chunks every unwritten slot is
+ * a hole. */
 static __attribute__((noinline)) void unwritten(struct dec *d, uint64_t i, unsigned w)
 {
     /* the chunk's last slot, not the one after it: that is 0 for the chunk that ends at 2^64 */
     uint64_t seq = d->win_seq + i, last = seq | ((UINT64_C(1) << d->r.chunk_log2) - 1);
+    const uint8_t *p = d->buf + i * d->r.rec_bytes;
 
     d->st.unwritten++;
-    if (d->r.chunk_log2 == 0 || late_store(&d->ds, d->buf + i * d->r.rec_bytes, seq, w)) {
+    if (d->r.chunk_log2 == 0 ||
+        (seq == last && i > 0 && slot_written(&d->ds, p - d->r.rec_bytes, seq - 1, w) &&
+         late_store(&d->ds, p, seq, w))) {
         d->st.holes++;
         return;
     }
