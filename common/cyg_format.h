@@ -431,6 +431,15 @@ static inline uint64_t cyg64_lap_tag(uint64_t seq, unsigned cap_log2)
     return x << 63 | (x << (CYG64_TAG_SHIFT - 1u) & CYG64_TAG_MASK);
 }
 
+/* Word b as a chunked writer stores it first, before word a and then b itself (FORMAT.md 3.3):
+ * b with these bits flipped, which no reader takes for a record of the slot's lap, nor of the
+ * lap after it, which a writer late by a lap finds there. The lap bit alone would not do: the
+ * lap bit is the lowest bit of the lap number that the bit and the tag make, so flipped alone
+ * it gives the next lap's number in every other lap. With the tag's top bit too (bit 60 of a
+ * call record's tag, bit 39 of a special's: the other is a timestamp's or a field's bit, which
+ * the final store puts back) the number is 2048 (256) laps away. */
+#define CYG64_STORE_FLIP (UINT64_C(1) << 63 | UINT64_C(1) << 60 | UINT64_C(1) << 39)
+
 /* The lap bit and tag (CYG64_LAP | CYG64_STAG_MASK bits of b) of special record number seq in
  * a CYG_F_LAPTAG ring. */
 static inline uint64_t cyg64_special_tag(uint64_t seq, unsigned cap_log2)

@@ -60,17 +60,23 @@ NOINSTR __attribute__((unused)) static void cyg_arm(const struct cyg_ctl *ctl)
     cyg_set_last(last);
 }
 
+#if UINTPTR_MAX > 0xffffffffu
+#define CYG_STORE_FLIP ((uintptr_t)CYG64_STORE_FLIP)
+#else
+#define CYG_STORE_FLIP ((uintptr_t)1 << 31)
+#endif
+
 /* Stores a record at r: a and c first; b, which carries the lap bit, last and after the barrier,
  * so a reader that sees the lap bit sees the whole record. */
 HOT void cyg_store(uintptr_t *r, uintptr_t a, uintptr_t b, uintptr_t c, unsigned shift)
 {
 #ifdef CYG_PORT_CHUNK_LOG2
-    /* b with the other lap's bit first, a slot no reader takes for a record: a writer late by a
-     * lap (preempted between its check of the slot and this store) then never leaves its a
-     * under the b of the record it writes over, which a reader copying the slot at that moment
-     * would take for a whole record. The reader reads b again after the other words (FORMAT.md
-     * 3.3). */
-    *(volatile uintptr_t *)&r[1] = b ^ (uintptr_t)1 << (CYG_WORD_BITS - 1u);
+    /* b with its lap bit and the top of its tag flipped first (CYG64_STORE_FLIP), a slot no
+     * reader takes for a record of this lap or the next: a writer late by a lap (preempted
+     * between its check of the slot and this store) then never leaves its a under the b of the
+     * record it writes over, which a reader copying the slot at that moment would take for a
+     * whole record. The reader reads b again after the other words (FORMAT.md 3.3). */
+    *(volatile uintptr_t *)&r[1] = b ^ CYG_STORE_FLIP;
     cyg_port_release();
 #endif
     if (CYGTRACE_CALLSITES == 1 || (CYGTRACE_CALLSITES == 2 && shift == 2)) {
