@@ -28,15 +28,24 @@
  *     (its tree is balanced).
  * A gap (records the reader lost, or a slot that does not decode) makes every thread find its
  * place again: nothing in a gap is ever shown, so a stale or invented record still fails.
+ * A late store (a writer preempted for laps between the check of its slot and its store puts
+ * its record of that lap over a newer one: FORMAT.md 4.1) at the end of a chunk looks like the
+ * chunk's unused end, so no gap is said there: a thread's event out of place is one, when the
+ * slots between it and the thread's previous event hold records of earlier laps (their lap bits
+ * and tags, read from the ring: late_store). It is counted (late stores: N), and the thread
+ * finds its place again; more than LATE_MAX in a run fail.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,6 +61,7 @@
 #define HASH_SLOTS 256u
 #define MAX_REPORTS 12
 #define HIST 65536u /* events kept to explain a failure */
+#define LATE_MAX 8u /* late stores a run may show (stress_linux.sh's bound on holes) */
 
 struct fn_key {
     uint64_t addr;
@@ -82,13 +92,15 @@ struct chk {
     int fam_owner[STRESS_FAM_ALL];
     uint64_t read, lost, gaps, specials, verified, unverified, failures;
     uint64_t ts_back; /* handler events stamped before the worker record they interrupted */
+    uint64_t late;    /* a thread's records lost under a record stored laps late (late_store) */
     unsigned max_thr; /* highest thread index seen */
     struct ev *hist;  /* the last HIST events read, by seq % HIST */
     struct thr *cur;  /* the thread of the event being checked */
-    /* post-mortem: the ring file's records, to show a slot's words */
+    /* the ring file's records (post-mortem: a copy; live: the mapping the program writes), to
+     * show a slot's words and to tell a late store */
     const uint8_t *recs;
     uint64_t cap, recs_len;
-    unsigned cap_log2, rec_bytes;
+    unsigned cap_log2, rec_bytes, chunk_log2, flags;
     int live;
 };
 
@@ -174,12 +186,45 @@ static const char *step_name(unsigned fam, unsigned fn, unsigned exit, char *buf
     return buf;
 }
 
-/* A slot that did not decode as seq q: lost (live), or its words (post-mortem). */
+/* Words a and b of slot q as its writers left them, copied as host/follow.c copies a slot of a
+ * running ring: b, a, then b again (a writer a lap late stores b first). 0 when the ring's
+ * records are not at hand, or b changed under the copy. */
+static int slot_get(const struct chk *c, uint64_t q, uint64_t *a, uint64_t *b)
+{
+    const uint64_t *w;
+
+    if (!c->recs || c->rec_bytes < 16 || (q & (c->cap - 1)) * c->rec_bytes + 16 > c->recs_len)
+        return 0;
+    w = (const uint64_t *)(const void *)(c->recs + (q & (c->cap - 1)) * c->rec_bytes);
+    *b = __atomic_load_n(&w[1], __ATOMIC_ACQUIRE);
+    *a = __atomic_load_n(&w[0], __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    return __atomic_load_n(&w[1], __ATOMIC_RELAXED) == *b;
+}
+
+/* How many laps before seq q's the record with word b was made for, from its lap bit and tag as
+ * dec.c reads them (FORMAT.md 4.1: the low 12 bits of a call record's inverted lap number, 9 of
+ * a special's): 0 for q's own lap, -1 for a later one or a ring without tags. */
+static int laps_before(const struct chk *c, uint64_t q, uint64_t b)
+{
+    unsigned bits = (b & CYG64_SPECIAL) ? 9 : 12;
+    uint64_t x = (b >> 63) | ((b & CYG64_SPECIAL) ? (b & CYG64_STAG_MASK) >> 31
+                                                  : (b & CYG64_TAG_MASK) >> (CYG64_TAG_SHIFT - 1));
+    uint64_t k = (x - (~q >> c->cap_log2)) & ((UINT64_C(1) << bits) - 1);
+
+    if (!(c->flags & CYG_F_LAPTAG))
+        return -1;
+    return k < (UINT64_C(1) << (bits - 1)) ? (int)k : -1;
+}
+
+/* A slot that did not decode as seq q: its words, or "not read" when the ring's records are not
+ * at hand. */
 static void slot_words(const struct chk *c, uint64_t q)
 {
     const uint64_t *w;
     const struct fn_key *k;
-    char name[48];
+    char name[48], laps[48] = "";
+    int n;
 
     if (!c->recs || (q & (c->cap - 1)) * c->rec_bytes + 16 > c->recs_len) {
         printf("    seq %" PRIu64 ": not read (lost or unwritten)\n", q);
@@ -187,13 +232,83 @@ static void slot_words(const struct chk *c, uint64_t q)
     }
     w = (const uint64_t *)(const void *)(c->recs + (q & (c->cap - 1)) * c->rec_bytes);
     k = lookup(c, w[0] & CYG64_ADDR_MASK);
+    if ((w[0] | w[1]) && (n = laps_before(c, q, w[1])) > 0)
+        snprintf(laps, sizeof laps, ", its tag %d lap%s before", n, n > 1 ? "s" : "");
     printf("    seq %" PRIu64 ": slot words a 0x%016" PRIx64 " b 0x%016" PRIx64 " = thread %u %s, "
-           "lap bit %u where seq %" PRIu64 " needs %u\n",
+           "lap bit %u where seq %" PRIu64 " needs %u%s\n",
            q, w[0], w[1], (unsigned)(w[0] >> CYG64_THREAD_SHIFT),
            (w[1] & CYG64_SPECIAL) ? "special"
            : k ? step_name(k->fam, k->idx, (w[1] & CYG64_EXIT) != 0, name, sizeof name)
                : "?",
-           (unsigned)(w[1] >> 63), q, cyg_lap(q, c->cap_log2));
+           (unsigned)(w[1] >> 63), q, cyg_lap(q, c->cap_log2), laps);
+}
+
+/* Whether slot q's words a, b are a whole record of an earlier lap than q's: a special, or a
+ * function of the stress program under the thread that runs it (a torn copy mixes two
+ * records). Returns the laps (laps_before), else 0. */
+static int late_record(const struct chk *c, uint64_t q, uint64_t a, uint64_t b)
+{
+    unsigned th = (unsigned)(a >> CYG64_THREAD_SHIFT);
+    int laps = laps_before(c, q, b), owner;
+    const struct fn_key *k;
+
+    if (laps <= 0 || (b & CYG64_SPECIAL))
+        return laps > 0 ? laps : 0;
+    if (!(k = lookup(c, a & CYG64_ADDR_MASK)) || !th)
+        return 0;
+    if (k->fam >= STRESS_FAMILIES)
+        return laps; /* the handler's, or main's set-up: any thread's */
+    owner = c->fam_owner[k->fam];
+    if (owner >= 0 && owner != (int)th)
+        return 0;
+    if (th < MAX_THREADS && c->thr[th].seen && c->thr[th].fam >= 0 && c->thr[th].fam != (int)k->fam)
+        return 0;
+    return laps;
+}
+
+/* Whether the thread's event e, out of place after its previous one, lost what came between to
+ * late stores: a writer preempted between the check of its slot and its store (cyg_slot_ok,
+ * cyg_store) for a lap or more stores its record of that lap over the newer one there, which
+ * is lost (FORMAT.md 4.1, dec.c's late_store). In the middle of the thread's chunk the slot is
+ * a hole, which the reader and the decoder say as a gap; at the chunk's end it looks like an
+ * unused end (a lap late, its lap bit is the unused slot's), so the record is lost with no gap
+ * said: a frozen ring keeps it, and so may the last lap of any ring. A late store, then: every
+ * slot in between that gave no event holds a whole record of an earlier lap (or its own lap's
+ * PAD), one of the thread's own slots among them, and none is a record the reader read in its
+ * own lap (that slot was never written again: its writer failed). Returns the thread's own
+ * such slots: the end of its chunk from the covered record on (the rest of the chunk may be
+ * unused, and holds another lap's records too), 0 when it is no late store. */
+static unsigned late_store(const struct chk *c, const struct thr *t, const struct ev *e)
+{
+    uint64_t chunk = UINT64_C(1) << c->chunk_log2, from = t->last_seq;
+    uint64_t mine_end = (from | (chunk - 1)) + 1, mine_again = e->seq & ~(chunk - 1);
+    unsigned own = 0;
+
+    if (t->events < 2 || e->seq <= from || e->seq - from > HIST / 2)
+        return 0;
+    for (uint64_t q = from + 1; q < e->seq; q++) {
+        const struct ev *h = &c->hist[q % HIST];
+        uint64_t a, b, then;
+        int laps;
+
+        if (h->seq == q && h->kind)
+            continue; /* an event, of another thread */
+        if (!slot_get(c, q, &a, &b) || !(a | b))
+            return 0;
+        if (!(laps = late_record(c, q, a, b))) {
+            if ((b & CYG64_SPECIAL) && laps_before(c, q, b) == 0)
+                continue; /* PAD: no event */
+            return 0;
+        }
+        then = q - (uint64_t)laps * c->cap;
+        h = &c->hist[then % HIST];
+        if ((uint64_t)laps * c->cap <= q && q - then < HIST && h->seq == then && h->kind &&
+            h->addr == (a & CYG64_ADDR_MASK) && h->ctx == a >> CYG64_THREAD_SHIFT &&
+            (h->time & CYG64_TAGGED_TS_MASK) == (b & CYG64_TAGGED_TS_MASK))
+            return 0;
+        own += q < mine_end || q >= mine_again;
+    }
+    return own;
 }
 
 /* What the reader delivered between the thread's previous event and this one: the other
@@ -274,6 +389,31 @@ static void thr_new(struct thr *t, int from_start)
     t->hknown = from_start;
 }
 
+/* Whether a late store (late_store) took the thread's record before e: then counted, one record
+ * (two stalled writers for one thread's chunk are as rare as two late stores), noted for the
+ * first few, and the thread finds its place again, as after a gap. */
+static int chk_late(struct chk *c, struct thr *t, const struct ev *e)
+{
+    uint64_t chunk = UINT64_C(1) << c->chunk_log2;
+
+    if (!late_store(c, t, e))
+        return 0;
+    if (c->late < MAX_REPORTS) { /* the thread's own slots: its chunk's end, the next's start */
+        printf("note: seq %" PRIu64 " thread %u: its record before this one lost under a record "
+               "stored laps late:\n",
+               e->seq, e->ctx);
+        for (uint64_t q = t->last_seq + 1; q < e->seq; q++)
+            if ((q < ((t->last_seq | (chunk - 1)) + 1) || q >= (e->seq & ~(chunk - 1))) &&
+                (c->hist[q % HIST].seq != q || !c->hist[q % HIST].kind))
+                slot_words(c, q);
+    }
+    c->late++;
+    t->synced = 0;
+    t->hknown = 0;
+    t->npend = 0;
+    return 1;
+}
+
 /* Whether the npend events before step `at` of the cycle are the steps before it. */
 static int pend_fits(const struct chk *c, const struct thr *t, unsigned at)
 {
@@ -303,8 +443,13 @@ static void worker_event(struct chk *c, struct thr *t, const struct ev *e, unsig
               step_name(fam, fn, exit, got, sizeof got), 'a' + t->fam);
         return;
     }
-    if (t->hknown && t->hpos != 0)
+    if (t->hknown && t->hpos != 0) {
+        if (chk_late(c, t, e)) {
+            worker_event(c, t, e, fam, fn, exit);
+            return;
+        }
         failf(c, e, "%s inside the signal handler", step_name(fam, fn, exit, got, sizeof got));
+    }
     t->hknown = 1;
     t->hpos = 0;
     if (fam == STRESS_FAM_SETUP) { /* main: enter, exit, once */
@@ -318,6 +463,10 @@ static void worker_event(struct chk *c, struct thr *t, const struct ev *e, unsig
         const struct stress_step *s = &c->cycle[t->pos];
 
         if (s->fn != fn || s->exit != exit) {
+            if (chk_late(c, t, e)) {
+                worker_event(c, t, e, fam, fn, exit);
+                return;
+            }
             failf(c, e, "%s, expected %s (step %u of the cycle)",
                   step_name(fam, fn, exit, got, sizeof got),
                   step_name(fam, s->fn, s->exit, want, sizeof want), t->pos);
@@ -340,6 +489,10 @@ static void worker_event(struct chk *c, struct thr *t, const struct ev *e, unsig
     for (unsigned i = 0; i < c->ncycle; i++) {
         if (c->cycle[i].fn != fn || c->cycle[i].exit)
             continue;
+        if (!pend_fits(c, t, i) && chk_late(c, t, e)) {
+            worker_event(c, t, e, fam, fn, exit);
+            return;
+        }
         if (!pend_fits(c, t, i))
             failf(c, e, "the %u events before this %s do not lead up to it",
                   t->npend, step_name(fam, fn, exit, got, sizeof got));
@@ -364,6 +517,10 @@ static void handler_event(struct chk *c, struct thr *t, const struct ev *e, unsi
         t->hknown = 1;
     }
     if (stress_handler[t->hpos].fn != fn || stress_handler[t->hpos].exit != exit) {
+        if (chk_late(c, t, e)) {
+            handler_event(c, t, e, fn, exit);
+            return;
+        }
         failf(c, e, "%s, expected %s", step_name(STRESS_FAM_HANDLER, fn, exit, got, sizeof got),
               step_name(STRESS_FAM_HANDLER, stress_handler[t->hpos].fn,
                         stress_handler[t->hpos].exit, want, sizeof want));
@@ -474,6 +631,14 @@ static void chk_end(struct chk *c)
         if (t->synced && t->fam == (int)STRESS_FAM_SETUP && t->pos != 2)
             failf(c, &e, "ends inside stress_setup");
     }
+    /* A late store needs a writer preempted for a lap between two instructions of its hook:
+     * a few a run. Many would be a runtime that stores where it must not. */
+    if (c->late > LATE_MAX) {
+        printf("FAIL late stores: %" PRIu64 " records lost under records stored laps late, "
+               "more than %u\n",
+               c->late, LATE_MAX);
+        c->failures++;
+    }
 }
 
 /* --- post-mortem: the ring file as dec.c decodes it ---------------------------------------- */
@@ -514,6 +679,8 @@ static int post_check(struct chk *c, const char *ring, struct post *p, uint64_t 
         c->cap = r.cap;
         c->cap_log2 = r.cap_log2;
         c->rec_bytes = r.rec_bytes;
+        c->chunk_log2 = r.chunk_log2;
+        c->flags = r.flags;
     }
     for (uint64_t holes = 0; d && (rc = dec_next(d, &e)) > 0;) {
         /* A slot that does not decode between two that do of its chunk is a gap for every
@@ -569,8 +736,10 @@ static int cmd_post(int argc, char **argv)
     if (post_check(&c, argv[0], &p, STRESS_FAMILIES) < 0)
         return 1;
     printf("post: head %" PRIu64 " decoded %" PRIu64 " unwritten %" PRIu64 " overwritten %" PRIu64
-           " verified %" PRIu64 " unverified %" PRIu64 " failures %" PRIu64 "\n",
-           p.head, p.decoded, p.unwritten, p.overwritten, c.verified, c.unverified, c.failures);
+           " verified %" PRIu64 " unverified %" PRIu64 " late stores %" PRIu64 " failures %" PRIu64
+           "\n",
+           p.head, p.decoded, p.unwritten, p.overwritten, c.verified, c.unverified, c.late,
+           c.failures);
     chk_free(&c);
     return c.failures ? 1 : 0;
 }
@@ -655,6 +824,35 @@ static int wait_ready(struct child *ch)
     return -1;
 }
 
+/* Maps the records of the ring that the reader follows, as the program writes them: the words
+ * of the slots that explain a failure or tell a late store (late_store). Returns the mapping
+ * (*len bytes), or NULL: then the check goes without. */
+static void *map_recs(struct chk *c, const char *ring, const struct dec_ring *r, size_t *len)
+{
+    int fd = open(ring, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    void *m = MAP_FAILED;
+
+    *len = 0;
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) == 0 && r->word_bytes == 8 &&
+        (uint64_t)st.st_size >= r->off + CYG_HDR_BYTES + r->cap * r->rec_bytes)
+        m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED)
+        return NULL;
+    *len = (size_t)st.st_size;
+    c->recs = (const uint8_t *)m + r->off + CYG_HDR_BYTES;
+    c->recs_len = r->cap * r->rec_bytes;
+    c->cap = r->cap;
+    c->cap_log2 = r->cap_log2;
+    c->rec_bytes = r->rec_bytes;
+    c->chunk_log2 = r->chunk_log2;
+    c->flags = r->flags;
+    return m;
+}
+
 static void follow_cb(void *arg, const struct ev *e)
 {
     chk_event(arg, e);
@@ -666,6 +864,8 @@ static int cmd_live(int argc, char **argv)
     const char *ring, *table;
     char err[256], line[512];
     struct follow *f = NULL;
+    void *map = NULL;
+    size_t map_len = 0;
     struct child ch;
     struct chk c;
     struct post p;
@@ -694,6 +894,7 @@ static int cmd_live(int argc, char **argv)
         waitpid(ch.pid, NULL, 0);
         return 1;
     }
+    map = map_recs(&c, ring, follow_ring(f), &map_len);
     t0 = now_s();
     if (write(ch.in, "g", 1) != 1) {
         printf("FAIL: cannot tell the program to go\n");
@@ -745,8 +946,9 @@ static int cmd_live(int argc, char **argv)
                events, hev, specials, secs, sigs, inhook);
         printf("reader: read %" PRIu64 " + lost %" PRIu64 " = %" PRIu64 ", head %" PRIu64
                "; %" PRIu64 " gaps, %" PRIu64 " events checked against the pattern, %" PRIu64
-               " before finding their place, %.2f s\n",
-               c.read, c.lost, c.read + c.lost, head, c.gaps, c.verified, c.unverified, t1 - t0);
+               " before finding their place, %.2f s; late stores: %" PRIu64 "\n",
+               c.read, c.lost, c.read + c.lost, head, c.gaps, c.verified, c.unverified, t1 - t0,
+               c.late);
         printf("note: %" PRIu64 " handler events stamped before the worker event they "
                "follow (a signal between a hook's reservation and its clock read)\n",
                c.ts_back);
@@ -762,13 +964,17 @@ static int cmd_live(int argc, char **argv)
             printf("FAIL read + lost + slots with no event != head\n");
             c.failures++;
         }
-        /* Every event the program made was read, or is in the slots counted lost. */
-        if (c.lost ? c.read > events + specials : c.read != events + specials) {
+        /* Every event the program made was read, or is in the slots counted lost, or was lost
+         * under a late store (whose slot the reader counts as an unused end of a chunk). */
+        if (c.lost ? c.read > events + specials : c.read + c.late != events + specials) {
             printf("FAIL read %" PRIu64 " does not fit the program's %llu events + %llu "
                    "specials\n", c.read, events, specials);
             c.failures++;
         }
     }
+    if (map)
+        munmap(map, map_len);
+    c.recs = NULL;
     follow_close(f);
     close(ch.in);
     fclose(ch.out);
@@ -776,21 +982,31 @@ static int cmd_live(int argc, char **argv)
     {
         uint64_t live_fail = c.failures;
         struct chk pc;
+        int holes_bad;
 
         chk_free(&c);
         if (chk_init(&pc, table, 1) < 0 || post_check(&pc, ring, &p, 0) < 0)
             return 1;
         printf("post: head %" PRIu64 " decoded %" PRIu64 " unwritten %" PRIu64 " holes %" PRIu64
-               " overwritten %" PRIu64 " verified %" PRIu64 " failures %" PRIu64 "\n",
-               p.head, p.decoded, p.unwritten, p.holes, p.overwritten, pc.verified, pc.failures);
-        /* Every writer finished: a slot with a wrong lap bit amid its chunk was undone. The
-         * end of a chunk its thread left (the others had gone half a ring on while it was
-         * preempted) is no such slot. */
-        if (p.holes)
+               " overwritten %" PRIu64 " verified %" PRIu64 " late stores %" PRIu64
+               " failures %" PRIu64 "\n",
+               p.head, p.decoded, p.unwritten, p.holes, p.overwritten, pc.verified, pc.late,
+               pc.failures);
+        /* Every writer finished: a slot with a wrong lap bit amid its chunk was undone, or is
+         * under a late store (late_store) that no lap wrote over: the last lap's, or a frozen
+         * ring's. A few, then, and none in a ring that never wrapped. The end of a chunk its
+         * thread left (the others had gone half a ring on while it was preempted) is no such
+         * slot. */
+        holes_bad = p.holes > (p.overwritten ? LATE_MAX : 0);
+        if (holes_bad)
             printf("FAIL post: %" PRIu64 " slots unwritten amid their chunks after a normal "
                    "exit\n", p.holes);
+        else if (p.holes)
+            printf("note: post: %" PRIu64 " slots unwritten amid their chunks after a normal "
+                   "exit: late stores that no lap wrote over\n",
+                   p.holes);
         chk_free(&pc);
-        return live_fail || pc.failures || p.holes ? 1 : 0;
+        return live_fail || pc.failures || holes_bad ? 1 : 0;
     }
 }
 
