@@ -40,6 +40,13 @@ _Static_assert(CYG_HDR_BYTES - CYG_OFF_HEAD == 40, "the hooks find the records a
 _Static_assert(offsetof(struct cyg_rt, last) == 4 && offsetof(struct cyg_rt, hot) == 8,
                "the hooks' LDM takes last and hot from cyg_rt + 4");
 _Static_assert(CYG_PORT_STATIC_LOG2 >= 1 && CYG_PORT_STATIC_LOG2 <= 28, "a 32-bit ring");
+#if !CYG_CM_BASELINE
+_Static_assert(offsetof(struct cyg_port_hot, lap) == 4 &&
+                   offsetof(struct cyg_port_hot, cont) == (CYG_CM_MMIO ? 12 : 8),
+               "the mainline LDM takes last, head, lap, (clock,) cont");
+#else
+_Static_assert(offsetof(struct cyg_port_hot, x) == 12, "the baseline LDM takes last..x");
+#endif
 #if CYG_CM_MMIO
 _Static_assert((CYG_CM_CLK_ADDR & 3u) == 0,
                "CYGTRACE_CM_CLOCK_ADDR: a 32-bit register, word-aligned");
