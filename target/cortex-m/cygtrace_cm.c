@@ -3,7 +3,6 @@
  * at boot are compiled in target/core/cygtrace_static.c, the clock's start is
  * cygtrace_port.h's. Built with -fno-instrument-functions, like the core.
  */
-#include <stddef.h>
 #include <stdint.h>
 
 #include "cygtrace_port.h"
@@ -43,8 +42,6 @@ NOINSTR __attribute__((naked)) void cygtrace_fault_handler(void)
 #ifdef CYG_PORT_HOOKS
 /* The hooks in assembly are cygtrace_cm_hooks.h's, compiled with the static ring
  * (cygtrace_static.c); this sets where they go on. */
-void cyg_cm_ovw(void) __attribute__((visibility("hidden")));
-void cyg_cm_stop(void) __attribute__((visibility("hidden")));
 
 #if CYG_CM_BASELINE
 const uintptr_t cyg_cm_no_head = ~(uintptr_t)0;

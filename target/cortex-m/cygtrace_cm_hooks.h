@@ -52,10 +52,6 @@ _Static_assert((CYG_CM_CLK_ADDR & 3u) == 0,
                "CYGTRACE_CM_CLOCK_ADDR: a 32-bit register, word-aligned");
 #endif
 
-/* Where the mainline hooks go on (baseline ones have no cont). */
-void cyg_cm_ovw(void) __attribute__((visibility("hidden")));
-void cyg_cm_stop(void) __attribute__((visibility("hidden")));
-
 #define CYG_CM_FN(name)                                                                            \
     ".global " #name "\n\t.type " #name ", %%function\n\t.thumb_func\n" #name ":\n\t"
 #define CYG_CM_LOCAL(name)                                                                         \

@@ -114,6 +114,9 @@ struct cyg_port_hot {
     uintptr_t x;              /* SysTick's current value register, or the counter's address */
 };
 #endif
+/* Where the mainline hooks go on (baseline ones have no cont; cyg_cm_slow is both kinds'). */
+void cyg_cm_ovw(void) __attribute__((visibility("hidden")));
+void cyg_cm_stop(void) __attribute__((visibility("hidden")));
 void cyg_cm_slow(void) __attribute__((visibility("hidden")));
 extern const uintptr_t cyg_cm_no_head __attribute__((visibility("hidden")));
 /* The ring is the static one (cygtrace_static.h): all but last, cont and (baseline cores) head
