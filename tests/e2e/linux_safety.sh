@@ -3,8 +3,9 @@
 # that hurt a traced program before (tests/harm.c is the victim): a second run in the same
 # directory, a full disk, a daemon that closes every descriptor, a first traced call in a signal
 # handler that interrupted malloc, a planted symbolic link, a set-user-ID program run with an
-# attacker's environment, a bad size, a vfork child. The disk-full and set-user-ID tests need
-# root (a tmpfs mount, a root-owned program) and say so when they are skipped.
+# attacker's environment, a bad size, a vfork child, the ring's file truncated under it. The
+# disk-full and set-user-ID tests need root (a tmpfs mount, a root-owned program) and say so
+# when they are skipped.
 . "$(dirname "$0")/lib.sh"
 
 H=$BUILD/tests/harm
@@ -228,5 +229,68 @@ for v in harm harm-dyn; do
              /vfork_child_work\(\)/ && t == 2 { w = 1 }
              END { exit !(c == 1 && w && !bad) }' "$T/vfork-$v-tree.out"
 done
+
+# --- 9. the ring's file truncated while the program runs ---------------------------------------
+# truncated TAG HOW CMD...: runs CMD in the background, cuts its ring ($T/TAG.ring) short once
+# the ring is live (HOW: empty, ": >"; small, a cp of a small file over it), waits for it; RC.
+truncated() {
+    local tag=$1 how=$2 pid
+    shift 2
+    rm -f "$T/$tag.ring"
+    (exec 2>/dev/null; timeout "$E2E_TIMEOUT" "$@" </dev/null >"$T/$tag.out" 2>"$T/$tag.err") &
+    pid=$!
+    if wait_file "$T/$tag.ring"; then
+        sleep 0.3
+        if [ "$how" = empty ]; then : >"$T/$tag.ring"; else cp "$T/small" "$T/$tag.ring"; fi
+    fi
+    wait $pid
+    RC=$?
+}
+# cut_ok NAME TAG: status 0 and the one line that says what happened (cygtrace record has its
+# own word on the file it finds cut afterwards).
+cut_ok() {
+    check "$1" "status $RC: $(head -c 400 "$T/$2.err")" \
+        [ "$RC" -eq 0 -a "$(grep -c '^cygtrace: .*: was truncated' "$T/$2.err")" -eq 1 ] && grep -q \
+        "^cygtrace: $T/$2.ring: was truncated by another program while recording; recording \
+stopped, the program runs on untraced$" "$T/$2.err"
+}
+head -c 100 /dev/urandom >"$T/small"
+for v in harm harm-dyn; do
+    for how in empty small; do
+        tag=cut-$v-$how
+        if [ $v = harm ]; then
+            truncated $tag $how env CYGTRACE_OUT="$T/$tag.ring" "$H" threads 1500
+        else
+            truncated $tag $how "$CT" record -o "$T/$tag.ring" -- "$HD" threads 1500
+        fi
+        cut_ok "truncated-ring-$v-$how-runs-on" $tag
+    done
+done
+# The program's own SIGBUS handler, installed before the runtime's set-up or after it, by
+# sigaction or signal: it gets its own bus errors and its raise, and none of the ring's.
+for how in sigaction signal; do
+    for when in early late; do
+        tag=cut-own-$how-$when
+        if [ $when = early ]; then
+            truncated $tag empty env HARM_BUS_EARLY=$how CYGTRACE_OUT="$T/$tag.ring" \
+                "$H" ownbus $how 1500
+        else
+            truncated $tag empty env CYGTRACE_OUT="$T/$tag.ring" "$H" ownbus $how 1500
+        fi
+        cut_ok "own-sigbus-handler-$how-$when" $tag
+    done
+    run own-dyn-$how "$CT" record -o "$T/own-dyn-$how.ring" -- "$HD" ownbus $how
+    check "own-sigbus-handler-$how-preloaded" "status $RC: $(head -c 300 "$T/own-dyn-$how.err")" \
+        [ "$RC" -eq 0 ]
+done
+# A bus error of the program's own, with no handler: it dies of it, as without the runtime, and
+# the trace ends with it.
+run bus env CYGTRACE_OUT="$T/bus.ring" "$H" bus
+check "unrelated-sigbus-kills" "status $RC, not 135: $(head -c 300 "$T/bus.err")" [ "$RC" -eq 135 ]
+run bus-tree "$CT" tree "$H" "$T/bus.ring"
+check "unrelated-sigbus-recorded" "the trace does not end with the SIGBUS" \
+    grep -q "signal 7 (SIGBUS) at bus_error" "$T/bus-tree.out"
+run bus-dyn "$CT" record -o "$T/bus-dyn.ring" -- "$HD" bus
+check "unrelated-sigbus-kills-preloaded" "status $RC, not 135" [ "$RC" -eq 135 ]
 
 finish
