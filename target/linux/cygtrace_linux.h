@@ -85,6 +85,32 @@ void cyg_maps_append_to(const char *maps_path, const char *line) CYG_HIDDEN;
 /* In a forked child: the map to write is the child's own, once it sets up. */
 void cyg_maps_forget(void) CYG_HIDDEN;
 
+/* --- cygtrace_peek.c: the loaded objects' bytes, read without faulting ------------------- */
+
+#define CYG_PEEK_WAYS 4u       /* windows kept */
+#define CYG_PEEK_WINDOW 4096u  /* bytes a window: at most a page, aligned */
+
+/* What cyg_peek reads through: a few windows of memory copied, and /proc/self/mem's
+ * descriptor when that is the way (-1: not opened; -2: cannot be). */
+struct cyg_peek {
+    uintptr_t at[CYG_PEEK_WAYS];
+    unsigned valid; /* a bit per window */
+    unsigned next;
+    int mem_fd;
+    unsigned char win[CYG_PEEK_WAYS][CYG_PEEK_WINDOW];
+};
+
+/* A reader (mapped memory, no malloc), or NULL. */
+struct cyg_peek *cyg_peek_new(void) CYG_HIDDEN;
+
+/* Closes its descriptor and unmaps it; pk may be NULL. */
+void cyg_peek_free(struct cyg_peek *pk) CYG_HIDDEN;
+
+/* Copies len bytes of this process's memory at from into to, through the kernel: a byte that
+ * cannot be read (unmapped, or a file mapping past the end of its file, where a plain read
+ * raises SIGBUS) fails the copy instead of faulting. Returns 0, or -1. */
+int cyg_peek(struct cyg_peek *pk, void *to, const void *from, size_t len) CYG_HIDDEN;
+
 /* --- cygtrace_syms.c: functions by name ---------------------------------------------------- */
 
 #define CYG_SYMS_MAX 24u      /* names looked up at once */

@@ -6,8 +6,9 @@
 # depth 1 and 2, the classes of marks; names of a shared library and of a plugin that dlopen
 # loads later; a link-time address in a PIE; a forked child's own ring; a freeze in one thread
 # that freezes the ring for all. And what must not stop the program: an unknown name, an
-# indirect function, malformed values (one line each on stderr, the program traced on), and
-# malformed record options (one line, status 2, the program not run).
+# indirect function, malformed values (one line each on stderr, the program traced on), a
+# library whose segment runs past the end of its file, and malformed record options (one
+# line, status 2, the program not run).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -417,6 +418,56 @@ if gcc -std=gnu11 -finstrument-functions -O1 -fPIE -pie -o "$T/many" "$T/many.c"
               [ "$(grep -c "^control: *exclude fn" "$T/many-info.out")" = 5 ]'
 else
     fail many-compile "gcc failed: $(head -n 1 "$T/many-gcc.err")"
+fi
+# A library that the dynamic linker loads and runs, whose last segment runs past the end of its
+# file with the name of a symbol nobody calls there, and no section headers (tests/elfcut.c
+# makes it from a normal one): looking a name up in it must not read that page (SIGBUS).
+mkdir -p "$T/cut"
+cat >"$T/cut/cut.c" <<'EOF'
+int cut_used(int x) { return x + 1; }
+int cut_unused_fn(int x) { return x * 2; }
+EOF
+cat >"$T/cut/prog.c" <<'EOF'
+#include <stdio.h>
+int cut_used(int);
+__attribute__((noinline)) int work(int x) { return cut_used(x); }
+int main(void) { printf("cut %d\n", work(1)); return 0; }
+EOF
+if gcc -O1 -o "$T/cut/elfcut" "$ROOT/tests/elfcut.c" 2>"$T/cut-gcc.err" &&
+    gcc -shared -fPIC -O1 -o "$T/cut/libcut.so" "$T/cut/cut.c" 2>>"$T/cut-gcc.err" &&
+    gcc -finstrument-functions -O1 -o "$T/cut/prog" "$T/cut/prog.c" -L"$T/cut" -lcut \
+        -Wl,-rpath,"$T/cut" "$BUILD/linux/libcygtrace.a" -lpthread 2>>"$T/cut-gcc.err" &&
+    gcc -finstrument-functions -O1 -o "$T/cut/prog-dyn" "$T/cut/prog.c" -L"$T/cut" -lcut \
+        -Wl,-rpath,"$T/cut" 2>>"$T/cut-gcc.err" &&
+    "$T/cut/elfcut" "$T/cut/libcut.so" "$T/cut/libcut.cut" cut_unused_fn 2>>"$T/cut-gcc.err" &&
+    mv "$T/cut/libcut.cut" "$T/cut/libcut.so"; then
+    run cut-plain env -u CYGTRACE_TRIGGER CYGTRACE_OUT="$T/cut-plain.ring" "$T/cut/prog"
+    check cut-library-loads "status $RC: $(head -c 200 "$T/cut-plain.err")" \
+        eval '[ "$RC" -eq 0 ] && grep -qx "cut 2" "$T/cut-plain.out"'
+    for v in linked preloaded; do
+        for fn in nosuch cut_unused_fn cut_used; do
+            tag=cut-$v-$fn
+            if [ $v = linked ]; then
+                run $tag env CYGTRACE_OUT="$T/$tag.ring" CYGTRACE_TRIGGER=freeze@$fn "$T/cut/prog"
+            else
+                run $tag env -u CYGTRACE_TRIGGER "$CT" record -o "$T/$tag.ring" \
+                    --trigger=freeze@$fn -- "$T/cut/prog-dyn"
+            fi
+            RUN_RC=$RC
+            run $tag-info "$CT" info "$T/cut/prog" "$T/$tag.ring"
+            if [ $fn = cut_used ]; then
+                check "cut-library-$v-$fn" "status $RUN_RC: $(head -c 300 "$T/$tag.err")" \
+                    eval '[ "$RUN_RC" -eq 0 ] && ! grep -q "^cygtrace: CYGTRACE_TRIGGER" "$T/$tag.err" &&
+                          grep -q "^control: *trigger freeze@" "$T/$tag-info.out"'
+            else
+                check "cut-library-$v-$fn" "status $RUN_RC: $(head -c 300 "$T/$tag.err")" \
+                    eval '[ "$RUN_RC" -eq 0 ] && grep -qx "cut 2" "$T/$tag.out" &&
+                          [ "$(grep -c "^cygtrace: CYGTRACE_TRIGGER: .freeze@$fn+0.: no function $fn" "$T/$tag.err")" = 1 ]'
+            fi
+        done
+    done
+else
+    fail cut-library-compile "$(head -n 2 "$T/cut-gcc.err")"
 fi
 # A set-user-ID program ignores the environment (secure_getenv): AT_SECURE, as root, through
 # setpriv is what linux_safety.sh tests; here the variables simply must not crash a run.
