@@ -628,14 +628,20 @@ NOINSTR static struct cyg_file_ring ring_map(void)
 }
 
 /* A map's "process" or "child" line (kind): pid, parent pid, how this process came to
- * record, and ring: the one before it (process), or its own (child). */
+ * record, and ring: the one before it (process), or its own (child), escaped (CYGTRACE_OUT may
+ * hold a newline). */
 NOINSTR static void process_line(char *line, size_t len, const char *kind, const char *ring)
 {
     line[0] = 0;
     cyg_cat_ulong(cyg_cat(cyg_cat(line, len, kind), len, " "), len, (unsigned long)getpid());
     cyg_cat_ulong(cyg_cat(line, len, " "), len, (unsigned long)getppid());
     cyg_cat(cyg_cat(cyg_cat(line, len, " "), len, cfg.how), len, " ");
-    cyg_cat(cyg_cat(line, len, ring[0] ? ring : "-"), len, "\n");
+    /* Room kept for the newline: a cut path is still one line. */
+    if (ring[0])
+        cyg_cat_escaped(line, len - 1, ring);
+    else
+        cyg_cat(line, len - 1, "-");
+    cyg_cat(line, len, "\n");
 }
 
 /* Sets up this process's ring. In a forked child (forked set) with system calls only, since

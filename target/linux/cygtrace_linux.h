@@ -26,6 +26,11 @@ void cyg_say(const char *what, const char *what2, int err) CYG_HIDDEN;
 /* Appends s to the string at out (size len), cutting it to fit; returns out. */
 char *cyg_cat(char *out, size_t len, const char *s) CYG_HIDDEN;
 
+/* Appends s as a field of RING.maps (a path: the rest of its line): a byte below 0x20, 0x7f
+ * and up, and a backslash as \xNN, so that no name can end the line or start another
+ * (docs/FORMAT.md section 12); cut to fit between escapes, never inside one; returns out. */
+char *cyg_cat_escaped(char *out, size_t len, const char *s) CYG_HIDDEN;
+
 /* Appends v in decimal; returns out. */
 char *cyg_cat_ulong(char *out, size_t len, unsigned long v) CYG_HIDDEN;
 

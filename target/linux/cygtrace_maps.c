@@ -233,10 +233,12 @@ struct object_out {
 
 NOINSTR static int write_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
+    /* Static: called with maps_lock held; an escaped path may take four times its bytes. */
+    static char line[4 * PATH_MAX + 160];
     const struct object_out *out = arg;
     int fd = out->fd;
     const char *name = info->dlpi_name;
-    char path[PATH_MAX], line[PATH_MAX + 160], hex[2 * CYG_BUILD_ID_MAX + 1] = "-";
+    char path[PATH_MAX], hex[2 * CYG_BUILD_ID_MAX + 1] = "-";
     uint64_t lo, hi, key;
     uint8_t id[CYG_BUILD_ID_MAX];
     size_t n;
@@ -265,10 +267,12 @@ NOINSTR static int write_object(struct dl_phdr_info *info, size_t size, void *ar
     n = build_id_of(out->pk, info, id);
     for (size_t i = 0; i < n && i < CYG_BUILD_ID_MAX; i++)
         snprintf(hex + 2 * i, 3, "%02x", id[i]);
-    snprintf(line, sizeof line, "object %llx %llx %llx %s %s\n",
+    snprintf(line, sizeof line, "object %llx %llx %llx %s ",
              (unsigned long long)(info->dlpi_addr + lo), (unsigned long long)(info->dlpi_addr + hi),
-             (unsigned long long)info->dlpi_addr, hex, path);
-    put(fd, line, strlen(line));
+             (unsigned long long)info->dlpi_addr, hex);
+    /* Escaped: a path may hold a newline, which would start a line of its own. */
+    cyg_cat(cyg_cat_escaped(line, sizeof line - 1, path), sizeof line, "\n");
+    put(fd, line, strlen(line)); /* one write: a thread line never lands inside it */
     return 0;
 }
 

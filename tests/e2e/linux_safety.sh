@@ -3,9 +3,9 @@
 # that hurt a traced program before (tests/harm.c is the victim): a second run in the same
 # directory, a full disk, a daemon that closes every descriptor, a first traced call in a signal
 # handler that interrupted malloc, a planted symbolic link, a set-user-ID program run with an
-# attacker's environment, a bad size, a vfork child, the ring's file truncated under it. The
-# disk-full and set-user-ID tests need root (a tmpfs mount, a root-owned program) and say so
-# when they are skipped.
+# attacker's environment, a bad size, a vfork child, the ring's file truncated under it,
+# newlines in the names of files that the map of objects names. The disk-full and set-user-ID
+# tests need root (a tmpfs mount, a root-owned program) and say so when they are skipped.
 . "$(dirname "$0")/lib.sh"
 
 H=$BUILD/tests/harm
@@ -292,5 +292,34 @@ check "unrelated-sigbus-recorded" "the trace does not end with the SIGBUS" \
     grep -q "signal 7 (SIGBUS) at bus_error" "$T/bus-tree.out"
 run bus-dyn "$CT" record -o "$T/bus-dyn.ring" -- "$HD" bus
 check "unrelated-sigbus-kills-preloaded" "status $RC, not 135" [ "$RC" -eq 135 ]
+
+# --- 10. newlines in file names ----------------------------------------------------------------
+# CYGTRACE_OUT and a dlopen'ed plugin's directory whose names hold newlines and what would read
+# as map lines: the maps write them escaped (\x0a), the host reads them back, no line injected.
+nl=$'\n'
+out="$T/out${nl}ctxname 0 INJECTED${nl}thread 1 4242"
+pdir="$T/plug${nl}thread 2 4343${nl}object 1000 2000 0 - /bin/sh"
+mkdir -p "$pdir" && cp "$PLUGIN" "$pdir/plugin.so"
+run nl-fork env CYGTRACE_OUT="$out" "$H" forkdlopen "$pdir/plugin.so"
+# ls shows the child's ring "$out.PID" on lines of its own: its last is "thread 1 4242.PID".
+kpid=$(ls "$T" | grep -a -E '^thread 1 4242\.[0-9]+$' | head -n 1 | sed 's/.*\.//')
+kid=$out.$kpid
+check "newline-names-run" "status $RC: $(head -c 300 "$T/nl-fork.err")" [ "$RC" -eq 0 -a -n "$kpid" ]
+# injected: the map's lines that are not of the kinds and forms the runtime writes.
+injected() {
+    grep -a -v -E '^(cygtrace-maps 1|process [0-9]+ [0-9]+ (start|fork|exec) .+|object [0-9a-f]+ [0-9a-f]+ [0-9a-f]+ [0-9a-f-]+ /.*|thread [0-9]+ [0-9]+( vfork)?|child [0-9]+ [0-9]+ (fork|exec) /.*)$' "$1" ||
+        grep -a -E '^thread [0-9]+ (4242|4343)$|^object 1000 ' "$1"
+}
+for who in first child; do
+    if [ $who = first ]; then m=$out.maps; else m=$kid.maps; fi
+    check "newline-names-no-line-injected-$who" "$(injected "$m" | head -n 3 | tr '\n' '|')" \
+        eval '[ -s "$m" ] && ! injected "$m" >/dev/null'
+done
+check "newline-names-escaped" "$(grep -a -c 'x0a' "$kid.maps") escaped lines" \
+    eval 'grep -a -q "^process [0-9]* [0-9]* fork $T/out\\\\x0actxname 0 INJECTED\\\\x0athread 1 4242\$" "$kid.maps" &&
+          grep -a -q "^object .* $T/plug\\\\x0athread 2 4343\\\\x0aobject 1000 2000 0 - /bin/sh/plugin.so\$" "$kid.maps" &&
+          grep -a -q "^child [0-9]* [0-9]* fork $T/out\\\\x0actxname 0 INJECTED\\\\x0athread 1 4242\\.[0-9]*\$" "$out.maps"'
+check "newline-names-plugin-named" "the child's trace does not name plugin_run" \
+    decodes nl-kid-tree "$H" "$kid" plugin_run
 
 finish
