@@ -67,6 +67,9 @@ struct cyg_file_ring cyg_file_map_ring(const char *path, size_t records_bytes,
  * against __cyg_profile_func_enter), or the runtime is linked into the program itself. */
 int cyg_maps_instrumented(void) CYG_HIDDEN;
 
+/* Whether addr, a link-time address of the program, lies in one of its executable segments. */
+int cyg_maps_in_code(uint64_t addr) CYG_HIDDEN;
+
 /* The program's load bias and GNU build-id (*id, returns its length; 0: none). */
 size_t cyg_maps_image(uint64_t *bias, const uint8_t **id) CYG_HIDDEN;
 

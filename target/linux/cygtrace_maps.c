@@ -118,6 +118,27 @@ NOINSTR static int find_image(struct dl_phdr_info *info, size_t size, void *arg)
     return 1;
 }
 
+/* The first object is the program: is *arg (a link-time address) in its code? */
+NOINSTR static int in_code(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    uint64_t a = *(uint64_t *)arg;
+
+    (void)size;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && a >= ph->p_vaddr &&
+            a - ph->p_vaddr < ph->p_memsz)
+            return 2;
+    }
+    return 1;
+}
+
+NOINSTR int cyg_maps_in_code(uint64_t addr)
+{
+    return dl_iterate_phdr(in_code, &addr) == 2;
+}
+
 NOINSTR size_t cyg_maps_image(uint64_t *bias, const uint8_t **id)
 {
     struct image im = {0};

@@ -369,6 +369,10 @@ CYGTRACE_TRIGGER|freeze@mark:x|'freeze@mark:x': the mark id is not a number
 CYGTRACE_TRIGGER|stop@mark:1|'stop@mark:1': only a freeze fires on a mark
 CYGTRACE_TRIGGER|freeze@bo-om|'freeze@bo-om': not a function's name; ignored$
 CYGTRACE_TRIGGER|freeze@|'freeze@': not a function's name
+CYGTRACE_TRIGGER|start@0xffffffffffffffffffff|'start@0xffffffffffffffffffff': not an address from 0x1 to 0xffffffffffffffff; ignored$
+CYGTRACE_TRIGGER|freeze@0x0|'freeze@0x0': not an address from 0x1 to 0xffffffffffffffff; ignored$
+CYGTRACE_TRIGGER|freeze@0x10+5|'freeze@0x10+5': not in the program's code (give the address nm shows in the program); ignored$
+CYGTRACE_TRIGGER|stop@0xfffffffffffffff0|'stop@0xfffffffffffffff0': not in the program's code
 CYGTRACE_EXCLUDE|no such|'no such': not a function's name; ignored$
 CYGTRACE_EXCLUDE|0xfoo|'0xfoo': not a function's name
 CYGTRACE_HIDE|1abc|'1abc': not a function's name
@@ -471,11 +475,20 @@ else
 fi
 # A set-user-ID program ignores the environment (secure_getenv): AT_SECURE, as root, through
 # setpriv is what linux_safety.sh tests; here the variables simply must not crash a run.
+# Two lines of syntax, then of the twelve x not found three, and the count of the rest.
 go long seq CYGTRACE_TRIGGER="freeze@$(printf 'a%.0s' $(seq 300))" CYGTRACE_EXCLUDE="$(printf 'x%.0s,' $(seq 40))y"
 check long-values "$(why long)" \
-    eval 'whole long && [ "$(wc -l <"$T/long.err")" = 14 ] &&
+    eval 'whole long && [ "$(wc -l <"$T/long.err")" = 6 ] &&
           grep -q "^cygtrace: CYGTRACE_TRIGGER: .\.\.\..: too long an item; ignored$" "$T/long.err" &&
-          grep -q "^cygtrace: CYGTRACE_EXCLUDE: .x.: more than 12 excluded or hidden functions; it and the rest ignored$" "$T/long.err"'
+          grep -q "^cygtrace: CYGTRACE_EXCLUDE: .x.: more than 12 excluded or hidden functions; it and the rest ignored$" "$T/long.err" &&
+          [ "$(grep -c "no function x in" "$T/long.err")" = 3 ] &&
+          [ "$(tail -n 1 "$T/long.err")" = "cygtrace: CYGTRACE_TRIGGER, CYGTRACE_EXCLUDE, CYGTRACE_HIDE: 9 more lines like these, not shown" ]'
+# 100 000 commas: five lines and the count, not 100 001 lines.
+go commas seq CYGTRACE_TRIGGER="$(head -c 100000 /dev/zero | tr '\0' ,)"
+check many-bad-items-counted "$(wc -l <"$T/commas.err") lines: $(why commas)" \
+    eval 'whole commas && [ "$(wc -l <"$T/commas.err")" = 6 ] &&
+          [ "$(grep -c "^cygtrace: CYGTRACE_TRIGGER: .\{2\}: an empty item; ignored$" "$T/commas.err")" = 5 ] &&
+          [ "$(tail -n 1 "$T/commas.err")" = "cygtrace: CYGTRACE_TRIGGER, CYGTRACE_EXCLUDE, CYGTRACE_HIDE: 99996 more lines like these, not shown" ]'
 
 # --- the same through cygtrace record ---------------------------------------------------------------
 rec() {
@@ -528,6 +541,8 @@ done <<'EOF'
 --trigger=freeze@boom+x|trigger 'freeze@boom\+x': \+N is not a number of events
 --trigger=start@a,start@b,start@c,start@d,start@e,start@f,start@g|more than 6 triggers
 --trigger=freeze@mark:600000|the mark id is not a number from 0 to 524287
+--trigger=start@0xffffffffffffffffffff|trigger 'start@0xffffffffffffffffffff': not an address from 0x1 to 0xffffffffffffffff
+--trigger=freeze@0x0|trigger 'freeze@0x0': not an address from 0x1
 --exclude=a b|^cygtrace: record: --exclude: 'a b' is not a function's name
 --hide=x,,y|^cygtrace: record: --hide: .*an empty item
 --depth=two|^cygtrace: record: --depth=two: not a number of levels
