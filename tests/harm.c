@@ -16,7 +16,8 @@
  *                          calls it
  *   harm threads MS        four threads call traced functions for MS milliseconds (while the
  *                          test truncates the ring's file), then exits 0
- *   harm ownbus HOW [MS]   SIGBUS handler of its own (HOW: sigaction or signal; installed before
+ *   harm ownbus HOW [MS]   SIGBUS handler of its own (HOW: sigaction, signal or sysv_signal, whose
+ *                          handler installs itself again; installed before
  *                          the runtime's set-up when HARM_BUS_EARLY is set): sigaction reads it
  *                          back, a real bus error (a mapped file cut short) and a raise reach it;
  *                          then as threads MS, after which the handler must have seen nothing
@@ -314,8 +315,12 @@ static void own_bus_info(int sig, siginfo_t *si, void *ctx)
         siglongjmp(bus_jmp, 1);
 }
 
+static int own_bus_sysv;
+
 static void own_bus_plain(int sig)
 {
+    if (own_bus_sysv) /* reset to the default as it runs */
+        sysv_signal(SIGBUS, own_bus_plain);
     work_leaf(sig);
     bus_seen++;
     if (bus_seen == 1)
@@ -328,6 +333,10 @@ UNTRACED static int own_bus_install(const char *how)
 
     if (!strcmp(how, "signal"))
         return signal(SIGBUS, own_bus_plain) == SIG_ERR ? -1 : 0;
+    if (!strcmp(how, "sysv_signal")) {
+        own_bus_sysv = 1;
+        return sysv_signal(SIGBUS, own_bus_plain) == SIG_ERR ? -1 : 0;
+    }
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = own_bus_info;
     sa.sa_flags = SA_SIGINFO;
@@ -348,7 +357,7 @@ UNTRACED static int own_bus(const char *how, long ms)
 {
     struct sigaction now;
     volatile char *p;
-    int plain = !strcmp(how, "signal");
+    int plain = strcmp(how, "sigaction") != 0;
 
     if (!getenv("HARM_BUS_EARLY") && own_bus_install(how) != 0)
         return 4;
@@ -401,6 +410,6 @@ UNTRACED int main(int argc, char **argv)
     if (argc == 2 && !strcmp(argv[1], "bus"))
         return bus_error();
     fprintf(stderr, "usage: harm run MS | daemon DATA PLUGIN | sigmalloc | vfork | "
-                    "forkdlopen PLUGIN | threads MS | ownbus sigaction|signal [MS] | bus\n");
+                    "forkdlopen PLUGIN | threads MS | ownbus sigaction|signal|sysv_signal [MS] | bus\n");
     return 2;
 }

@@ -447,18 +447,21 @@ NOINSTR static int bus_installed(void)
  * behind ours (see above). */
 CYGTRACE_API NOINSTR int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
+    struct sigaction want;
     sigset_t all, was;
     int cur;
 
     if (sig != SIGBUS || !bus_installed())
         return __sigaction(sig, act, old);
+    if (act)
+        want = *act; /* act and old may be the same */
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &was);
     cur = __atomic_load_n(&bus_cur, __ATOMIC_ACQUIRE);
     if (old)
         *old = bus_prog[cur];
     if (act) {
-        bus_prog[!cur] = *act;
+        bus_prog[!cur] = want;
         __atomic_store_n(&bus_cur, !cur, __ATOMIC_RELEASE);
     }
     pthread_sigmask(SIG_SETMASK, &was, NULL);
@@ -485,6 +488,31 @@ CYGTRACE_API NOINSTR sighandler_t signal(int sig, sighandler_t handler)
     if (sigaction(sig, &sa, &old) != 0)
         return SIG_ERR;
     return old.sa_handler;
+}
+
+/* System V's signal (what signal is under -std=c99, and sysv_signal): the handler is reset
+ * when it runs, the signal not blocked meanwhile, interrupted system calls not restarted. All
+ * through sigaction: glibc's does no more. */
+CYGTRACE_API NOINSTR sighandler_t __sysv_signal(int sig, sighandler_t handler)
+{
+    struct sigaction sa, old;
+
+    if (handler == SIG_ERR || sig <= 0 || sig >= NSIG) {
+        errno = EINVAL;
+        return SIG_ERR;
+    }
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+    if (sigaction(sig, &sa, &old) != 0)
+        return SIG_ERR;
+    return old.sa_handler;
+}
+
+CYGTRACE_API NOINSTR sighandler_t sysv_signal(int sig, sighandler_t handler)
+{
+    return __sysv_signal(sig, handler);
 }
 
 /* Parses "64M", "1048576", "2G" (no sign, at most MAX_SIZE); returns 0 for anything else. */

@@ -267,8 +267,9 @@ for v in harm harm-dyn; do
     done
 done
 # The program's own SIGBUS handler, installed before the runtime's set-up or after it, by
-# sigaction or signal: it gets its own bus errors and its raise, and none of the ring's.
-for how in sigaction signal; do
+# sigaction, signal or sysv_signal: it gets its own bus errors and its raise, and none of the
+# ring's.
+for how in sigaction signal sysv_signal; do
     for when in early late; do
         tag=cut-own-$how-$when
         if [ $when = early ]; then
