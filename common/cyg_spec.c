@@ -38,13 +38,24 @@ int cyg_spec_u32(const char *s, size_t n, uint32_t *v)
     return 0;
 }
 
+/* Whether the n bytes at s (0x and hex digits) are an address of 64 bits other than 0: more
+ * digits would be cut (strtoull saturates), and 0 is no function. */
+static int addr_ok(const char *s, size_t n)
+{
+    size_t i = 2;
+
+    while (i < n && s[i] == '0')
+        i++;
+    return i < n && n - i <= 16;
+}
+
 int cyg_spec_name_ok(const char *s, size_t n)
 {
     if (hex_prefix(s, n)) {
         for (size_t i = 2; i < n; i++)
             if (hex_digit(s[i]) < 0)
                 return 0;
-        return 1;
+        return addr_ok(s, n);
     }
     if (n == 0)
         return 0;
@@ -98,7 +109,18 @@ enum cyg_spec_err cyg_spec_trigger(const char *text, size_t len, struct cyg_spec
     }
     s->name = what; /* also for the message when it is no name */
     s->name_len = wlen;
-    return cyg_spec_name_ok(what, wlen) ? CYG_SPEC_OK : CYG_SPEC_ENAME;
+    if (cyg_spec_name_ok(what, wlen))
+        return CYG_SPEC_OK;
+    /* Hex digits, but too many of them or all zeros. */
+    if (hex_prefix(what, wlen)) {
+        size_t i = 2;
+
+        while (i < wlen && hex_digit(what[i]) >= 0)
+            i++;
+        if (i == wlen)
+            return CYG_SPEC_EADDR;
+    }
+    return CYG_SPEC_ENAME;
 }
 
 const char *cyg_spec_why(enum cyg_spec_err err)
@@ -120,6 +142,8 @@ const char *cyg_spec_why(enum cyg_spec_err err)
         return "the mark id is not a number from 0 to 524287";
     case CYG_SPEC_ENAME:
         return "not a function's name";
+    case CYG_SPEC_EADDR:
+        return "not an address from 0x1 to 0xffffffffffffffff";
     }
     return "not a trigger";
 }

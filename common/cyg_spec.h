@@ -29,6 +29,7 @@ enum cyg_spec_err {
     CYG_SPEC_EMARKKIND,     /* a mark for a start or stop */
     CYG_SPEC_EMARK,         /* the mark id not a number of 19 bits */
     CYG_SPEC_ENAME,         /* the function not a name */
+    CYG_SPEC_EADDR,         /* 0x and an address of more than 64 bits, or 0 */
 };
 
 /* Parses the trigger in the len bytes at text (no terminator needed) into *s. */

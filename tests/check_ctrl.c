@@ -287,6 +287,10 @@ START_TEST(test_ctrl_trigger_malformed)
         {"start@f,g", "'f,g' is not a function's name"},
         {"start@0xZZ", "'0xZZ' is not a function's name"},
         {"start@f@g", "'f@g' is not a function's name"},
+        {"start@0xffffffffffffffffffff", "not an address from 0x1 to 0xffffffffffffffff"},
+        {"freeze@0x10000000000000000+1", "not an address from 0x1"},
+        {"freeze@0x0", "trigger 'freeze@0x0': not an address from 0x1"},
+        {"stop@0x000", "not an address from 0x1"},
     };
     struct ctrl_spec s;
     char err[256];

@@ -58,6 +58,31 @@ START_TEST(test_modmap_parses_lines)
 }
 END_TEST
 
+/* Paths with \xNN escapes (a newline in a file name stays on its line); a backslash that
+ * starts no escape, as maps before the escapes have it, is itself. */
+START_TEST(test_modmap_paths_unescaped)
+{
+    static const char text[] =
+        "cygtrace-maps 1\n"
+        "process 41 40 fork /tmp/t\\x0actxname 0 INJECTED.out\n"
+        "object 5000 6000 5000 - /tmp/a\\x0athread 1 99/prog\n"
+        "object 7000 8000 7000 - /tmp/back\\slash\\x5c\\x00\\xz.so\n"
+        "child 42 41 fork /tmp/t\\x0a.out.42\n";
+    char err[128] = "";
+    struct modmap *m = parse(text, err, sizeof err);
+
+    ck_assert_msg(m != NULL, "%s", err);
+    ck_assert_uint_eq(modmap_count(m), 2);
+    ck_assert_str_eq(modmap_object(m, 0)->path, "/tmp/a\nthread 1 99/prog");
+    ck_assert_str_eq(modmap_object(m, 0)->base, "prog");
+    ck_assert_str_eq(modmap_object(m, 1)->path, "/tmp/back\\slash\\\\x00\\xz.so");
+    ck_assert_str_eq(modmap_process(m)->ring, "/tmp/t\nctxname 0 INJECTED.out");
+    ck_assert_str_eq(modmap_child(m, 0)->ring, "/tmp/t\n.out.42");
+    ck_assert_ptr_null(modmap_take_names(m));
+    modmap_close(m);
+}
+END_TEST
+
 START_TEST(test_modmap_first_process_has_no_parent)
 {
     char err[128] = "";
@@ -386,6 +411,7 @@ Suite *modmap_suite(void)
     TCase *tc = tcase_create("core");
 
     tcase_add_test(tc, test_modmap_parses_lines);
+    tcase_add_test(tc, test_modmap_paths_unescaped);
     tcase_add_test(tc, test_modmap_first_process_has_no_parent);
     tcase_add_loop_test(tc, test_modmap_rejects_bad_lines, 0, (int)(sizeof bad / sizeof bad[0]));
     tcase_add_test(tc, test_modmap_thread_lines);

@@ -88,6 +88,27 @@ static int dec32(const char *s, uint32_t *v)
     return 0;
 }
 
+/* Undoes the \xNN escapes of a path (an object's, a ring's) in place. Unlike a name's, a
+ * backslash that starts no escape stands for itself, as maps of runtimes before the escapes
+ * wrote it; \x00 too (no path holds a NUL). */
+static void unescape_path(char *s)
+{
+    char *o = s;
+
+    for (char *p = s; *p; p++) {
+        unsigned v;
+
+        if (p[0] == '\\' && p[1] == 'x' && isxdigit((unsigned char)p[2]) &&
+            isxdigit((unsigned char)p[3]) && sscanf(p + 2, "%2x", &v) == 1 && v != 0) {
+            *o++ = (char)v;
+            p += 3;
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o = 0;
+}
+
 /* A process or child line's fields after the kind. */
 static int parse_proc(char *rest, struct modmap_process *p)
 {
@@ -95,6 +116,7 @@ static int parse_proc(char *rest, struct modmap_process *p)
 
     if (dec32(pid, &p->pid) < 0 || dec32(ppid, &p->ppid) < 0 || !how || !rest || !*rest)
         return -1;
+    unescape_path(rest);
     if (!(p->how = strdup(how)) || !(p->ring = strdup(strcmp(rest, "-") ? rest : ""))) {
         free((char *)p->how);
         p->how = NULL;
@@ -128,6 +150,7 @@ static int parse_object(struct modmap *m, char *rest)
     }
     if (vec_grow(&m->objs, &m->cap, m->n, sizeof *m->objs, 16) < 0)
         return -2;
+    unescape_path(rest);
     if (!(o.pub.path = strdup(rest)))
         return -2;
     slash = strrchr(o.pub.path, '/');

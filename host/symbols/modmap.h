@@ -18,7 +18,9 @@
  *   objname HANDLE TYPE NAME           the kernel object at HANDLE is of type TYPE (decimal,
  *                                      CYG_OBJ_*) and called NAME
  * In a NAME, \xNN (two hex digits) stands for a byte outside printable ASCII, and for a
- * backslash. Unknown lines are skipped, so that later runtimes may add kinds. */
+ * backslash; in a PATH, PARENT or RING too (a path may hold a newline), where a backslash
+ * that starts no such escape is itself. Unknown lines are skipped, so that later runtimes may
+ * add kinds. */
 #ifndef MODMAP_H
 #define MODMAP_H
 

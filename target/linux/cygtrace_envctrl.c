@@ -6,7 +6,10 @@
  * (a forked child's too, with the same addresses) after cygtrace_init, before recording
  * starts. A malformed item, a name that is no function: one line on stderr, that item ignored,
  * the rest armed. A name may also be 0x followed by the address nm shows in the program (the
- * load bias is added).
+ * load bias is added): one outside the program's code (0x0, a number past 64 bits, which
+ * strtoull would saturate) is said and ignored. At most CTL_SAY_MAX such lines are written,
+ * then how many more there were: a variable of 100 000 bad items is not 100 000 lines in the
+ * program's stderr.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,15 +45,38 @@ static struct {
     uint32_t depth, events;
 } ctl_env;
 
-/* "VAR: WHAT 'ITEM': WHY; ignored" (WHAT: trigger, or "" for a function list). */
+#define CTL_SAY_MAX 5u /* lines about the items, then only their count */
+
+static unsigned ctl_said, ctl_unsaid;
+
+/* "VAR: 'ITEM': WHY", while fewer than CTL_SAY_MAX were said; else counted. */
 NOINSTR static void ctl_say(const char *var, const char *item, const char *why)
 {
     char what[400] = "";
 
+    if (ctl_said >= CTL_SAY_MAX) {
+        ctl_unsaid++;
+        return;
+    }
+    ctl_said++;
     cyg_cat(cyg_cat(cyg_cat(cyg_cat(what, sizeof what, var), sizeof what, ": '"), sizeof what,
                     item),
             sizeof what, "'");
     cyg_say(what, why, 0);
+}
+
+/* After the lines of a pass over the items: how many more there were, in one line. */
+NOINSTR static void ctl_say_rest(void)
+{
+    char why[120] = "";
+
+    if (!ctl_unsaid)
+        return;
+    cyg_cat_ulong(why, sizeof why, ctl_unsaid);
+    cyg_cat(why, sizeof why, ctl_unsaid == 1 ? " more line" : " more lines");
+    cyg_cat(why, sizeof why, " like these, not shown");
+    cyg_say("CYGTRACE_TRIGGER, CYGTRACE_EXCLUDE, CYGTRACE_HIDE", why, 0);
+    ctl_unsaid = 0;
 }
 
 /* One trigger (start@FUNC, stop@FUNC, freeze@FUNC[+N], freeze@mark:ID[+N]) into *it; NULL,
@@ -137,6 +163,7 @@ NOINSTR void cyg_envctrl_read(void)
     ctl_list("CYGTRACE_TRIGGER", cyg_linux_env("CYGTRACE_TRIGGER"), ITEM_TRIG);
     ctl_list("CYGTRACE_EXCLUDE", cyg_linux_env("CYGTRACE_EXCLUDE"), ITEM_EXCL);
     ctl_list("CYGTRACE_HIDE", cyg_linux_env("CYGTRACE_HIDE"), ITEM_HIDE);
+    ctl_say_rest();
     if ((e = cyg_linux_env("CYGTRACE_DEPTH"))) {
         what[0] = 0;
         cyg_cat(cyg_cat(what, sizeof what, "CYGTRACE_DEPTH="), sizeof what, e);
@@ -237,13 +264,20 @@ NOINSTR static void ctl_resolve(int later, uint64_t bias)
         if (it->state != ITEM_PENDING)
             continue;
         if (it->name[0] == '0') { /* 0x...: the program's link-time address */
-            unsigned long long v = strtoull(it->name + 2, &end, 16);
+            unsigned long long v;
+            const char *why = NULL;
 
-            it->what = *end || !it->name[2] ? 0 : (uintptr_t)(v + bias);
-            it->state = it->what ? ITEM_READY : ITEM_DROPPED;
-            if (!it->what)
-                ctl_say(ctl_vars[it->type], ctl_text(it, text, sizeof text),
-                        "not an address (0x and hex digits); ignored");
+            errno = 0;
+            v = strtoull(it->name + 2, &end, 16);
+            if (*end || !it->name[2] || errno || v == 0 || v > UINTPTR_MAX)
+                why = "not an address (0x and hex digits, 64 bits at most); ignored";
+            else if (!cyg_maps_in_code(v))
+                why = "not in the program's code (give the address nm shows in the program); "
+                      "ignored";
+            it->what = why ? 0 : (uintptr_t)(v + bias);
+            it->state = why ? ITEM_DROPPED : ITEM_READY;
+            if (why)
+                ctl_say(ctl_vars[it->type], ctl_text(it, text, sizeof text), why);
             continue;
         }
         idx[n] = i;
@@ -293,6 +327,7 @@ NOINSTR void cyg_envctrl_arm(int forked, uint64_t bias)
 
     if (!ctl_env.resolved && !forked) {
         ctl_resolve(0, bias);
+        ctl_say_rest();
         ctl_env.resolved = 1;
     }
     for (unsigned i = 0; i < ctl_env.n; i++)

@@ -51,6 +51,31 @@ NOINSTR char *cyg_cat(char *out, size_t len, const char *s)
     return out;
 }
 
+NOINSTR char *cyg_cat_escaped(char *out, size_t len, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = strlen(out);
+
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+
+        if (c >= 0x20 && c < 0x7f && c != '\\') {
+            if (n + 1 >= len)
+                break;
+            out[n++] = (char)c;
+            continue;
+        }
+        if (n + 4 >= len)
+            break;
+        out[n++] = '\\';
+        out[n++] = 'x';
+        out[n++] = hex[c >> 4];
+        out[n++] = hex[c & 15u];
+    }
+    out[n] = 0;
+    return out;
+}
+
 NOINSTR char *cyg_cat_ulong(char *out, size_t len, unsigned long v)
 {
     char digits[24];

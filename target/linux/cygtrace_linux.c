@@ -32,7 +32,8 @@
  * A fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) is recorded as a fault record with
  * the interrupted PC and the faulting address, and freezes the ring, so the trace ends where
  * the program died; then the signal goes on as it would have (the previous handler, or the
- * default action and its core dump).
+ * default action and its core dump). A SIGBUS in the ring's own mapping (its file truncated by
+ * another program) is not fatal: see on_bus.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -239,6 +240,10 @@ NOINSTR static void ring_name(const char *base, const char *parent, char *out, s
     snprintf(out + n, len - n, ".%lu", gen + 1);
 }
 
+/* libc's own sigaction and signal: the names are ours (below). */
+extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+extern sighandler_t bsd_signal(int sig, sighandler_t handler);
+
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 static struct sigaction old_actions[sizeof fatal_signals / sizeof fatal_signals[0]];
 
@@ -266,7 +271,7 @@ NOINSTR static void on_fatal_signal(int sig, siginfo_t *si, void *context)
 {
     for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
         if (fatal_signals[i] == sig)
-            sigaction(sig, &old_actions[i], NULL);
+            __sigaction(sig, &old_actions[i], NULL);
     BUSY(); /* sigaction, raise */
     /* si_addr means the faulting address only for faults the CPU raised (si_code > 0); for a
      * signal sent by kill or raise the same bytes are the sender's pid. */
@@ -277,7 +282,8 @@ NOINSTR static void on_fatal_signal(int sig, siginfo_t *si, void *context)
     UNBUSY();
 }
 
-/* Installs on_fatal_signal where the program has not installed a handler of its own. */
+/* Installs on_fatal_signal where the program has not installed a handler of its own (SIGBUS
+ * has a handler of its own, below). */
 NOINSTR static void catch_fatal_signals(void)
 {
     struct sigaction sa;
@@ -287,12 +293,227 @@ NOINSTR static void catch_fatal_signals(void)
     sa.sa_flags = SA_SIGINFO | SA_NODEFER;
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
-        if (sigaction(fatal_signals[i], NULL, &old_actions[i]) == 0 &&
+        if (fatal_signals[i] != SIGBUS &&
+            __sigaction(fatal_signals[i], NULL, &old_actions[i]) == 0 &&
             old_actions[i].sa_handler == SIG_DFL)
-            sigaction(fatal_signals[i], &sa, NULL);
+            __sigaction(fatal_signals[i], &sa, NULL);
     }
 }
 
+
+/* SIGBUS: the ring's file cut short under the program. Another program may truncate the file
+ * (": > cygtrace.out", a cp over it) while the ring is mapped; no lock can stop it, and the
+ * next store to a page past the new end raises SIGBUS. on_bus, installed at set-up whatever
+ * the program had, tells that fault apart by its address (in the ring's mapping, raised by the
+ * CPU): it puts anonymous memory over the whole ring (MAP_FIXED: one step, so that other threads
+ * find either mapping, never a hole), sends the hooks out for good, says so once, and returns:
+ * the store is made again, into memory that nobody reads. Every other SIGBUS goes where it
+ * went before: the program's action, as the kernel would have run it, or the default one
+ * (recorded as a fault first, as on_fatal_signal does).
+ *
+ * The program keeps its own action: sigaction and signal are wrapped so that, for SIGBUS, the
+ * program sets and reads its action (bus_prog), and ours stays installed in front of it. Two
+ * copies, the current one published with one atomic store, so that a handler in another
+ * thread reads a whole one; the writer blocks signals meanwhile against its own handler. A
+ * program that replaces our handler some other way (the raw system call, sigset) has its
+ * handler run first: the wrapper notices and gets out of its way. */
+static struct sigaction bus_prog[2]; /* the program's SIGBUS action, bus_prog[bus_cur] */
+static int bus_cur;
+static int bus_ours;                 /* on_bus is installed */
+static int bus_cut;                  /* 0; 1: the ring is being replaced; 2: it was; 3: it
+                                        could not be */
+
+/* Anonymous memory over the ring whose file was cut; the first of the threads that fault
+ * does it, the others return to fault again until it is done. */
+NOINSTR static void ring_cut(void)
+{
+    int expect = 0;
+
+    if (!__atomic_compare_exchange_n(&bus_cut, &expect, 1, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
+        return;
+    cyg_core_detach(); /* the hooks take the slow path, which finds no ring */
+    if (mmap(ring_mem, ring_bytes, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) {
+        /* No memory to put there: the fault stays, and with it the default action. */
+        cyg_say(cfg.ring, "was truncated by another program, and cannot be replaced", errno);
+        __atomic_store_n(&bus_cut, 3, __ATOMIC_RELEASE);
+        return;
+    }
+    __atomic_store_n(&bus_cut, 2, __ATOMIC_RELEASE);
+    cyg_say(cfg.ring, "was truncated by another program while recording; recording stopped, "
+                      "the program runs on untraced", 0);
+}
+
+/* The default action of SIGBUS, as on_fatal_signal takes it: recorded, then the signal goes on
+ * to kill the process (a fault comes again when we return, a sent one is raised again). */
+NOINSTR static void bus_default(siginfo_t *si, void *context)
+{
+    struct sigaction dfl;
+
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    __atomic_store_n(&bus_ours, 0, __ATOMIC_RELEASE);
+    __sigaction(SIGBUS, &dfl, NULL);
+    if (cfg.signals)
+        cygtrace_fault(CYG_FAULT_SIGNAL + (unsigned)SIGBUS, signal_pc(context),
+                       si->si_code > 0 ? (uintptr_t)si->si_addr : 0);
+    if (si->si_code <= 0)
+        raise(SIGBUS);
+}
+
+NOINSTR static void on_bus(int sig, siginfo_t *si, void *context)
+{
+    uintptr_t at = (uintptr_t)si->si_addr;
+    struct sigaction prog;
+    sigset_t mask, was;
+    int saved = errno, cut;
+
+    BUSY(); /* mmap, sigaction, raise */
+    cut = __atomic_load_n(&bus_cut, __ATOMIC_ACQUIRE);
+    if (si->si_code > 0 && ring_mem && at - (uintptr_t)ring_mem < ring_bytes && cut < 3) {
+        ring_cut();
+        goto out;
+    }
+    prog = bus_prog[__atomic_load_n(&bus_cur, __ATOMIC_ACQUIRE)];
+    /* The kernel ignores no SIGBUS that a fault raised. */
+    if (prog.sa_handler == SIG_DFL || (si->si_code > 0 && prog.sa_handler == SIG_IGN)) {
+        bus_default(si, context);
+        goto out;
+    }
+    if (prog.sa_handler == SIG_IGN)
+        goto out;
+    if (prog.sa_flags & SA_RESETHAND) {
+        struct sigaction dfl = prog;
+
+        dfl.sa_handler = SIG_DFL;
+        dfl.sa_flags &= ~(SA_RESETHAND | SA_SIGINFO);
+        bus_prog[!bus_cur] = dfl;
+        __atomic_store_n(&bus_cur, !bus_cur, __ATOMIC_RELEASE);
+    }
+    /* Blocked as the kernel would block them for the program's handler: SIGBUS too unless
+     * SA_NODEFER (so a truncation found by a hook inside that very handler kills, as any
+     * fault there would). The handler may leave by siglongjmp, which restores the mask. */
+    mask = prog.sa_mask;
+    if (!(prog.sa_flags & SA_NODEFER))
+        sigaddset(&mask, SIGBUS);
+    pthread_sigmask(SIG_BLOCK, &mask, &was);
+    UNBUSY(); /* the program's handler is the program's: its calls are traced */
+    errno = saved;
+    if (prog.sa_flags & SA_SIGINFO)
+        prog.sa_sigaction(sig, si, context);
+    else
+        prog.sa_handler(sig);
+    saved = errno;
+    BUSY();
+    pthread_sigmask(SIG_SETMASK, &was, NULL);
+out:
+    UNBUSY();
+    errno = saved;
+}
+
+/* Installs on_bus in front of the program's SIGBUS action. */
+NOINSTR static void catch_bus(void)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_bus;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    if (__sigaction(SIGBUS, NULL, &bus_prog[0]) != 0)
+        return;
+    bus_cur = 0;
+    if (__sigaction(SIGBUS, &sa, NULL) == 0)
+        __atomic_store_n(&bus_ours, 1, __ATOMIC_RELEASE);
+}
+
+/* Whether on_bus is still the installed action (the program may have gone around the wrappers). */
+NOINSTR static int bus_installed(void)
+{
+    struct sigaction now;
+
+    if (!__atomic_load_n(&bus_ours, __ATOMIC_ACQUIRE))
+        return 0;
+    if (__sigaction(SIGBUS, NULL, &now) == 0 && (now.sa_flags & SA_SIGINFO) &&
+        now.sa_sigaction == on_bus)
+        return 1;
+    __atomic_store_n(&bus_ours, 0, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* sigaction, wrapped: for SIGBUS while on_bus is installed, the program's action is kept
+ * behind ours (see above). */
+CYGTRACE_API NOINSTR int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    struct sigaction want;
+    sigset_t all, was;
+    int cur;
+
+    if (sig != SIGBUS || !bus_installed())
+        return __sigaction(sig, act, old);
+    if (act)
+        want = *act; /* act and old may be the same */
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &was);
+    cur = __atomic_load_n(&bus_cur, __ATOMIC_ACQUIRE);
+    if (old)
+        *old = bus_prog[cur];
+    if (act) {
+        bus_prog[!cur] = want;
+        __atomic_store_n(&bus_cur, !cur, __ATOMIC_RELEASE);
+    }
+    pthread_sigmask(SIG_SETMASK, &was, NULL);
+    return 0;
+}
+
+/* signal, wrapped as sigaction is, with glibc's (BSD) meaning: the handler stays, the signal
+ * is blocked while it runs, interrupted system calls restart. */
+CYGTRACE_API NOINSTR sighandler_t signal(int sig, sighandler_t handler)
+{
+    struct sigaction sa, old;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sigemptyset(&sa.sa_mask);
+    if (sig == SIGBUS)
+        sigaddset(&sa.sa_mask, sig);
+    sa.sa_flags = SA_RESTART;
+    if (sig != SIGBUS || !bus_installed()) {
+        /* glibc's signal does exactly this, besides siginterrupt's bookkeeping: libc's own,
+         * through bsd_signal, keeps that too. */
+        return bsd_signal(sig, handler);
+    }
+    if (sigaction(sig, &sa, &old) != 0)
+        return SIG_ERR;
+    return old.sa_handler;
+}
+
+/* System V's signal (what signal is under -std=c99, and sysv_signal): the handler is reset
+ * when it runs, the signal not blocked meanwhile, interrupted system calls not restarted. All
+ * through sigaction: glibc's does no more. */
+CYGTRACE_API NOINSTR sighandler_t __sysv_signal(int sig, sighandler_t handler)
+{
+    struct sigaction sa, old;
+
+    if (handler == SIG_ERR || sig <= 0 || sig >= NSIG) {
+        errno = EINVAL;
+        return SIG_ERR;
+    }
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+    if (sigaction(sig, &sa, &old) != 0)
+        return SIG_ERR;
+    return old.sa_handler;
+}
+
+CYGTRACE_API NOINSTR sighandler_t sysv_signal(int sig, sighandler_t handler)
+{
+    return __sysv_signal(sig, handler);
+}
 
 /* Parses "64M", "1048576", "2G" (no sign, at most MAX_SIZE); returns 0 for anything else. */
 NOINSTR static size_t parse_size(const char *s)
@@ -435,14 +656,20 @@ NOINSTR static struct cyg_file_ring ring_map(void)
 }
 
 /* A map's "process" or "child" line (kind): pid, parent pid, how this process came to
- * record, and ring: the one before it (process), or its own (child). */
+ * record, and ring: the one before it (process), or its own (child), escaped (CYGTRACE_OUT may
+ * hold a newline). */
 NOINSTR static void process_line(char *line, size_t len, const char *kind, const char *ring)
 {
     line[0] = 0;
     cyg_cat_ulong(cyg_cat(cyg_cat(line, len, kind), len, " "), len, (unsigned long)getpid());
     cyg_cat_ulong(cyg_cat(line, len, " "), len, (unsigned long)getppid());
     cyg_cat(cyg_cat(cyg_cat(line, len, " "), len, cfg.how), len, " ");
-    cyg_cat(cyg_cat(line, len, ring[0] ? ring : "-"), len, "\n");
+    /* Room kept for the newline: a cut path is still one line. */
+    if (ring[0])
+        cyg_cat_escaped(line, len - 1, ring);
+    else
+        cyg_cat(line, len - 1, "-");
+    cyg_cat(line, len, "\n");
 }
 
 /* Sets up this process's ring. In a forked child (forked set) with system calls only, since
@@ -502,6 +729,8 @@ NOINSTR static void setup(void)
     /* Once per program: a forked child keeps the handlers, and the actions they go back to. */
     if (!atfork_done && cfg.signals)
         catch_fatal_signals();
+    if (!atfork_done)
+        catch_bus();
     if (!atfork_done && !end_key_made && pthread_key_create(&end_key, thread_end) == 0)
         end_key_made = 1;
     if (!atfork_done && pthread_atfork(NULL, NULL, child_after_fork) == 0)
@@ -679,6 +908,7 @@ NOINSTR static void child_after_fork(void)
     vfork_parent = 0;
     next_thread = 0;
     unset_lost = 0;
+    bus_cut = 0; /* the parent's ring, cut or not, is not the child's */
     if (had) {
         memcpy(cfg.parent, cfg.ring, sizeof cfg.ring);
         cfg.ring[0] = 0;

@@ -26,6 +26,11 @@ void cyg_say(const char *what, const char *what2, int err) CYG_HIDDEN;
 /* Appends s to the string at out (size len), cutting it to fit; returns out. */
 char *cyg_cat(char *out, size_t len, const char *s) CYG_HIDDEN;
 
+/* Appends s as a field of RING.maps (a path: the rest of its line): a byte below 0x20, 0x7f
+ * and up, and a backslash as \xNN, so that no name can end the line or start another
+ * (docs/FORMAT.md section 12); cut to fit between escapes, never inside one; returns out. */
+char *cyg_cat_escaped(char *out, size_t len, const char *s) CYG_HIDDEN;
+
 /* Appends v in decimal; returns out. */
 char *cyg_cat_ulong(char *out, size_t len, unsigned long v) CYG_HIDDEN;
 
@@ -62,6 +67,9 @@ struct cyg_file_ring cyg_file_map_ring(const char *path, size_t records_bytes,
  * against __cyg_profile_func_enter), or the runtime is linked into the program itself. */
 int cyg_maps_instrumented(void) CYG_HIDDEN;
 
+/* Whether addr, a link-time address of the program, lies in one of its executable segments. */
+int cyg_maps_in_code(uint64_t addr) CYG_HIDDEN;
+
 /* The program's load bias and GNU build-id (*id, returns its length; 0: none). */
 size_t cyg_maps_image(uint64_t *bias, const uint8_t **id) CYG_HIDDEN;
 
@@ -84,6 +92,32 @@ void cyg_maps_append_to(const char *maps_path, const char *line) CYG_HIDDEN;
 
 /* In a forked child: the map to write is the child's own, once it sets up. */
 void cyg_maps_forget(void) CYG_HIDDEN;
+
+/* --- cygtrace_peek.c: the loaded objects' bytes, read without faulting ------------------- */
+
+#define CYG_PEEK_WAYS 4u       /* windows kept */
+#define CYG_PEEK_WINDOW 4096u  /* bytes a window: at most a page, aligned */
+
+/* What cyg_peek reads through: a few windows of memory copied, and /proc/self/mem's
+ * descriptor when that is the way (-1: not opened; -2: cannot be). */
+struct cyg_peek {
+    uintptr_t at[CYG_PEEK_WAYS];
+    unsigned valid; /* a bit per window */
+    unsigned next;
+    int mem_fd;
+    unsigned char win[CYG_PEEK_WAYS][CYG_PEEK_WINDOW];
+};
+
+/* A reader (mapped memory, no malloc), or NULL. */
+struct cyg_peek *cyg_peek_new(void) CYG_HIDDEN;
+
+/* Closes its descriptor and unmaps it; pk may be NULL. */
+void cyg_peek_free(struct cyg_peek *pk) CYG_HIDDEN;
+
+/* Copies len bytes of this process's memory at from into to, through the kernel: a byte that
+ * cannot be read (unmapped, or a file mapping past the end of its file, where a plain read
+ * raises SIGBUS) fails the copy instead of faulting. Returns 0, or -1. */
+int cyg_peek(struct cyg_peek *pk, void *to, const void *from, size_t len) CYG_HIDDEN;
 
 /* --- cygtrace_syms.c: functions by name ---------------------------------------------------- */
 

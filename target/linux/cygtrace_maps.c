@@ -4,7 +4,9 @@
  *
  * The map's descriptor is never kept: each write opens the file, checks that it is still the
  * one this process created (a daemon that closed every fd and opened its own files must never
- * get our lines), appends and closes.
+ * get our lines), appends and closes. The objects' notes, dynamic sections, relocations and
+ * names are read through cyg_peek, never in place: a segment may run past the end of its file,
+ * where a read raises SIGBUS.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -47,27 +49,35 @@ NOINSTR static void put(int fd, const char *s, size_t len)
     }
 }
 
-/* Points *id at an object's GNU build-id note; returns its length, 0 when it has none. */
-NOINSTR static size_t build_id_of(const struct dl_phdr_info *info, const uint8_t **id)
+/* Copies an object's GNU build-id (at most CYG_BUILD_ID_MAX bytes) into id; returns its
+ * length, 0 when it has none or its notes cannot be read. */
+NOINSTR static size_t build_id_of(struct cyg_peek *pk, const struct dl_phdr_info *info,
+                                  uint8_t *id)
 {
-    for (int i = 0; i < info->dlpi_phnum; i++) {
+    for (int i = 0; pk && i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+        uintptr_t p = info->dlpi_addr + ph->p_vaddr, end = p + ph->p_memsz;
 
         if (ph->p_type != PT_NOTE)
             continue;
         while (p + sizeof(ElfW(Nhdr)) <= end) {
-            const ElfW(Nhdr) *n = (const void *)p;
-            const uint8_t *name = p + sizeof *n;
-            const uint8_t *desc = name + ((n->n_namesz + 3u) & ~3u);
+            ElfW(Nhdr) n;
+            char name[4];
+            uintptr_t desc;
 
-            if (desc + n->n_descsz > end)
+            if (cyg_peek(pk, &n, (const void *)p, sizeof n) < 0)
                 break;
-            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && !memcmp(name, "GNU", 4)) {
-                *id = desc;
-                return n->n_descsz;
+            desc = p + sizeof n + ((n.n_namesz + 3u) & ~(uintptr_t)3u);
+            if (desc < p || n.n_descsz > end - desc || desc > end)
+                break;
+            if (n.n_type == NT_GNU_BUILD_ID && n.n_namesz == 4 &&
+                cyg_peek(pk, name, (const void *)(p + sizeof n), 4) == 0 &&
+                !memcmp(name, "GNU", 4)) {
+                size_t len = n.n_descsz < CYG_BUILD_ID_MAX ? n.n_descsz : CYG_BUILD_ID_MAX;
+
+                return cyg_peek(pk, id, (const void *)desc, len) == 0 ? len : 0;
             }
-            p = desc + ((n->n_descsz + 3u) & ~3u);
+            p = desc + ((n.n_descsz + 3u) & ~(uintptr_t)3u);
         }
     }
     return 0;
@@ -89,10 +99,12 @@ NOINSTR static int span_of(const struct dl_phdr_info *info, uint64_t *lo, uint64
     return *hi > *lo;
 }
 
+static uint8_t image_id[CYG_BUILD_ID_MAX]; /* the program's build-id, copied */
+
 struct image {
     uint64_t bias;
-    const uint8_t *id;
     size_t id_len;
+    struct cyg_peek *pk;
 };
 
 /* The first object dl_iterate_phdr reports is the program itself. */
@@ -102,17 +114,40 @@ NOINSTR static int find_image(struct dl_phdr_info *info, size_t size, void *arg)
 
     (void)size;
     im->bias = info->dlpi_addr;
-    im->id_len = build_id_of(info, &im->id);
+    im->id_len = build_id_of(im->pk, info, image_id);
     return 1;
+}
+
+/* The first object is the program: is *arg (a link-time address) in its code? */
+NOINSTR static int in_code(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    uint64_t a = *(uint64_t *)arg;
+
+    (void)size;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && a >= ph->p_vaddr &&
+            a - ph->p_vaddr < ph->p_memsz)
+            return 2;
+    }
+    return 1;
+}
+
+NOINSTR int cyg_maps_in_code(uint64_t addr)
+{
+    return dl_iterate_phdr(in_code, &addr) == 2;
 }
 
 NOINSTR size_t cyg_maps_image(uint64_t *bias, const uint8_t **id)
 {
     struct image im = {0};
 
+    im.pk = cyg_peek_new();
     dl_iterate_phdr(find_image, &im);
+    cyg_peek_free(im.pk);
     *bias = im.bias;
-    *id = im.id;
+    *id = im.id_len ? image_id : NULL;
     return im.id_len;
 }
 
@@ -125,28 +160,41 @@ NOINSTR static uintptr_t dyn_addr(const struct dl_phdr_info *info, uintptr_t v)
 }
 
 /* Whether one of n relocations (RELA when rela, else REL) at tab names the enter hook. */
-NOINSTR static int relocs_name_hook(const void *tab, size_t bytes, int rela,
+NOINSTR static int relocs_name_hook(struct cyg_peek *pk, const void *tab, size_t bytes, int rela,
                                     const ElfW(Sym) *sym, const char *str)
 {
+    static const char hook[] = "__cyg_profile_func_enter";
     size_t ent = rela ? sizeof(ElfW(Rela)) : sizeof(ElfW(Rel));
+    char name[sizeof hook];
+    ElfW(Rel) r;
+    ElfW(Sym) s;
 
     for (size_t off = 0; tab && off + ent <= bytes; off += ent) {
-        const ElfW(Rel) *r = (const void *)((const char *)tab + off); /* r_info at the same
-                                                                          place in both */
-        size_t s = sizeof(void *) == 8 ? ELF64_R_SYM(r->r_info) : ELF32_R_SYM(r->r_info);
+        size_t k;
 
-        if (s && sym[s].st_shndx == SHN_UNDEF &&
-            !strcmp(str + sym[s].st_name, "__cyg_profile_func_enter"))
+        /* r_info at the same place in both */
+        if (cyg_peek(pk, &r, (const char *)tab + off, sizeof r) < 0)
+            return 0;
+        k = sizeof(void *) == 8 ? ELF64_R_SYM(r.r_info) : ELF32_R_SYM(r.r_info);
+        if (k && cyg_peek(pk, &s, &sym[k], sizeof s) == 0 && s.st_shndx == SHN_UNDEF &&
+            cyg_peek(pk, name, str + s.st_name, sizeof name) == 0 &&
+            !memcmp(name, hook, sizeof hook))
             return 1;
     }
     return 0;
 }
 
+struct hooks_ask {
+    int first;            /* the next object is the program */
+    struct cyg_peek *pk;
+};
+
 /* Per object: 1 (stop) when it calls the hooks, or when it is the program and holds this
  * runtime (linked with libcygtrace.a). */
 NOINSTR static int calls_hooks(struct dl_phdr_info *info, size_t size, void *arg)
 {
-    int *first = arg;
+    struct hooks_ask *ask = arg;
+    int *first = &ask->first;
     const ElfW(Dyn) *dyn = NULL;
     const ElfW(Sym) *sym = NULL;
     const char *str = NULL;
@@ -162,10 +210,11 @@ NOINSTR static int calls_hooks(struct dl_phdr_info *info, size_t size, void *arg
     for (int i = 0; i < info->dlpi_phnum; i++)
         if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
             dyn = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-    for (; dyn && dyn->d_tag != DT_NULL; dyn++) {
-        uintptr_t v = dyn->d_un.d_ptr;
+    for (ElfW(Dyn) d; dyn && cyg_peek(ask->pk, &d, dyn, sizeof d) == 0 && d.d_tag != DT_NULL;
+         dyn++) {
+        uintptr_t v = d.d_un.d_ptr;
 
-        switch (dyn->d_tag) {
+        switch (d.d_tag) {
         case DT_SYMTAB: sym = (const void *)dyn_addr(info, v); break;
         case DT_STRTAB: str = (const void *)dyn_addr(info, v); break;
         case DT_RELA: rel = (const void *)dyn_addr(info, v); rela = 1; break;
@@ -179,27 +228,40 @@ NOINSTR static int calls_hooks(struct dl_phdr_info *info, size_t size, void *arg
     }
     if (!sym || !str)
         return 0;
-    return relocs_name_hook(rel, relsz, rela, sym, str) ||
-           relocs_name_hook(jmp, jmpsz, jmp_rela, sym, str);
+    return relocs_name_hook(ask->pk, rel, relsz, rela, sym, str) ||
+           relocs_name_hook(ask->pk, jmp, jmpsz, jmp_rela, sym, str);
 }
 
 NOINSTR int cyg_maps_instrumented(void)
 {
-    int first = 1;
+    struct hooks_ask ask = {1, cyg_peek_new()};
+    int found;
 
-    return dl_iterate_phdr(calls_hooks, &first);
+    if (!ask.pk)
+        return 0;
+    found = dl_iterate_phdr(calls_hooks, &ask);
+    cyg_peek_free(ask.pk);
+    return found;
 }
 
 /* One "object" line per loaded object not written yet: where its segments sit, its bias
  * (run-time minus link-time address), build-id and path. The first object is the program;
  * objects without a file (the vDSO) are left out. Called with maps_lock held. */
+struct object_out {
+    int fd;
+    struct cyg_peek *pk;
+};
+
 NOINSTR static int write_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
-    int fd = *(int *)arg;
+    /* Static: called with maps_lock held; an escaped path may take four times its bytes. */
+    static char line[4 * PATH_MAX + 160];
+    const struct object_out *out = arg;
+    int fd = out->fd;
     const char *name = info->dlpi_name;
-    char path[PATH_MAX], line[PATH_MAX + 160], hex[2 * CYG_BUILD_ID_MAX + 1] = "-";
+    char path[PATH_MAX], hex[2 * CYG_BUILD_ID_MAX + 1] = "-";
     uint64_t lo, hi, key;
-    const uint8_t *id;
+    uint8_t id[CYG_BUILD_ID_MAX];
     size_t n;
 
     (void)size;
@@ -223,13 +285,15 @@ NOINSTR static int write_object(struct dl_phdr_info *info, size_t size, void *ar
     if (maps_nknown == MAX_OBJECTS)
         return 0;
     maps_known[maps_nknown++] = key;
-    n = build_id_of(info, &id);
+    n = build_id_of(out->pk, info, id);
     for (size_t i = 0; i < n && i < CYG_BUILD_ID_MAX; i++)
         snprintf(hex + 2 * i, 3, "%02x", id[i]);
-    snprintf(line, sizeof line, "object %llx %llx %llx %s %s\n",
+    snprintf(line, sizeof line, "object %llx %llx %llx %s ",
              (unsigned long long)(info->dlpi_addr + lo), (unsigned long long)(info->dlpi_addr + hi),
-             (unsigned long long)info->dlpi_addr, hex, path);
-    put(fd, line, strlen(line));
+             (unsigned long long)info->dlpi_addr, hex);
+    /* Escaped: a path may hold a newline, which would start a line of its own. */
+    cyg_cat(cyg_cat_escaped(line, sizeof line - 1, path), sizeof line, "\n");
+    put(fd, line, strlen(line)); /* one write: a thread line never lands inside it */
     return 0;
 }
 
@@ -295,12 +359,14 @@ NOINSTR int cyg_maps_start(const char *path, const char *process_line, const cha
 
 NOINSTR void cyg_maps_refresh(void)
 {
-    int fd;
+    struct object_out out;
 
     pthread_mutex_lock(&maps_lock);
-    if (maps_path[0] && (fd = cyg_file_reopen(maps_path, maps_dev, maps_ino)) >= 0) {
-        dl_iterate_phdr(write_object, &fd);
-        close(fd);
+    if (maps_path[0] && (out.fd = cyg_file_reopen(maps_path, maps_dev, maps_ino)) >= 0) {
+        out.pk = cyg_peek_new(); /* NULL: the lines go without build-ids */
+        dl_iterate_phdr(write_object, &out);
+        cyg_peek_free(out.pk);
+        close(out.fd);
     }
     pthread_mutex_unlock(&maps_lock);
 }

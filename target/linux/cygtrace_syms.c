@@ -16,7 +16,9 @@
  * is checked against the file's length before it is used, and every read is a bounded pread
  * into memory mapped for the time of the look-up (no malloc, no stdio, nothing the program
  * could notice; no descriptor outlives it): the symbol table streams through a 64 KiB buffer,
- * the string table is read whole when it has at most 16 MiB, else name by name.
+ * the string table is read whole when it has at most 16 MiB, else name by name. The mapped
+ * objects are read through the kernel too (cyg_peek), never in place: a segment may run past
+ * the end of its file, and a plain read there raises SIGBUS.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -61,6 +63,7 @@ struct lookup {
     int bind[CYG_SYMS_MAX];      /* the best one's standing (see standing), -1: none */
     unsigned defs[CYG_SYMS_MAX]; /* definitions at distinct addresses */
     unsigned ifunc[CYG_SYMS_MAX];
+    struct cyg_peek pk;          /* reads the mapped objects */
 };
 
 /* a + b <= limit, without overflow. */
@@ -199,6 +202,14 @@ NOINSTR static int scan_symbols(struct lookup *lk, int fd, uint64_t off, uint64_
 
 NOINSTR static int readable(const struct dl_phdr_info *info, const void *p, uint64_t len);
 
+/* Copies len bytes of the object at p into to: 0 when they lie in one of its readable
+ * segments and the kernel could read them all (a page past the end of the file cannot be). */
+NOINSTR static int mem(struct lookup *lk, const struct dl_phdr_info *info, void *to,
+                       const void *p, uint64_t len)
+{
+    return readable(info, p, len) && cyg_peek(&lk->pk, to, p, (size_t)len) == 0 ? 0 : -1;
+}
+
 /* Whether the file's program headers are the loaded object's, and its note segments (the GNU
  * build-id) hold the same bytes: else it is not the file that was loaded. */
 NOINSTR static int same_object(struct lookup *lk, int fd, const ElfW(Ehdr) *eh, uint64_t size,
@@ -216,10 +227,10 @@ NOINSTR static int same_object(struct lookup *lk, int fd, const ElfW(Ehdr) *eh, 
 
         if (ph->p_type != PT_NOTE)
             continue;
-        if (!readable(info, (const void *)(info->dlpi_addr + ph->p_vaddr), n))
+        if (mem(lk, info, lk->buf + NOTES_MAX, (const void *)(info->dlpi_addr + ph->p_vaddr), n))
             return 0;
         if (!fits(ph->p_offset, n, size) || read_at(fd, lk->buf, n, ph->p_offset) < 0 ||
-            memcmp(lk->buf, (const void *)(info->dlpi_addr + ph->p_vaddr), n))
+            memcmp(lk->buf, lk->buf + NOTES_MAX, n))
             return 0;
     }
     return 1;
@@ -309,30 +320,33 @@ NOINSTR static int readable(const struct dl_phdr_info *info, const void *p, uint
 
 /* The number of symbols of a mapped .dynsym: from DT_HASH's chain count, or the last chain of
  * DT_GNU_HASH; 0 when the tables are not where they should be. */
-NOINSTR static size_t dynsym_count(const struct dl_phdr_info *info, const uint32_t *hash,
-                                   const uint32_t *gnu)
+NOINSTR static size_t dynsym_count(struct lookup *lk, const struct dl_phdr_info *info,
+                                   const uint32_t *hash, const uint32_t *gnu)
 {
     const uint32_t *buckets, *chain;
-    uint32_t nb, first, last = 0;
+    uint32_t head[4], nb, first, last = 0, w;
 
     if (hash)
-        return readable(info, hash, 8) ? hash[1] : 0;
-    if (!gnu || !readable(info, gnu, 16))
+        return mem(lk, info, head, hash, 8) == 0 ? head[1] : 0;
+    if (!gnu || mem(lk, info, head, gnu, 16) < 0)
         return 0;
-    nb = gnu[0];
-    first = gnu[1];
-    buckets = (const uint32_t *)((const ElfW(Addr) *)(gnu + 4) + gnu[2]);
+    nb = head[0];
+    first = head[1];
+    buckets = (const uint32_t *)((const ElfW(Addr) *)(gnu + 4) + head[2]);
     if (!readable(info, buckets, (uint64_t)nb * 4))
         return 0;
-    for (uint32_t b = 0; b < nb; b++)
-        last = buckets[b] > last ? buckets[b] : last;
+    for (uint32_t b = 0; b < nb; b++) {
+        if (cyg_peek(&lk->pk, &w, &buckets[b], 4) < 0)
+            return 0;
+        last = w > last ? w : last;
+    }
     if (last < first)
         return first;
     chain = buckets + nb;
     for (;; last++) { /* the last chain ends with bit 0 set */
-        if (!readable(info, &chain[last - first], 4))
+        if (mem(lk, info, &w, &chain[last - first], 4) < 0)
             return 0;
-        if (chain[last - first] & 1u)
+        if (w & 1u)
             return (size_t)last + 1;
     }
 }
@@ -343,7 +357,29 @@ NOINSTR static uintptr_t dyn_addr(const struct dl_phdr_info *info, uintptr_t v)
     return v < info->dlpi_addr ? v + info->dlpi_addr : v;
 }
 
-/* Looks the names up in the .dynsym the dynamic linker mapped. */
+/* The names (a mask) that the string at offset at of the mapped string table [str, str +
+ * strsz) is. A name that ends just before a page that cannot be read is still compared. */
+NOINSTR static uint32_t mapped_names(struct lookup *lk, const char *str, size_t strsz,
+                                     size_t at)
+{
+    char name[CYG_SYMS_NAME_MAX];
+    uint32_t mask = 0;
+    size_t got;
+    int whole;
+
+    if (at >= strsz)
+        return 0;
+    got = lk->longest + 1 < strsz - at ? lk->longest + 1 : strsz - at;
+    whole = cyg_peek(&lk->pk, name, str + at, got) == 0;
+    for (unsigned i = 0; i < lk->n; i++)
+        if (lk->len[i] && lk->len[i] < got &&
+            (whole || cyg_peek(&lk->pk, name, str + at, lk->len[i] + 1) == 0) &&
+            !memcmp(name, lk->names[i], lk->len[i] + 1))
+            mask |= 1u << i;
+    return mask;
+}
+
+/* Looks the names up in the .dynsym the dynamic linker mapped (read through cyg_peek). */
 NOINSTR static void mapped_symbols(struct lookup *lk, const struct dl_phdr_info *info)
 {
     const ElfW(Dyn) *dyn = NULL;
@@ -351,6 +387,8 @@ NOINSTR static void mapped_symbols(struct lookup *lk, const struct dl_phdr_info 
     const char *str = NULL;
     const uint32_t *hash = NULL, *gnu = NULL;
     size_t ndyn = 0, strsz = 0, nsym;
+    ElfW(Dyn) d;
+    ElfW(Sym) s;
 
     for (int i = 0; i < info->dlpi_phnum; i++)
         if (info->dlpi_phdr[i].p_type == PT_DYNAMIC) {
@@ -359,35 +397,38 @@ NOINSTR static void mapped_symbols(struct lookup *lk, const struct dl_phdr_info 
         }
     if (!dyn || !readable(info, dyn, (uint64_t)ndyn * sizeof *dyn))
         return;
-    for (size_t i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; i++) {
-        uintptr_t v = dyn[i].d_un.d_ptr;
+    for (size_t i = 0; i < ndyn; i++) {
+        uintptr_t v;
 
-        switch (dyn[i].d_tag) {
+        if (cyg_peek(&lk->pk, &d, &dyn[i], sizeof d) < 0 || d.d_tag == DT_NULL)
+            break;
+        v = d.d_un.d_ptr;
+        switch (d.d_tag) {
         case DT_SYMTAB: sym = (const void *)dyn_addr(info, v); break;
         case DT_STRTAB: str = (const void *)dyn_addr(info, v); break;
-        case DT_STRSZ: strsz = dyn[i].d_un.d_val; break;
+        case DT_STRSZ: strsz = d.d_un.d_val; break;
         case DT_HASH: hash = (const void *)dyn_addr(info, v); break;
         case DT_GNU_HASH: gnu = (const void *)dyn_addr(info, v); break;
         case DT_SYMENT:
-            if (dyn[i].d_un.d_val != sizeof *sym)
+            if (d.d_un.d_val != sizeof *sym)
                 return;
             break;
         }
     }
     if (!sym || !str || !readable(info, str, strsz))
         return;
-    nsym = dynsym_count(info, hash, gnu);
+    nsym = dynsym_count(lk, info, hash, gnu);
     if (!readable(info, sym, (uint64_t)nsym * sizeof *sym))
         return;
     for (size_t k = 0; k < nsym; k++) {
-        uint32_t mask = 0;
-        size_t at = sym[k].st_name;
+        unsigned type;
 
-        for (unsigned i = 0; i < lk->n; i++)
-            if (lk->len[i] && at < strsz && lk->len[i] < strsz - at &&
-                !memcmp(str + at, lk->names[i], lk->len[i] + 1))
-                mask |= 1u << i;
-        consider(lk, mask, &sym[k], info->dlpi_addr);
+        if (cyg_peek(&lk->pk, &s, &sym[k], sizeof s) < 0)
+            return;
+        type = ELF64_ST_TYPE(s.st_info);
+        if (s.st_name && s.st_shndx != SHN_UNDEF && s.st_value &&
+            (type == STT_FUNC || type == STT_GNU_IFUNC))
+            consider(lk, mapped_names(lk, str, strsz, s.st_name), &s, info->dlpi_addr);
     }
 }
 
@@ -473,6 +514,7 @@ NOINSTR unsigned cyg_syms_find(const char *const *names, unsigned n, struct cyg_
     lk->hits = hits;
     lk->self = (uintptr_t)&cyg_syms_find;
     lk->buf = (char *)lk + bytes - BUF_BYTES;
+    lk->pk.mem_fd = -1;
     for (unsigned i = 0; i < n; i++) {
         size_t l = strlen(names[i]);
 
@@ -480,6 +522,8 @@ NOINSTR unsigned cyg_syms_find(const char *const *names, unsigned n, struct cyg_
         lk->longest = lk->len[i] > lk->longest ? lk->len[i] : lk->longest;
     }
     dl_iterate_phdr(one_object, lk);
+    if (lk->pk.mem_fd >= 0)
+        close(lk->pk.mem_fd);
     munmap(lk, bytes);
     for (unsigned i = 0; i < n; i++)
         found += hits[i].addr != 0;

@@ -3,8 +3,9 @@
 # that hurt a traced program before (tests/harm.c is the victim): a second run in the same
 # directory, a full disk, a daemon that closes every descriptor, a first traced call in a signal
 # handler that interrupted malloc, a planted symbolic link, a set-user-ID program run with an
-# attacker's environment, a bad size, a vfork child. The disk-full and set-user-ID tests need
-# root (a tmpfs mount, a root-owned program) and say so when they are skipped.
+# attacker's environment, a bad size, a vfork child, the ring's file truncated under it,
+# newlines in the names of files that the map of objects names. The disk-full and set-user-ID
+# tests need root (a tmpfs mount, a root-owned program) and say so when they are skipped.
 . "$(dirname "$0")/lib.sh"
 
 H=$BUILD/tests/harm
@@ -228,5 +229,98 @@ for v in harm harm-dyn; do
              /vfork_child_work\(\)/ && t == 2 { w = 1 }
              END { exit !(c == 1 && w && !bad) }' "$T/vfork-$v-tree.out"
 done
+
+# --- 9. the ring's file truncated while the program runs ---------------------------------------
+# truncated TAG HOW CMD...: runs CMD in the background, cuts its ring ($T/TAG.ring) short once
+# the ring is live (HOW: empty, ": >"; small, a cp of a small file over it), waits for it; RC.
+truncated() {
+    local tag=$1 how=$2 pid
+    shift 2
+    rm -f "$T/$tag.ring"
+    (exec 2>/dev/null; timeout "$E2E_TIMEOUT" "$@" </dev/null >"$T/$tag.out" 2>"$T/$tag.err") &
+    pid=$!
+    if wait_file "$T/$tag.ring"; then
+        sleep 0.3
+        if [ "$how" = empty ]; then : >"$T/$tag.ring"; else cp "$T/small" "$T/$tag.ring"; fi
+    fi
+    wait $pid
+    RC=$?
+}
+# cut_ok NAME TAG: status 0 and the one line that says what happened (cygtrace record has its
+# own word on the file it finds cut afterwards).
+cut_ok() {
+    check "$1" "status $RC: $(head -c 400 "$T/$2.err")" \
+        [ "$RC" -eq 0 -a "$(grep -c '^cygtrace: .*: was truncated' "$T/$2.err")" -eq 1 ] && grep -q \
+        "^cygtrace: $T/$2.ring: was truncated by another program while recording; recording \
+stopped, the program runs on untraced$" "$T/$2.err"
+}
+head -c 100 /dev/urandom >"$T/small"
+for v in harm harm-dyn; do
+    for how in empty small; do
+        tag=cut-$v-$how
+        if [ $v = harm ]; then
+            truncated $tag $how env CYGTRACE_OUT="$T/$tag.ring" "$H" threads 1500
+        else
+            truncated $tag $how "$CT" record -o "$T/$tag.ring" -- "$HD" threads 1500
+        fi
+        cut_ok "truncated-ring-$v-$how-runs-on" $tag
+    done
+done
+# The program's own SIGBUS handler, installed before the runtime's set-up or after it, by
+# sigaction, signal or sysv_signal: it gets its own bus errors and its raise, and none of the
+# ring's.
+for how in sigaction signal sysv_signal; do
+    for when in early late; do
+        tag=cut-own-$how-$when
+        if [ $when = early ]; then
+            truncated $tag empty env HARM_BUS_EARLY=$how CYGTRACE_OUT="$T/$tag.ring" \
+                "$H" ownbus $how 1500
+        else
+            truncated $tag empty env CYGTRACE_OUT="$T/$tag.ring" "$H" ownbus $how 1500
+        fi
+        cut_ok "own-sigbus-handler-$how-$when" $tag
+    done
+    run own-dyn-$how "$CT" record -o "$T/own-dyn-$how.ring" -- "$HD" ownbus $how
+    check "own-sigbus-handler-$how-preloaded" "status $RC: $(head -c 300 "$T/own-dyn-$how.err")" \
+        [ "$RC" -eq 0 ]
+done
+# A bus error of the program's own, with no handler: it dies of it, as without the runtime, and
+# the trace ends with it.
+run bus env CYGTRACE_OUT="$T/bus.ring" "$H" bus
+check "unrelated-sigbus-kills" "status $RC, not 135: $(head -c 300 "$T/bus.err")" [ "$RC" -eq 135 ]
+run bus-tree "$CT" tree "$H" "$T/bus.ring"
+check "unrelated-sigbus-recorded" "the trace does not end with the SIGBUS" \
+    grep -q "signal 7 (SIGBUS) at bus_error" "$T/bus-tree.out"
+run bus-dyn "$CT" record -o "$T/bus-dyn.ring" -- "$HD" bus
+check "unrelated-sigbus-kills-preloaded" "status $RC, not 135" [ "$RC" -eq 135 ]
+
+# --- 10. newlines in file names ----------------------------------------------------------------
+# CYGTRACE_OUT and a dlopen'ed plugin's directory whose names hold newlines and what would read
+# as map lines: the maps write them escaped (\x0a), the host reads them back, no line injected.
+nl=$'\n'
+out="$T/out${nl}ctxname 0 INJECTED${nl}thread 1 4242"
+pdir="$T/plug${nl}thread 2 4343${nl}object 1000 2000 0 - /bin/sh"
+mkdir -p "$pdir" && cp "$PLUGIN" "$pdir/plugin.so"
+run nl-fork env CYGTRACE_OUT="$out" "$H" forkdlopen "$pdir/plugin.so"
+# ls shows the child's ring "$out.PID" on lines of its own: its last is "thread 1 4242.PID".
+kpid=$(ls "$T" | grep -a -E '^thread 1 4242\.[0-9]+$' | head -n 1 | sed 's/.*\.//')
+kid=$out.$kpid
+check "newline-names-run" "status $RC: $(head -c 300 "$T/nl-fork.err")" [ "$RC" -eq 0 -a -n "$kpid" ]
+# injected: the map's lines that are not of the kinds and forms the runtime writes.
+injected() {
+    grep -a -v -E '^(cygtrace-maps 1|process [0-9]+ [0-9]+ (start|fork|exec) .+|object [0-9a-f]+ [0-9a-f]+ [0-9a-f]+ [0-9a-f-]+ /.*|thread [0-9]+ [0-9]+( vfork)?|child [0-9]+ [0-9]+ (fork|exec) /.*)$' "$1" ||
+        grep -a -E '^thread [0-9]+ (4242|4343)$|^object 1000 ' "$1"
+}
+for who in first child; do
+    if [ $who = first ]; then m=$out.maps; else m=$kid.maps; fi
+    check "newline-names-no-line-injected-$who" "$(injected "$m" | head -n 3 | tr '\n' '|')" \
+        eval '[ -s "$m" ] && ! injected "$m" >/dev/null'
+done
+check "newline-names-escaped" "$(grep -a -c 'x0a' "$kid.maps") escaped lines" \
+    eval 'grep -a -q "^process [0-9]* [0-9]* fork $T/out\\\\x0actxname 0 INJECTED\\\\x0athread 1 4242\$" "$kid.maps" &&
+          grep -a -q "^object .* $T/plug\\\\x0athread 2 4343\\\\x0aobject 1000 2000 0 - /bin/sh/plugin.so\$" "$kid.maps" &&
+          grep -a -q "^child [0-9]* [0-9]* fork $T/out\\\\x0actxname 0 INJECTED\\\\x0athread 1 4242\\.[0-9]*\$" "$out.maps"'
+check "newline-names-plugin-named" "the child's trace does not name plugin_run" \
+    decodes nl-kid-tree "$H" "$kid" plugin_run
 
 finish

@@ -6,8 +6,9 @@
 # depth 1 and 2, the classes of marks; names of a shared library and of a plugin that dlopen
 # loads later; a link-time address in a PIE; a forked child's own ring; a freeze in one thread
 # that freezes the ring for all. And what must not stop the program: an unknown name, an
-# indirect function, malformed values (one line each on stderr, the program traced on), and
-# malformed record options (one line, status 2, the program not run).
+# indirect function, malformed values (one line each on stderr, the program traced on), a
+# library whose segment runs past the end of its file, and malformed record options (one
+# line, status 2, the program not run).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -368,6 +369,10 @@ CYGTRACE_TRIGGER|freeze@mark:x|'freeze@mark:x': the mark id is not a number
 CYGTRACE_TRIGGER|stop@mark:1|'stop@mark:1': only a freeze fires on a mark
 CYGTRACE_TRIGGER|freeze@bo-om|'freeze@bo-om': not a function's name; ignored$
 CYGTRACE_TRIGGER|freeze@|'freeze@': not a function's name
+CYGTRACE_TRIGGER|start@0xffffffffffffffffffff|'start@0xffffffffffffffffffff': not an address from 0x1 to 0xffffffffffffffff; ignored$
+CYGTRACE_TRIGGER|freeze@0x0|'freeze@0x0': not an address from 0x1 to 0xffffffffffffffff; ignored$
+CYGTRACE_TRIGGER|freeze@0x10+5|'freeze@0x10+5': not in the program's code (give the address nm shows in the program); ignored$
+CYGTRACE_TRIGGER|stop@0xfffffffffffffff0|'stop@0xfffffffffffffff0': not in the program's code
 CYGTRACE_EXCLUDE|no such|'no such': not a function's name; ignored$
 CYGTRACE_EXCLUDE|0xfoo|'0xfoo': not a function's name
 CYGTRACE_HIDE|1abc|'1abc': not a function's name
@@ -418,13 +423,72 @@ if gcc -std=gnu11 -finstrument-functions -O1 -fPIE -pie -o "$T/many" "$T/many.c"
 else
     fail many-compile "gcc failed: $(head -n 1 "$T/many-gcc.err")"
 fi
+# A library that the dynamic linker loads and runs, whose last segment runs past the end of its
+# file with the name of a symbol nobody calls there, and no section headers (tests/elfcut.c
+# makes it from a normal one): looking a name up in it must not read that page (SIGBUS).
+mkdir -p "$T/cut"
+cat >"$T/cut/cut.c" <<'EOF'
+int cut_used(int x) { return x + 1; }
+int cut_unused_fn(int x) { return x * 2; }
+EOF
+cat >"$T/cut/prog.c" <<'EOF'
+#include <stdio.h>
+int cut_used(int);
+__attribute__((noinline)) int work(int x) { return cut_used(x); }
+int main(void) { printf("cut %d\n", work(1)); return 0; }
+EOF
+if gcc -O1 -o "$T/cut/elfcut" "$ROOT/tests/elfcut.c" 2>"$T/cut-gcc.err" &&
+    gcc -shared -fPIC -O1 -o "$T/cut/libcut.so" "$T/cut/cut.c" 2>>"$T/cut-gcc.err" &&
+    gcc -finstrument-functions -O1 -o "$T/cut/prog" "$T/cut/prog.c" -L"$T/cut" -lcut \
+        -Wl,-rpath,"$T/cut" "$BUILD/linux/libcygtrace.a" -lpthread 2>>"$T/cut-gcc.err" &&
+    gcc -finstrument-functions -O1 -o "$T/cut/prog-dyn" "$T/cut/prog.c" -L"$T/cut" -lcut \
+        -Wl,-rpath,"$T/cut" 2>>"$T/cut-gcc.err" &&
+    "$T/cut/elfcut" "$T/cut/libcut.so" "$T/cut/libcut.cut" cut_unused_fn 2>>"$T/cut-gcc.err" &&
+    mv "$T/cut/libcut.cut" "$T/cut/libcut.so"; then
+    run cut-plain env -u CYGTRACE_TRIGGER CYGTRACE_OUT="$T/cut-plain.ring" "$T/cut/prog"
+    check cut-library-loads "status $RC: $(head -c 200 "$T/cut-plain.err")" \
+        eval '[ "$RC" -eq 0 ] && grep -qx "cut 2" "$T/cut-plain.out"'
+    for v in linked preloaded; do
+        for fn in nosuch cut_unused_fn cut_used; do
+            tag=cut-$v-$fn
+            if [ $v = linked ]; then
+                run $tag env CYGTRACE_OUT="$T/$tag.ring" CYGTRACE_TRIGGER=freeze@$fn "$T/cut/prog"
+            else
+                run $tag env -u CYGTRACE_TRIGGER "$CT" record -o "$T/$tag.ring" \
+                    --trigger=freeze@$fn -- "$T/cut/prog-dyn"
+            fi
+            RUN_RC=$RC
+            run $tag-info "$CT" info "$T/cut/prog" "$T/$tag.ring"
+            if [ $fn = cut_used ]; then
+                check "cut-library-$v-$fn" "status $RUN_RC: $(head -c 300 "$T/$tag.err")" \
+                    eval '[ "$RUN_RC" -eq 0 ] && ! grep -q "^cygtrace: CYGTRACE_TRIGGER" "$T/$tag.err" &&
+                          grep -q "^control: *trigger freeze@" "$T/$tag-info.out"'
+            else
+                check "cut-library-$v-$fn" "status $RUN_RC: $(head -c 300 "$T/$tag.err")" \
+                    eval '[ "$RUN_RC" -eq 0 ] && grep -qx "cut 2" "$T/$tag.out" &&
+                          [ "$(grep -c "^cygtrace: CYGTRACE_TRIGGER: .freeze@$fn+0.: no function $fn" "$T/$tag.err")" = 1 ]'
+            fi
+        done
+    done
+else
+    fail cut-library-compile "$(head -n 2 "$T/cut-gcc.err")"
+fi
 # A set-user-ID program ignores the environment (secure_getenv): AT_SECURE, as root, through
 # setpriv is what linux_safety.sh tests; here the variables simply must not crash a run.
+# Two lines of syntax, then of the twelve x not found three, and the count of the rest.
 go long seq CYGTRACE_TRIGGER="freeze@$(printf 'a%.0s' $(seq 300))" CYGTRACE_EXCLUDE="$(printf 'x%.0s,' $(seq 40))y"
 check long-values "$(why long)" \
-    eval 'whole long && [ "$(wc -l <"$T/long.err")" = 14 ] &&
+    eval 'whole long && [ "$(wc -l <"$T/long.err")" = 6 ] &&
           grep -q "^cygtrace: CYGTRACE_TRIGGER: .\.\.\..: too long an item; ignored$" "$T/long.err" &&
-          grep -q "^cygtrace: CYGTRACE_EXCLUDE: .x.: more than 12 excluded or hidden functions; it and the rest ignored$" "$T/long.err"'
+          grep -q "^cygtrace: CYGTRACE_EXCLUDE: .x.: more than 12 excluded or hidden functions; it and the rest ignored$" "$T/long.err" &&
+          [ "$(grep -c "no function x in" "$T/long.err")" = 3 ] &&
+          [ "$(tail -n 1 "$T/long.err")" = "cygtrace: CYGTRACE_TRIGGER, CYGTRACE_EXCLUDE, CYGTRACE_HIDE: 9 more lines like these, not shown" ]'
+# 100 000 commas: five lines and the count, not 100 001 lines.
+go commas seq CYGTRACE_TRIGGER="$(head -c 100000 /dev/zero | tr '\0' ,)"
+check many-bad-items-counted "$(wc -l <"$T/commas.err") lines: $(why commas)" \
+    eval 'whole commas && [ "$(wc -l <"$T/commas.err")" = 6 ] &&
+          [ "$(grep -c "^cygtrace: CYGTRACE_TRIGGER: .\{2\}: an empty item; ignored$" "$T/commas.err")" = 5 ] &&
+          [ "$(tail -n 1 "$T/commas.err")" = "cygtrace: CYGTRACE_TRIGGER, CYGTRACE_EXCLUDE, CYGTRACE_HIDE: 99996 more lines like these, not shown" ]'
 
 # --- the same through cygtrace record ---------------------------------------------------------------
 rec() {
@@ -477,6 +541,8 @@ done <<'EOF'
 --trigger=freeze@boom+x|trigger 'freeze@boom\+x': \+N is not a number of events
 --trigger=start@a,start@b,start@c,start@d,start@e,start@f,start@g|more than 6 triggers
 --trigger=freeze@mark:600000|the mark id is not a number from 0 to 524287
+--trigger=start@0xffffffffffffffffffff|trigger 'start@0xffffffffffffffffffff': not an address from 0x1 to 0xffffffffffffffff
+--trigger=freeze@0x0|trigger 'freeze@0x0': not an address from 0x1
 --exclude=a b|^cygtrace: record: --exclude: 'a b' is not a function's name
 --hide=x,,y|^cygtrace: record: --hide: .*an empty item
 --depth=two|^cygtrace: record: --depth=two: not a number of levels
