@@ -5,7 +5,8 @@
  * program, or a library it links, built with -finstrument-functions; or the program linked
  * with libcygtrace.a). A process that has the preloaded runtime but no instrumented code (a
  * shell between `cygtrace record` and the program) creates no file. An instrumented library
- * that dlopen brings in later sets the ring up inside the dlopen wrapper. All of these run
+ * that dlopen brings in later sets the ring up inside that dlopen (its constructors) or at the
+ * program's next call of the loader (see the dlopen trampoline). All of these run
  * where the program itself could call malloc and stdio; a hook's first event could run in a
  * signal handler that interrupted malloc, so a hook never sets up (save a forked child's ring,
  * made with system calls only): it drops the event and counts it as lost instead.
@@ -80,7 +81,8 @@ static struct {
 static int setup_state = SETUP_NONE;
 static int ctor_done;              /* set-up from a hook is no longer safe (see the top) */
 #define TLS_IE __attribute__((tls_model("initial-exec"))) /* no allocation on first use */
-static __thread int in_dlopen TLS_IE; /* ... except inside the dlopen wrapper */
+static __thread int in_dlopen TLS_IE; /* ... except after a dlopen, until this thread's next
+                                         call of the loader */
 static int forked;                 /* set in a forked child until its ring is made */
 static uintptr_t unset_lost;       /* events dropped before the ring was set up */
 static uintptr_t next_thread;
@@ -138,82 +140,172 @@ NOINSTR static void thread_end(void *unused)
 }
 NOINSTR static void child_after_fork(void);
 
-/* After a dlopen: the map names what it brought in. An instrumented object in a program that
- * had none, or a forked child that has not recorded yet (its map must name the new object),
- * sets the ring up now, while it is safe to. */
-NOINSTR static void dlopen_done(void)
+/* The dynamic loader's entry points. glibc takes the caller of dlopen, dlmopen and dlsym from
+ * their return address: the caller's $ORIGIN, DT_RPATH or DT_RUNPATH and namespace decide
+ * which file dlopen loads, its place in the search order what dlsym(RTLD_NEXT) finds. A
+ * wrapper that called the real function would make the runtime the caller. So each is an
+ * assembly trampoline (below) that calls cyg_linux_dl_enter, then jumps to the real function
+ * with the caller's arguments and return address as they came: the loader resolves exactly as
+ * it would without us, and nothing of ours runs after it. The bookkeeping of a load (the map
+ * names the new objects; a program that had no instrumented code, or a forked child that has
+ * not recorded yet, sets the ring up; trigger names that nothing loaded before defined are
+ * armed) is done at the next entry of any of them instead: in practice the dlsym that fetches
+ * a plugin's first function, before that function runs; else dlclose, before the object goes;
+ * else the exit. dl_iterate_phdr's count of the objects ever added tells, for the price of
+ * one uncontended lock, whether there is anything to do. */
+enum { DL_OPEN, DL_MOPEN, DL_SYM, DL_CLOSE, DL_COUNT };
+static const char *const dl_names[DL_COUNT] = {"dlopen", "dlmopen", "dlsym", "dlclose"};
+static void *dl_real[DL_COUNT];
+static unsigned long long dl_seen; /* objects added when the map was last brought up to date */
+static pthread_mutex_t dl_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#if defined(__x86_64__)
+#define DL_BASE_VERSION "GLIBC_2.2.5"
+#elif defined(__aarch64__)
+#define DL_BASE_VERSION "GLIBC_2.17"
+#else
+#define DL_BASE_VERSION "GLIBC_2.0"
+#endif
+
+/* What a missing real function does (never seen: glibc has them all): fails. */
+NOINSTR static void *dl_absent_ptr(void)
 {
-    if (__atomic_load_n(&setup_state, __ATOMIC_ACQUIRE) == SETUP_NONE &&
-        (forked || cyg_maps_instrumented()))
-        setup_once();
-    cyg_maps_refresh();
-    cyg_envctrl_dlopened(image_bias);
+    return NULL;
 }
 
-/* The real dlopen searches a bare name in its caller's DT_RUNPATH: called from the wrapper,
- * that is this runtime's (none). When the first try found nothing, tries the directories of
- * the search path of the wrapper's caller, in their order; clears the stale error of the
- * first try when one works. */
-NOINSTR static void *dlopen_for(void *(*real)(const char *, int), const char *file, int mode,
-                                const void *caller)
+NOINSTR static int dl_absent_int(void)
 {
-    Dl_info di;
-    struct link_map *lm = NULL;
-    Dl_serinfo size;
-    Dl_serinfo *si;
-    char path[PATH_MAX];
-    void *h = NULL;
-
-    if (!dladdr1(caller, &di, (void **)&lm, RTLD_DL_LINKMAP) || !lm ||
-        dlinfo(lm, RTLD_DI_SERINFOSIZE, &size) != 0 || !(si = malloc(size.dls_size)))
-        return NULL;
-    *si = size;
-    if (dlinfo(lm, RTLD_DI_SERINFO, si) == 0) {
-        for (unsigned i = 0; i < si->dls_cnt && !h; i++) {
-            if (snprintf(path, sizeof path, "%s/%s", si->dls_serpath[i].dls_name, file) <
-                    (int)sizeof path &&
-                access(path, F_OK) == 0)
-                h = real(path, mode);
-        }
-    }
-    free(si);
-    if (h)
-        dlerror();
-    return h;
+    return -1;
 }
 
-/* dlopen, wrapped so that the map names a loaded object before its code first records (save
- * its constructors, which run inside the real dlopen). A program linked with libcygtrace.a
- * calls this one; with the preloaded libcygtrace.so it interposes on libc's. */
-CYGTRACE_API NOINSTR void *dlopen(const char *file, int mode)
+NOINSTR static int adds_of(struct dl_phdr_info *info, size_t size, void *arg)
 {
-    static void *(*real)(const char *, int);
-    void *h;
+    *(unsigned long long *)arg =
+        size >= offsetof(struct dl_phdr_info, dlpi_subs) ? info->dlpi_adds : 0;
+    return 1;
+}
 
-    if (!real) {
-        BUSY();
-        real = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
-        UNBUSY();
+/* How many objects the loader has ever added to this process (dlclose does not lower it). */
+NOINSTR static unsigned long long dl_adds(void)
+{
+    unsigned long long n = 0;
+
+    dl_iterate_phdr(adds_of, &n);
+    return n;
+}
+
+/* The real function, found once: dlsym by its version (the trampoline is the dlsym that the
+ * runtime's own calls bind to), the others through it. */
+NOINSTR static void *dl_lookup(unsigned which)
+{
+    void *(*sym)(void *, const char *) = __atomic_load_n(&dl_real[DL_SYM], __ATOMIC_ACQUIRE);
+    void *f;
+
+    if (!sym) {
+        sym = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+        if (!sym)
+            sym = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", DL_BASE_VERSION);
+        if (!sym)
+            return NULL;
+        __atomic_store_n(&dl_real[DL_SYM], (void *)sym, __ATOMIC_RELEASE);
     }
-    if (!real)
-        return NULL;
-    in_dlopen++; /* the object's constructors may be the first instrumented code */
-    h = real(file, mode);
-    /* dlinfo clears the first try's error: a second try that fails too says it again. */
+    f = which == DL_SYM ? (void *)sym : sym(RTLD_NEXT, dl_names[which]);
+    if (f)
+        __atomic_store_n(&dl_real[which], f, __ATOMIC_RELEASE);
+    return f;
+}
+
+/* The bookkeeping of the loads since the last call, if any. Where the program calls the
+ * loader, so where it could call malloc. */
+NOINSTR static void dl_catch_up(void)
+{
+    unsigned long long adds = dl_adds();
+
+    if (adds == __atomic_load_n(&dl_seen, __ATOMIC_ACQUIRE))
+        return;
+    pthread_mutex_lock(&dl_lock); /* another thread's call waits until the triggers are armed */
+    adds = dl_adds();
+    if (adds != dl_seen) {
+        if (__atomic_load_n(&setup_state, __ATOMIC_ACQUIRE) == SETUP_NONE &&
+            (forked || cyg_maps_instrumented()))
+            setup_once();
+        cyg_maps_refresh();
+        cyg_envctrl_dlopened(image_bias);
+        __atomic_store_n(&dl_seen, adds, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&dl_lock);
+}
+
+/* Called by the trampoline of dl_names[which]: returns the real function for it to jump to.
+ * Calls of the runtime's own (busy: its dlsym of vfork) go straight through. */
+NOINSTR CYG_HIDDEN void *cyg_linux_dl_enter(unsigned which)
+{
+    void *real = __atomic_load_n(&dl_real[which], __ATOMIC_ACQUIRE);
+    int own = cyg_linux_tls.busy != 0;
+
     BUSY();
-    if (!h && file && !strchr(file, '/') &&
-        !(h = dlopen_for(real, file, mode, __builtin_return_address(0)))) {
-        UNBUSY();
-        h = real(file, mode);
-        in_dlopen--;
-        return h;
+    if (!real)
+        real = dl_lookup(which);
+    if (!own) {
+        dl_catch_up();
+        /* The new object's constructors run inside the real dlopen, and may be the first
+         * instrumented code: a hook may set the ring up until this thread's next call here. */
+        in_dlopen = which == DL_OPEN || which == DL_MOPEN;
     }
-    in_dlopen--;
-    if (h)
-        dlopen_done();
     UNBUSY();
-    return h;
+    if (!real)
+        real = which == DL_CLOSE ? (void *)dl_absent_int : (void *)dl_absent_ptr;
+    return real;
 }
+
+/* The trampolines: the arguments (four registers cover dlmopen's three) are kept across the
+ * call, then the real function is jumped to, so that it returns straight to the program. */
+#if defined(__x86_64__)
+#define DL_TRAMPOLINE(name, which)                                                            \
+    __asm__(".text\n"                                                                         \
+            ".globl " name "\n"                                                               \
+            ".type " name ", @function\n" name ":\n"                                          \
+            "    push %rdi\n"                                                                 \
+            "    push %rsi\n"                                                                 \
+            "    push %rdx\n"                                                                 \
+            "    push %rcx\n"                                                                 \
+            "    sub $8, %rsp\n"                                                              \
+            "    mov $" which ", %edi\n"                                                      \
+            "    call cyg_linux_dl_enter\n"                                                   \
+            "    add $8, %rsp\n"                                                              \
+            "    pop %rcx\n"                                                                  \
+            "    pop %rdx\n"                                                                  \
+            "    pop %rsi\n"                                                                  \
+            "    pop %rdi\n"                                                                  \
+            "    jmp *%rax\n"                                                                 \
+            ".size " name ", .-" name "\n")
+#elif defined(__aarch64__)
+/* x16: an indirect branch that a BTI "c" landing pad (glibc's functions start with one)
+ * accepts. */
+#define DL_TRAMPOLINE(name, which)                                                            \
+    __asm__(".text\n"                                                                         \
+            ".globl " name "\n"                                                               \
+            ".type " name ", %function\n" name ":\n"                                          \
+            "    stp x29, x30, [sp, #-48]!\n"                                                 \
+            "    mov x29, sp\n"                                                               \
+            "    stp x0, x1, [sp, #16]\n"                                                     \
+            "    stp x2, x3, [sp, #32]\n"                                                     \
+            "    mov w0, #" which "\n"                                                        \
+            "    bl cyg_linux_dl_enter\n"                                                     \
+            "    mov x16, x0\n"                                                               \
+            "    ldp x2, x3, [sp, #32]\n"                                                     \
+            "    ldp x0, x1, [sp, #16]\n"                                                     \
+            "    ldp x29, x30, [sp], #48\n"                                                   \
+            "    br x16\n"                                                                    \
+            ".size " name ", .-" name "\n")
+#else
+/* No trampolines: the map names what dlopen loads at the exit only. */
+#define DL_TRAMPOLINE(name, which)
+#endif
+DL_TRAMPOLINE("dlopen", "0");
+DL_TRAMPOLINE("dlmopen", "1");
+DL_TRAMPOLINE("dlsym", "2");
+DL_TRAMPOLINE("dlclose", "3");
 
 /* The ring's file name: CYGTRACE_OUT for the first process of a run (no CYGTRACE_RING in the
  * environment), else base.<pid>, or base.<pid>.<n+1> when this very process wrote base.<pid>
@@ -536,8 +628,11 @@ NOINSTR int cyg_linux_wake(void)
 
     if (st == SETUP_DONE || cygtrace_control_block())
         return 0;
-    /* Before the constructor (another library's instrumented constructor), inside dlopen, or a
-     * forked child's first event: safe. Anywhere else this could be a signal handler that
+    /* Before the constructor (another library's instrumented constructor), inside dlopen (a
+     * new object's constructors), or a forked child's first event: safe. The runtime cannot
+     * see dlopen return: the window lasts until the thread's next call of the loader, in
+     * practice the dlsym of the plugin's first function (which sets the ring up itself); only a
+     * signal handler that runs the plugin's code first inside that window is not covered. Anywhere else this could be a signal handler that
      * interrupted malloc: the event is dropped and counted. */
     if (st == SETUP_NONE && (!__atomic_load_n(&ctor_done, __ATOMIC_RELAXED) || in_dlopen ||
                              forked)) {
@@ -678,6 +773,7 @@ NOINSTR static void child_after_fork(void)
     cyg_linux_tls.cursor = cyg_linux_tls.end = 0; /* its chunk is the parent's */
     vfork_parent = 0;
     next_thread = 0;
+    pthread_mutex_init(&dl_lock, NULL); /* another thread may have held it at the fork */
     unset_lost = 0;
     if (had) {
         memcpy(cfg.parent, cfg.ring, sizeof cfg.ring);
@@ -697,6 +793,7 @@ NOINSTR __attribute__((constructor)) static void cyg_linux_start(void)
     BUSY();
     if (CYG_LINUX_VFORK)
         vfork_real = dlsym(RTLD_NEXT, "vfork");
+    __atomic_store_n(&dl_seen, dl_adds(), __ATOMIC_RELEASE); /* set-up maps what is loaded */
     if (__atomic_load_n(&setup_state, __ATOMIC_ACQUIRE) == SETUP_NONE &&
         cyg_maps_instrumented())
         setup_once();
@@ -718,5 +815,8 @@ NOINSTR __attribute__((destructor)) static void cyg_linux_exit(void)
         if (cyg_linux_tid)
             cyg_core_thread_end(cyg_linux_tid);
     }
+    /* Objects loaded since the program last called the loader (dl_catch_up). */
+    if (dl_adds() != __atomic_load_n(&dl_seen, __ATOMIC_ACQUIRE))
+        cyg_maps_refresh();
     UNBUSY();
 }
