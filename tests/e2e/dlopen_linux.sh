@@ -9,7 +9,9 @@
 # found by the program's RUNPATH (a same-named copy sits in the system's cache), by a
 # library's own RUNPATH (the program's RUNPATH holds another copy), by a library's own RPATH
 # (LD_LIBRARY_PATH holds another copy); dlmopen; a plugin whose code runs only in its
-# constructor, then dlclose'd (its map line must be written before it goes).
+# constructor, then dlclose'd (its map line must be written before it goes); a program with no
+# instrumented code of its own that dlopens an instrumented plugin (the ring is set up in the
+# plugin's constructor, or at the dlsym that follows when it has none).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -78,6 +80,7 @@ int main(int argc, char **argv)
 {
     const char *m = argc > 1 ? argv[1] : "";
 
+#ifndef BARE
     if (!strcmp(m, "origin-prog"))
         return say(dlopen("$ORIGIN/plugins/libp.so", RTLD_NOW));
     if (!strcmp(m, "runpath-prog"))
@@ -96,6 +99,11 @@ int main(int argc, char **argv)
         printf("ctor %s, dlclose %d\n", h ? "loaded" : dlerror(), h ? dlclose(h) : -1);
         return 0;
     }
+#endif
+    if (!strcmp(m, "late"))
+        return say(dlopen("$ORIGIN/plugins/libp.so", RTLD_NOW));
+    if (!strcmp(m, "late-ctor"))
+        return say(dlopen("$ORIGIN/plugins/libzc.so", RTLD_NOW));
     return 3;
 }
 EOF
@@ -109,6 +117,7 @@ build zz "$S/decoy/libz.so.1" libz.so.1 decoy
 build zz "$S/lib/rbundle/libzr.so" libzr.so lib-rpath
 build zz "$S/rdecoy/libzr.so" libzr.so decoy
 build $CC $INSTR -fPIC -shared -o "$S/plugins/libctor.so" "$T/ctor.c"
+build $CC $INSTR -fPIC -shared -DWHICH='"zc"' -o "$S/plugins/libzc.so" "$T/zz.c" "$T/ctor.c"
 build $CC $INSTR -fPIC -shared -DNAME=origin_lib -DFILE_='"$ORIGIN/plugins/libp.so"' \
     -o "$S/lib/liborigin.so" "$T/caller.c"
 build $CC $INSTR -fPIC -shared -DNAME=runpath_lib -DFILE_='"libz.so.1"' \
@@ -120,6 +129,7 @@ PROG_LINK=(-L"$S/lib" -lorigin -lrunpath -lrpath
 build $CC $INSTR -fPIE -pie -o "$S/prog" "$T/prog.c" "${PROG_LINK[@]}"
 build $CC $INSTR -fPIE -pie -rdynamic -o "$S/prog-static" "$T/prog.c" "${PROG_LINK[@]}" \
     "$BUILD/linux/libcygtrace.a" -lpthread
+build $CC -g -O1 -DBARE -o "$S/prog-bare" "$T/prog.c" # no instrumented code of its own
 check built "$(head -c 300 "$T/build.err")" [ "$built" = 1 ]
 check runpath-is-runpath "librunpath.so or prog has no DT_RUNPATH" \
     eval 'readelf -d "$S/lib/librunpath.so" | grep -q RUNPATH && readelf -d "$S/prog" | grep -q RUNPATH'
@@ -169,6 +179,20 @@ if [ "$built" = 1 ]; then
     check close-linked-named "$(grep -i ctor "$T/close-ln-tree.out" | head -c 200)" \
         eval 'grep -qx "ctor loaded, dlclose 0" "$T/close-ln.out" &&
               grep -q "libctor.so:ctor_work()" "$T/close-ln-tree.out"'
+
+    # late LIB WANT FUNC...: prog-bare, preloaded, dlopens LIB: the ring is set up, FUNCs named.
+    late() {
+        local mode=$1 want=$2 f ok=1
+        shift 2
+        rm -f "$T/$mode.trace"*
+        run "$mode" "$CT" record -o "$T/$mode.trace" -- "$S/prog-bare" "$mode"
+        run "$mode-tree" "$CT" tree "$S/prog-bare" "$T/$mode.trace"
+        for f in "$@"; do grep -q ":$f()" "$T/$mode-tree.out" || ok=0; done
+        check "$mode-set-up-named" "status $RC: $(cat "$T/$mode.out"); $(head -c 200 "$T/$mode.err"); tree: $(tr -s ' ' <"$T/$mode-tree.out" | tr '\n' '|' | head -c 300)" \
+            eval '[ "$RC" = 0 ] && [ "$(cat "$T/$mode.out")" = "$want" ] && [ "$ok" = 1 ]'
+    }
+    late late "$S/plugins/libp.so: prog-origin" zz_which zz_inner
+    late late-ctor "$S/plugins/libzc.so: zc" ctor_work zz_which zz_inner
 fi
 
 finish
