@@ -40,9 +40,20 @@ __attribute__((noinline)) void ctor_work(void) { __asm__ volatile(""); }
 __attribute__((constructor)) static void ctor_run(void) { ctor_work(); }
 EOF
 # A library that calls dlopen itself (its own $ORIGIN, RUNPATH or RPATH applies).
+# Each also defines dup_name, and next_dup, which asks dlsym(RTLD_NEXT) for the dup_name after
+# its own: the next library's in the search order, as its caller is the library.
 cat >"$T/caller.c" <<'EOF'
+#define _GNU_SOURCE
 #include <dlfcn.h>
+#define STR2(x) #x
+#define STR(x) STR2(x)
 void *NAME(void) { return dlopen(FILE_, RTLD_NOW); }
+const char *dup_name(void) { return STR(NAME); }
+const char *next_dup(void)
+{
+    const char *(*f)(void) = (const char *(*)(void))dlsym(RTLD_NEXT, "dup_name");
+    return f ? f() : "none";
+}
 EOF
 cat >"$T/prog.c" <<'EOF'
 #define _GNU_SOURCE
@@ -55,6 +66,7 @@ cat >"$T/prog.c" <<'EOF'
 void *origin_lib(void);
 void *runpath_lib(void);
 void *rpath_lib(void);
+const char *next_dup(void);
 
 static int say(void *h)
 {
@@ -85,6 +97,10 @@ int main(int argc, char **argv)
         return say(dlopen("$ORIGIN/plugins/libp.so", RTLD_NOW));
     if (!strcmp(m, "runpath-prog"))
         return say(dlopen("libz.so.1", RTLD_NOW));
+    if (!strcmp(m, "next")) { /* liborigin's next_dup: librunpath's dup_name */
+        printf("%s\n", next_dup());
+        return 0;
+    }
     if (!strcmp(m, "origin-lib"))
         return say(origin_lib());
     if (!strcmp(m, "runpath-lib"))
@@ -166,6 +182,14 @@ if [ "$built" = 1 ]; then
     scenario runpath-lib "$S/lib/bundle/libz.so.1: lib-bundle"
     scenario rpath-lib "$S/lib/rbundle/libzr.so: lib-rpath" LD_LIBRARY_PATH="$S/rdecoy"
     scenario mopen "$S/plugins/libp.so: prog-origin"
+
+    # dlsym(RTLD_NEXT) called by a library: the next one after it, not after the runtime.
+    run next-plain "$S/prog" next
+    run next-rec "$CT" record -o "$T/next-rec.trace" -- "$S/prog" next
+    run next-ln env CYGTRACE_OUT="$T/next-ln.trace" "$S/prog-static" next
+    check dlsym-next "untraced: $(cat "$T/next-plain.out"), preloaded: $(cat "$T/next-rec.out"), linked: $(cat "$T/next-ln.out")" \
+        eval '[ "$(cat "$T/next-plain.out")" = runpath_lib ] &&
+              [ "$(cat "$T/next-rec.out")" = runpath_lib ] && [ "$(cat "$T/next-ln.out")" = runpath_lib ]'
 
     # dlclose: the plugin's only code ran in its constructor; its line is in the map before it
     # is unloaded, so the tree names it.
