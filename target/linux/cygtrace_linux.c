@@ -81,8 +81,7 @@ static struct {
 static int setup_state = SETUP_NONE;
 static int ctor_done;              /* set-up from a hook is no longer safe (see the top) */
 #define TLS_IE __attribute__((tls_model("initial-exec"))) /* no allocation on first use */
-static __thread int in_dlopen TLS_IE; /* ... except after a dlopen, until this thread's next
-                                         call of the loader */
+static __thread int in_dlopen TLS_IE; /* ... except after a dlopen (cyg_linux_wake) */
 static int forked;                 /* set in a forked child until its ring is made */
 static uintptr_t unset_lost;       /* events dropped before the ring was set up */
 static uintptr_t next_thread;
