@@ -628,11 +628,12 @@ NOINSTR int cyg_linux_wake(void)
     if (st == SETUP_DONE || cygtrace_control_block())
         return 0;
     /* Before the constructor (another library's instrumented constructor), inside dlopen (a
-     * new object's constructors), or a forked child's first event: safe. The runtime cannot
+     * new object's constructors), or a forked child's first event: safe. The runtime does not
      * see dlopen return: the window lasts until the thread's next call of the loader, in
-     * practice the dlsym of the plugin's first function (which sets the ring up itself); only a
-     * signal handler that runs the plugin's code first inside that window is not covered. Anywhere else this could be a signal handler that
-     * interrupted malloc: the event is dropped and counted. */
+     * practice the dlsym of the plugin's first function (which sets the ring up itself); a
+     * signal handler that runs the plugin's code first, inside that window, is the one case
+     * not covered. Anywhere else this could be a signal handler that interrupted malloc: the
+     * event is dropped and counted. */
     if (st == SETUP_NONE && (!__atomic_load_n(&ctor_done, __ATOMIC_RELAXED) || in_dlopen ||
                              forked)) {
         int ok;
