@@ -8,10 +8,11 @@
 # plugin's functions. Scenarios: $ORIGIN from the program and from a library; a bare name
 # found by the program's RUNPATH (a same-named copy sits in the system's cache), by a
 # library's own RUNPATH (the program's RUNPATH holds another copy), by a library's own RPATH
-# (LD_LIBRARY_PATH holds another copy); dlmopen; a plugin whose code runs only in its
-# constructor, then dlclose'd (its map line must be written before it goes); a program with no
-# instrumented code of its own that dlopens an instrumented plugin (the ring is set up in the
-# plugin's constructor, or at the dlsym that follows when it has none).
+# (LD_LIBRARY_PATH holds another copy); dlsym(RTLD_NEXT) from a library; dlmopen; a plugin
+# whose code runs only in its constructor, then dlclose'd (its map line must be written before
+# it goes); a program with no instrumented code of its own that dlopens an instrumented plugin
+# (the ring is set up in the plugin's constructor, or at the dlsym that follows when it has
+# none).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -23,8 +24,7 @@ fi
 CC=${CC:-cc}
 INSTR="-finstrument-functions -g -O1 -fno-inline -fno-omit-frame-pointer"
 S=$T/s
-mkdir -p "$S/lib/plugins" "$S/lib/bundle" "$S/lib/rbundle" "$S/plugins" "$S/pbundle" "$S/decoy" \
-    "$S/rdecoy"
+mkdir -p "$S/lib/plugins" "$S/lib/bundle" "$S/lib/rbundle" "$S/plugins" "$S/pbundle" "$S/rdecoy"
 
 # The plugin: one copy per place, each saying which it is.
 cat >"$T/zz.c" <<'EOF'
@@ -129,7 +129,6 @@ build zz "$S/plugins/libp.so" libp.so prog-origin
 build zz "$S/lib/plugins/libp.so" libp.so lib-origin
 build zz "$S/pbundle/libz.so.1" libz.so.1 prog-bundle
 build zz "$S/lib/bundle/libz.so.1" libz.so.1 lib-bundle
-build zz "$S/decoy/libz.so.1" libz.so.1 decoy
 build zz "$S/lib/rbundle/libzr.so" libzr.so lib-rpath
 build zz "$S/rdecoy/libzr.so" libzr.so decoy
 build $CC $INSTR -fPIC -shared -o "$S/plugins/libctor.so" "$T/ctor.c"
@@ -141,7 +140,7 @@ build $CC $INSTR -fPIC -shared -DNAME=runpath_lib -DFILE_='"libz.so.1"' \
 build $CC $INSTR -fPIC -shared -DNAME=rpath_lib -DFILE_='"libzr.so"' \
     -Wl,--disable-new-dtags,-rpath,'$ORIGIN/rbundle' -o "$S/lib/librpath.so" "$T/caller.c"
 PROG_LINK=(-L"$S/lib" -lorigin -lrunpath -lrpath
-           -Wl,--enable-new-dtags,-rpath,'$ORIGIN/lib:$ORIGIN/pbundle:$ORIGIN/decoy')
+           -Wl,--enable-new-dtags,-rpath,'$ORIGIN/lib:$ORIGIN/pbundle')
 build $CC $INSTR -fPIE -pie -o "$S/prog" "$T/prog.c" "${PROG_LINK[@]}"
 build $CC $INSTR -fPIE -pie -rdynamic -o "$S/prog-static" "$T/prog.c" "${PROG_LINK[@]}" \
     "$BUILD/linux/libcygtrace.a" -lpthread
