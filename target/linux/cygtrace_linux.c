@@ -225,14 +225,27 @@ NOINSTR static void dl_catch_up(void)
     pthread_mutex_lock(&dl_lock); /* another thread's call waits until the triggers are armed */
     adds = dl_adds();
     if (adds != dl_seen) {
+        int st;
+
         if (__atomic_load_n(&setup_state, __ATOMIC_ACQUIRE) == SETUP_NONE &&
             (forked || cyg_maps_instrumented()))
             setup_once();
-        cyg_maps_refresh();
-        cyg_envctrl_dlopened(image_bias);
-        __atomic_store_n(&dl_seen, adds, __ATOMIC_RELEASE);
+        st = __atomic_load_n(&setup_state, __ATOMIC_ACQUIRE);
+        if (st == SETUP_DONE) {
+            cyg_maps_refresh();
+            cyg_envctrl_dlopened(image_bias);
+        }
+        if (st != SETUP_BUSY) /* else another thread's set-up may have missed them: later */
+            __atomic_store_n(&dl_seen, adds, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&dl_lock);
+}
+
+/* A forked child's copy of dl_lock may be held by a thread that is not in the child. Set
+ * before main whether the process records or not (child_after_fork is set at set-up only). */
+NOINSTR static void dl_after_fork(void)
+{
+    pthread_mutex_init(&dl_lock, NULL);
 }
 
 /* Called by the trampoline of dl_names[which]: returns the real function for it to jump to.
@@ -773,7 +786,6 @@ NOINSTR static void child_after_fork(void)
     cyg_linux_tls.cursor = cyg_linux_tls.end = 0; /* its chunk is the parent's */
     vfork_parent = 0;
     next_thread = 0;
-    pthread_mutex_init(&dl_lock, NULL); /* another thread may have held it at the fork */
     unset_lost = 0;
     if (had) {
         memcpy(cfg.parent, cfg.ring, sizeof cfg.ring);
@@ -794,6 +806,7 @@ NOINSTR __attribute__((constructor)) static void cyg_linux_start(void)
     if (CYG_LINUX_VFORK)
         vfork_real = dlsym(RTLD_NEXT, "vfork");
     __atomic_store_n(&dl_seen, dl_adds(), __ATOMIC_RELEASE); /* set-up maps what is loaded */
+    pthread_atfork(NULL, NULL, dl_after_fork);
     if (__atomic_load_n(&setup_state, __ATOMIC_ACQUIRE) == SETUP_NONE &&
         cyg_maps_instrumented())
         setup_once();
