@@ -271,17 +271,20 @@ NOINSTR CYG_HIDDEN void *cyg_linux_dl_enter(unsigned which)
 }
 
 /* The trampolines: the arguments (four registers cover dlmopen's three) are kept across the
- * call, then the real function is jumped to, so that it returns straight to the program. */
+ * call, then the real function is jumped to, so that it returns straight to the program. The
+ * call frame information lets a debugger or an unwinder go through cyg_linux_dl_enter. */
 #if defined(__x86_64__)
 #define DL_TRAMPOLINE(name, which)                                                            \
     __asm__(".text\n"                                                                         \
             ".globl " name "\n"                                                               \
             ".type " name ", @function\n" name ":\n"                                          \
+            "    .cfi_startproc\n"                                                            \
             "    push %rdi\n"                                                                 \
             "    push %rsi\n"                                                                 \
             "    push %rdx\n"                                                                 \
             "    push %rcx\n"                                                                 \
             "    sub $8, %rsp\n"                                                              \
+            "    .cfi_adjust_cfa_offset 40\n"                                                 \
             "    mov $" which ", %edi\n"                                                      \
             "    call cyg_linux_dl_enter\n"                                                   \
             "    add $8, %rsp\n"                                                              \
@@ -289,7 +292,9 @@ NOINSTR CYG_HIDDEN void *cyg_linux_dl_enter(unsigned which)
             "    pop %rdx\n"                                                                  \
             "    pop %rsi\n"                                                                  \
             "    pop %rdi\n"                                                                  \
+            "    .cfi_adjust_cfa_offset -40\n"                                                \
             "    jmp *%rax\n"                                                                 \
+            "    .cfi_endproc\n"                                                              \
             ".size " name ", .-" name "\n")
 #elif defined(__aarch64__)
 /* x16: an indirect branch that a BTI "c" landing pad (glibc's functions start with one)
@@ -298,7 +303,11 @@ NOINSTR CYG_HIDDEN void *cyg_linux_dl_enter(unsigned which)
     __asm__(".text\n"                                                                         \
             ".globl " name "\n"                                                               \
             ".type " name ", %function\n" name ":\n"                                          \
+            "    .cfi_startproc\n"                                                            \
             "    stp x29, x30, [sp, #-48]!\n"                                                 \
+            "    .cfi_def_cfa_offset 48\n"                                                    \
+            "    .cfi_offset 29, -48\n"                                                       \
+            "    .cfi_offset 30, -40\n"                                                       \
             "    mov x29, sp\n"                                                               \
             "    stp x0, x1, [sp, #16]\n"                                                     \
             "    stp x2, x3, [sp, #32]\n"                                                     \
@@ -308,7 +317,11 @@ NOINSTR CYG_HIDDEN void *cyg_linux_dl_enter(unsigned which)
             "    ldp x2, x3, [sp, #32]\n"                                                     \
             "    ldp x0, x1, [sp, #16]\n"                                                     \
             "    ldp x29, x30, [sp], #48\n"                                                   \
+            "    .cfi_def_cfa_offset 0\n"                                                     \
+            "    .cfi_restore 29\n"                                                           \
+            "    .cfi_restore 30\n"                                                           \
             "    br x16\n"                                                                    \
+            "    .cfi_endproc\n"                                                              \
             ".size " name ", .-" name "\n")
 #else
 /* No trampolines: the map names what dlopen loads at the exit only. */
