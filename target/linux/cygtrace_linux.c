@@ -5,7 +5,8 @@
  * program, or a library it links, built with -finstrument-functions; or the program linked
  * with libcygtrace.a). A process that has the preloaded runtime but no instrumented code (a
  * shell between `cygtrace record` and the program) creates no file. An instrumented library
- * that dlopen brings in later sets the ring up inside the dlopen wrapper. All of these run
+ * that dlopen brings in later sets the ring up inside that dlopen (its constructors) or at the
+ * program's next call of the loader (see the dlopen trampoline). All of these run
  * where the program itself could call malloc and stdio; a hook's first event could run in a
  * signal handler that interrupted malloc, so a hook never sets up (save a forked child's ring,
  * made with system calls only): it drops the event and counts it as lost instead.
@@ -81,7 +82,7 @@ static struct {
 static int setup_state = SETUP_NONE;
 static int ctor_done;              /* set-up from a hook is no longer safe (see the top) */
 #define TLS_IE __attribute__((tls_model("initial-exec"))) /* no allocation on first use */
-static __thread int in_dlopen TLS_IE; /* ... except inside the dlopen wrapper */
+static __thread int in_dlopen TLS_IE; /* ... except after a dlopen (cyg_linux_wake) */
 static int forked;                 /* set in a forked child until its ring is made */
 static uintptr_t unset_lost;       /* events dropped before the ring was set up */
 static uintptr_t next_thread;
@@ -139,82 +140,198 @@ NOINSTR static void thread_end(void *unused)
 }
 NOINSTR static void child_after_fork(void);
 
-/* After a dlopen: the map names what it brought in. An instrumented object in a program that
- * had none, or a forked child that has not recorded yet (its map must name the new object),
- * sets the ring up now, while it is safe to. */
-NOINSTR static void dlopen_done(void)
+/* The dynamic loader's entry points. glibc takes the caller of dlopen, dlmopen and dlsym from
+ * their return address: the caller's $ORIGIN, DT_RPATH or DT_RUNPATH and namespace decide
+ * which file dlopen loads, its place in the search order what dlsym(RTLD_NEXT) finds. A
+ * wrapper that called the real function would make the runtime the caller. So each is an
+ * assembly trampoline (below) that calls cyg_linux_dl_enter, then jumps to the real function
+ * with the caller's arguments and return address as they came: the loader resolves exactly as
+ * it would without us, and nothing of ours runs after it. The bookkeeping of a load (the map
+ * names the new objects; a program that had no instrumented code, or a forked child that has
+ * not recorded yet, sets the ring up; trigger names that nothing loaded before defined are
+ * armed) is done at the next entry of any of them instead: in practice the dlsym that fetches
+ * a plugin's first function, before that function runs; else dlclose, before the object goes;
+ * else the exit. dl_iterate_phdr's count of the objects ever added tells, for the price of
+ * one uncontended lock, whether there is anything to do. */
+enum { DL_OPEN, DL_MOPEN, DL_SYM, DL_CLOSE, DL_COUNT };
+static const char *const dl_names[DL_COUNT] = {"dlopen", "dlmopen", "dlsym", "dlclose"};
+static void *dl_real[DL_COUNT];
+static unsigned long long dl_seen; /* objects added when the map was last brought up to date */
+static pthread_mutex_t dl_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#if defined(__x86_64__)
+#define DL_BASE_VERSION "GLIBC_2.2.5"
+#elif defined(__aarch64__)
+#define DL_BASE_VERSION "GLIBC_2.17"
+#else
+#define DL_BASE_VERSION "GLIBC_2.0"
+#endif
+
+/* What a missing real function does (never seen: glibc has them all): fails. */
+NOINSTR static void *dl_absent_ptr(void)
 {
-    if (__atomic_load_n(&setup_state, __ATOMIC_ACQUIRE) == SETUP_NONE &&
-        (forked || cyg_maps_instrumented()))
-        setup_once();
-    cyg_maps_refresh();
-    cyg_envctrl_dlopened(image_bias);
+    return NULL;
 }
 
-/* The real dlopen searches a bare name in its caller's DT_RUNPATH: called from the wrapper,
- * that is this runtime's (none). When the first try found nothing, tries the directories of
- * the search path of the wrapper's caller, in their order; clears the stale error of the
- * first try when one works. */
-NOINSTR static void *dlopen_for(void *(*real)(const char *, int), const char *file, int mode,
-                                const void *caller)
+NOINSTR static int dl_absent_int(void)
 {
-    Dl_info di;
-    struct link_map *lm = NULL;
-    Dl_serinfo size;
-    Dl_serinfo *si;
-    char path[PATH_MAX];
-    void *h = NULL;
+    return -1;
+}
 
-    if (!dladdr1(caller, &di, (void **)&lm, RTLD_DL_LINKMAP) || !lm ||
-        dlinfo(lm, RTLD_DI_SERINFOSIZE, &size) != 0 || !(si = malloc(size.dls_size)))
-        return NULL;
-    *si = size;
-    if (dlinfo(lm, RTLD_DI_SERINFO, si) == 0) {
-        for (unsigned i = 0; i < si->dls_cnt && !h; i++) {
-            if (snprintf(path, sizeof path, "%s/%s", si->dls_serpath[i].dls_name, file) <
-                    (int)sizeof path &&
-                access(path, F_OK) == 0)
-                h = real(path, mode);
+NOINSTR static int adds_of(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    *(unsigned long long *)arg =
+        size >= offsetof(struct dl_phdr_info, dlpi_subs) ? info->dlpi_adds : 0;
+    return 1;
+}
+
+/* How many objects the loader has ever added to this process (dlclose does not lower it). */
+NOINSTR static unsigned long long dl_adds(void)
+{
+    unsigned long long n = 0;
+
+    dl_iterate_phdr(adds_of, &n);
+    return n;
+}
+
+/* The real function, found once: dlsym by its version (the trampoline is the dlsym that the
+ * runtime's own calls bind to), the others through it. */
+NOINSTR static void *dl_lookup(unsigned which)
+{
+    void *(*sym)(void *, const char *) = __atomic_load_n(&dl_real[DL_SYM], __ATOMIC_ACQUIRE);
+    void *f;
+
+    if (!sym) {
+        sym = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+        if (!sym)
+            sym = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", DL_BASE_VERSION);
+        if (!sym)
+            return NULL;
+        __atomic_store_n(&dl_real[DL_SYM], (void *)sym, __ATOMIC_RELEASE);
+    }
+    f = which == DL_SYM ? (void *)sym : sym(RTLD_NEXT, dl_names[which]);
+    if (f)
+        __atomic_store_n(&dl_real[which], f, __ATOMIC_RELEASE);
+    return f;
+}
+
+/* The bookkeeping of the loads since the last call, if any. Where the program calls the
+ * loader, so where it could call malloc. */
+NOINSTR static void dl_catch_up(void)
+{
+    unsigned long long adds = dl_adds();
+
+    if (adds == __atomic_load_n(&dl_seen, __ATOMIC_ACQUIRE))
+        return;
+    pthread_mutex_lock(&dl_lock); /* another thread's call waits until the triggers are armed */
+    adds = dl_adds();
+    if (adds != dl_seen) {
+        int st;
+
+        if (__atomic_load_n(&setup_state, __ATOMIC_ACQUIRE) == SETUP_NONE &&
+            (forked || cyg_maps_instrumented()))
+            setup_once();
+        st = __atomic_load_n(&setup_state, __ATOMIC_ACQUIRE);
+        if (st == SETUP_DONE) {
+            cyg_maps_refresh();
+            cyg_envctrl_dlopened(image_bias);
         }
+        if (st != SETUP_BUSY) /* else another thread's set-up may have missed them: later */
+            __atomic_store_n(&dl_seen, adds, __ATOMIC_RELEASE);
     }
-    free(si);
-    if (h)
-        dlerror();
-    return h;
+    pthread_mutex_unlock(&dl_lock);
 }
 
-/* dlopen, wrapped so that the map names a loaded object before its code first records (save
- * its constructors, which run inside the real dlopen). A program linked with libcygtrace.a
- * calls this one; with the preloaded libcygtrace.so it interposes on libc's. */
-CYGTRACE_API NOINSTR void *dlopen(const char *file, int mode)
+/* A forked child's copy of dl_lock may be held by a thread that is not in the child. Set
+ * before main whether the process records or not (child_after_fork is set at set-up only). */
+NOINSTR static void dl_after_fork(void)
 {
-    static void *(*real)(const char *, int);
-    void *h;
-
-    if (!real) {
-        BUSY();
-        real = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
-        UNBUSY();
-    }
-    if (!real)
-        return NULL;
-    in_dlopen++; /* the object's constructors may be the first instrumented code */
-    h = real(file, mode);
-    /* dlinfo clears the first try's error: a second try that fails too says it again. */
-    BUSY();
-    if (!h && file && !strchr(file, '/') &&
-        !(h = dlopen_for(real, file, mode, __builtin_return_address(0)))) {
-        UNBUSY();
-        h = real(file, mode);
-        in_dlopen--;
-        return h;
-    }
-    in_dlopen--;
-    if (h)
-        dlopen_done();
-    UNBUSY();
-    return h;
+    pthread_mutex_init(&dl_lock, NULL);
 }
+
+/* Called by the trampoline of dl_names[which]: returns the real function for it to jump to.
+ * Calls of the runtime's own (busy: its dlsym of vfork) go straight through. */
+NOINSTR CYG_HIDDEN void *cyg_linux_dl_enter(unsigned which)
+{
+    void *real = __atomic_load_n(&dl_real[which], __ATOMIC_ACQUIRE);
+    int own = cyg_linux_tls.busy != 0;
+
+    BUSY();
+    if (!real)
+        real = dl_lookup(which);
+    if (!own) {
+        dl_catch_up();
+        /* The new object's constructors run inside the real dlopen, and may be the first
+         * instrumented code: a hook may set the ring up until this thread's next call here. */
+        in_dlopen = which == DL_OPEN || which == DL_MOPEN;
+    }
+    UNBUSY();
+    if (!real)
+        real = which == DL_CLOSE ? (void *)dl_absent_int : (void *)dl_absent_ptr;
+    return real;
+}
+
+/* The trampolines: the arguments (four registers cover dlmopen's three) are kept across the
+ * call, then the real function is jumped to, so that it returns straight to the program. The
+ * call frame information lets a debugger or an unwinder go through cyg_linux_dl_enter. */
+#if defined(__x86_64__)
+#define DL_TRAMPOLINE(name, which)                                                            \
+    __asm__(".text\n"                                                                         \
+            ".globl " name "\n"                                                               \
+            ".type " name ", @function\n" name ":\n"                                          \
+            "    .cfi_startproc\n"                                                            \
+            "    push %rdi\n"                                                                 \
+            "    push %rsi\n"                                                                 \
+            "    push %rdx\n"                                                                 \
+            "    push %rcx\n"                                                                 \
+            "    sub $8, %rsp\n"                                                              \
+            "    .cfi_adjust_cfa_offset 40\n"                                                 \
+            "    mov $" which ", %edi\n"                                                      \
+            "    call cyg_linux_dl_enter\n"                                                   \
+            "    add $8, %rsp\n"                                                              \
+            "    pop %rcx\n"                                                                  \
+            "    pop %rdx\n"                                                                  \
+            "    pop %rsi\n"                                                                  \
+            "    pop %rdi\n"                                                                  \
+            "    .cfi_adjust_cfa_offset -40\n"                                                \
+            "    jmp *%rax\n"                                                                 \
+            "    .cfi_endproc\n"                                                              \
+            ".size " name ", .-" name "\n")
+#elif defined(__aarch64__)
+/* x16: an indirect branch that a BTI "c" landing pad (glibc's functions start with one)
+ * accepts. */
+#define DL_TRAMPOLINE(name, which)                                                            \
+    __asm__(".text\n"                                                                         \
+            ".globl " name "\n"                                                               \
+            ".type " name ", %function\n" name ":\n"                                          \
+            "    .cfi_startproc\n"                                                            \
+            "    stp x29, x30, [sp, #-48]!\n"                                                 \
+            "    .cfi_def_cfa_offset 48\n"                                                    \
+            "    .cfi_offset 29, -48\n"                                                       \
+            "    .cfi_offset 30, -40\n"                                                       \
+            "    mov x29, sp\n"                                                               \
+            "    stp x0, x1, [sp, #16]\n"                                                     \
+            "    stp x2, x3, [sp, #32]\n"                                                     \
+            "    mov w0, #" which "\n"                                                        \
+            "    bl cyg_linux_dl_enter\n"                                                     \
+            "    mov x16, x0\n"                                                               \
+            "    ldp x2, x3, [sp, #32]\n"                                                     \
+            "    ldp x0, x1, [sp, #16]\n"                                                     \
+            "    ldp x29, x30, [sp], #48\n"                                                   \
+            "    .cfi_def_cfa_offset 0\n"                                                     \
+            "    .cfi_restore 29\n"                                                           \
+            "    .cfi_restore 30\n"                                                           \
+            "    br x16\n"                                                                    \
+            "    .cfi_endproc\n"                                                              \
+            ".size " name ", .-" name "\n")
+#else
+/* No trampolines: the map names what dlopen loads at the exit only. */
+#define DL_TRAMPOLINE(name, which)
+#endif
+DL_TRAMPOLINE("dlopen", "0");
+DL_TRAMPOLINE("dlmopen", "1");
+DL_TRAMPOLINE("dlsym", "2");
+DL_TRAMPOLINE("dlclose", "3");
 
 /* The ring's file name: CYGTRACE_OUT for the first process of a run (no CYGTRACE_RING in the
  * environment), else base.<pid>, or base.<pid>.<n+1> when this very process wrote base.<pid>
@@ -765,9 +882,13 @@ NOINSTR int cyg_linux_wake(void)
 
     if (st == SETUP_DONE || cygtrace_control_block())
         return 0;
-    /* Before the constructor (another library's instrumented constructor), inside dlopen, or a
-     * forked child's first event: safe. Anywhere else this could be a signal handler that
-     * interrupted malloc: the event is dropped and counted. */
+    /* Before the constructor (another library's instrumented constructor), inside dlopen (a
+     * new object's constructors), or a forked child's first event: safe. The runtime does not
+     * see dlopen return: the window lasts until the thread's next call of the loader, in
+     * practice the dlsym of the plugin's first function (which sets the ring up itself); a
+     * signal handler that runs the plugin's code first, inside that window, is the one case
+     * not covered. Anywhere else this could be a signal handler that interrupted malloc: the
+     * event is dropped and counted. */
     if (st == SETUP_NONE && (!__atomic_load_n(&ctor_done, __ATOMIC_RELAXED) || in_dlopen ||
                              forked)) {
         int ok;
@@ -927,6 +1048,8 @@ NOINSTR __attribute__((constructor)) static void cyg_linux_start(void)
     BUSY();
     if (CYG_LINUX_VFORK)
         vfork_real = dlsym(RTLD_NEXT, "vfork");
+    __atomic_store_n(&dl_seen, dl_adds(), __ATOMIC_RELEASE); /* set-up maps what is loaded */
+    pthread_atfork(NULL, NULL, dl_after_fork);
     if (__atomic_load_n(&setup_state, __ATOMIC_ACQUIRE) == SETUP_NONE &&
         cyg_maps_instrumented())
         setup_once();
@@ -948,5 +1071,8 @@ NOINSTR __attribute__((destructor)) static void cyg_linux_exit(void)
         if (cyg_linux_tid)
             cyg_core_thread_end(cyg_linux_tid);
     }
+    /* Objects loaded since the program last called the loader (dl_catch_up). */
+    if (dl_adds() != __atomic_load_n(&dl_seen, __ATOMIC_ACQUIRE))
+        cyg_maps_refresh();
     UNBUSY();
 }

@@ -39,7 +39,7 @@ check libs-map-objects "libs.trace.maps lacks the program, libshape.so or plugin
           grep -q "^object .*/plugin.so\$" "$T/libs.trace.maps"'
 check libs-map-first-is-program "first object: $(grep -m1 '^object' "$T/libs.trace.maps")" \
     eval '[ "$(grep -m1 "^object" "$T/libs.trace.maps" | cut -d" " -f6-)" = "$P" ]'
-# The plugin is written when dlopen returns, after the objects of set-up.
+# The plugin is written at the dlsym after the dlopen, after the objects of set-up.
 check libs-map-plugin-last "plugin.so is not the last object" \
     eval 'grep "^object" "$T/libs.trace.maps" | tail -n 1 | grep -q "/plugin.so\$"'
 tree libs "$T/libs.trace"

@@ -323,11 +323,13 @@ check plugin-said "stderr: $(tr '\n' '|' <"$T/plugin.err")" \
     eval '[ "$(wc -l <"$T/plugin.err")" = 1 ] &&
           grep -q "^cygtrace: CYGTRACE_TRIGGER: .start@plugin_run.: no function plugin_run in the \
 program or its libraries; armed if a library that dlopen loads later has one$" "$T/plugin.err"'
-# Armed once dlopen brought it in: recording goes on until then (nothing held it back yet),
-# and from then on waits for plugin_run (shape_area, called in between, is not recorded).
+# Armed at the program's first call of the loader after the dlopen that brought it in (the
+# runtime cannot run code when dlopen returns without changing what it loads): the dlsym of
+# plugin_run. Recording goes on until then (nothing held it back yet: shape_area, called
+# between the dlopen and the dlsym, is recorded), and the trigger fires at plugin_run.
 check plugin-armed-after-dlopen "names: $(names plugin | tr '\n' ' '); $(why plugin)" \
-    eval '[ "$RC" -eq 0 ] && names plugin | grep -A1 -x open_plugin | tail -n 1 | grep -qx plugin.so:plugin_run &&
-          ! names plugin | grep -q shape_area && grep -q "^control: *trigger start@plugin.so:plugin_run (fired)" "$T/plugin.info"'
+    eval '[ "$RC" -eq 0 ] && names plugin | grep -A1 -x open_plugin | tail -n 1 | grep -qx libshape.so:shape_area &&
+          names plugin | grep -qx plugin.so:plugin_run && grep -q "^control: *trigger start@plugin.so:plugin_run (fired)" "$T/plugin.info"'
 # A forked child arms the same triggers in its own ring: it freezes there, the parent's does not.
 lib_go fork fork CYGTRACE_TRIGGER=freeze@shape_area+0
 child=$(cd "$T" && ls fork.ring.* 2>/dev/null | grep -E '^fork\.ring\.[0-9]+$' | head -n 1)
