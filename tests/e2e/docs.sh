@@ -12,6 +12,9 @@
 #   ends in "..." matches any line that starts with what comes before it.
 # - `<!-- docs.sh: not run: REASON -->` on the line before a block: the block is not run (a
 #   view that needs a terminal, a probe); the test says so, with the reason. Keep these few.
+# - `<!-- docs.sh: needs PATH WHY -->` on the line before a block: the block runs only when
+#   PATH (in the test's directory, below) exists, else it is skipped, saying so: what a build
+#   makes only with a third-party component (the FreeRTOS examples without FreeRTOS-Kernel).
 # - Each file runs in a directory of its own, its blocks in order, as a user would: "build" in
 #   it is the build under test, and "examples", "tools", "target", "common", "docs" are the
 #   source tree's. A command starting with "make " runs in the source tree, on the build under
@@ -19,7 +22,8 @@
 # - What varies from run to run is masked, on both sides, and nothing else: durations (a
 #   number and us/ms/s, with the spaces that align it), TCP ports, addresses of 5 hex digits or
 #   more, build-ids, the TSC's clock rate, pids, the file's own directory (shown as /home/me)
-#   and the build's (shown as build).
+#   and the build's (shown as build), the event and byte counts of a live run's last line
+#   (its bytes an event too).
 # DOCS_FILES (env): the files to test instead of README.md and docs/*.md (to show that a
 # broken sample fails).
 . "$(dirname "$0")/lib.sh"
@@ -35,6 +39,7 @@ mask() {
         -e 's/\b[0-9a-f]{40}\b/<build-id>/g' \
         -e 's/^(clock: +)[0-9]+ Hz/\1<hz> Hz/' \
         -e 's/\.out\.[0-9]+/.out.<pid>/g' \
+        -e 's/^# [0-9]+ events, [0-9]+ bytes \([0-9.]+ bytes\/event\)/# N events, N bytes (N bytes\/event)/' \
         -e 's/^(process: +)[0-9]+$/\1<pid>/' -e 's/, tid [0-9]+$/, tid <pid>/' \
         -e "s|$1|/home/me|g" -e "s|$BUILD|build|g"
 }
@@ -111,6 +116,11 @@ doc() {
         if [ $inblock = 0 ]; then
             case "$line" in
             '<!-- docs.sh: not run: '*) skip=${line#'<!-- docs.sh: not run: '} skip=${skip%' -->'} ;;
+            '<!-- docs.sh: needs '*)
+                skip=${line#'<!-- docs.sh: needs '} skip=${skip%' -->'}
+                # Runs when the file is there: skip only names what is missing.
+                if [ -e "$W/${skip%% *}" ]; then skip=; else skip="no ${skip%% *}: ${skip#* }"; fi
+                ;;
             '```console')
                 if [ -n "$skip" ]; then
                     echo "skip docs-$rel:$ln: $skip"
@@ -133,7 +143,7 @@ doc() {
         fi
         [ $inblock = 1 ] || continue
         if [ -n "$cmd" ] && [ "${cmd%\\}" != "$cmd" ] && [ ! -s "$exp" ]; then
-            cmd="${cmd%\\}"$'\n'"$line" # a continued command
+            cmd="$cmd"$'\n'"$line" # a continued command: bash joins the lines
         elif [ "${line#'$ '}" != "$line" ]; then
             flush
             cmd=${line#'$ '} cmdln=$ln
