@@ -1,3 +1,4 @@
+#!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # docs.sh - every command and every sample output in README.md and docs/*.md, run against the
 # build and compared, so that a newcomer who follows the documents word for word meets no
@@ -98,7 +99,7 @@ run_cmd() {
 
 # doc FILE: runs the console blocks of FILE, in a directory of its own.
 doc() {
-    local f=$1 rel=${1#"$ROOT"/} name W inblock=0 skip= ln=0 cmd= cmdln= exp n=0 line
+    local f=$1 rel=${1#"$ROOT"/} name W inblock=0 skip='' ln=0 cmd='' cmdln='' exp n=0 line
     name=$(echo "$rel" | tr '/.' '__')
     W=$T/$name
     mkdir -p "$W"

@@ -1,3 +1,4 @@
+#!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # runner.sh - tests/run.sh, the runner of make check, on a tree of its own: a Check runner with
 # a passing and a failing suite, and three scripts (one passes, one fails, one crashes). It
@@ -6,6 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 mkdir -p "$T/tree/tests/e2e" "$T/tree/b/tests"
+# shellcheck disable=SC2046 # pkg-config gives several words
 if ! gcc "$E2E_DIR/runner/check_fake.c" -o "$T/tree/b/tests/check_cygtrace" \
     $(pkg-config --cflags --libs check) 2>"$T/cc.err"; then
     fail runner-build "$(head -n 1 "$T/cc.err")"
