@@ -3,7 +3,9 @@
 # script. Prints one line per Check suite and one per script (name, passed and failed counts,
 # time), then one total line, `total: N passed, M failed` (CI reads it). The whole output of
 # each goes to a log file under $B/tests/log/ (unit.log, unit.xml, e2e-NAME.log); a suite or
-# script that fails has its failing tests' lines printed under it, and the log's path.
+# script that fails has its failing tests' lines printed under it, and the log's path. A
+# script's lines that start with "skip " (a test it could not run, and why) are printed under
+# its line too, whether it failed or not.
 #
 # A build made with SANITIZE=1 runs as it is: the options below make every ASan, UBSan or
 # LeakSanitizer finding abort the process (a crash the tests see). ASan and LeakSanitizer
@@ -99,6 +101,7 @@ for t in tests/e2e/*.sh; do
         p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]}
         [ $rc -ne 0 ] && [ "$f" -eq 0 ] && f=1
         line "e2e $name" "$p" "$f" "$t"
+        grep -E '^skip ' "$log" | sed 's/^/    /'
         passed=$((passed + p))
         failed=$((failed + f))
         if [ "$f" -gt 0 ]; then

@@ -16,7 +16,7 @@ fi
 cp "$E2E_DIR/lib.sh" "$T/tree/tests/e2e/"
 cat >"$T/tree/tests/e2e/good.sh" <<'EOS'
 . "$(dirname "$0")/lib.sh"
-echo "a line of detail"; pass one; pass two; finish
+echo "a line of detail"; pass one; echo "skip three: no such board"; pass two; finish
 EOS
 cat >"$T/tree/tests/e2e/bad.sh" <<'EOS'
 . "$(dirname "$0")/lib.sh"
@@ -38,6 +38,8 @@ check runner-suite-fail "the failing suite's line and its test's: $(tr '\n' '|' 
     bash -c "grep -A1 -E '^unit beta +1 passed, 1 failed' '$T/out' | grep -q ':F:core:test_b_bad:0: Assertion'"
 check runner-script-lines "no line per script" \
     grep -qE '^e2e good +2 passed, 0 failed  \([0-9.]+ s\)$' "$T/out"
+check runner-skip "a skipped test is not named under its script's line" \
+    bash -c "grep -A1 -E '^e2e good +2 passed' '$T/out' | grep -qx '    skip three: no such board'"
 check runner-script-fail "the failing script's FAIL line under its line" \
     bash -c "grep -A1 -E '^e2e bad +1 passed, 1 failed' '$T/out' | grep -qx '    FAIL two: it broke'"
 check runner-logs-named "the logs are not named on failure" \
@@ -51,6 +53,6 @@ check runner-quiet "the details are printed, not only logged: $(grep -E 'detail|
 check runner-logs "the logs do not hold the details" \
     bash -c "grep -q 'a line of detail' '$L/e2e-good.log' && grep -q 'noise that' '$L/e2e-bad.log' &&
              grep -q 'Running suite' '$L/unit.log' && [ -s '$L/unit.xml' ]"
-check runner-lines "$(wc -l <"$T/out") lines of output, not 15" [ "$(wc -l <"$T/out")" -eq 15 ]
+check runner-lines "$(wc -l <"$T/out") lines of output, not 16" [ "$(wc -l <"$T/out")" -eq 16 ]
 check runner-stderr "stderr not empty: $(head -n 1 "$T/err")" [ ! -s "$T/err" ]
 finish
