@@ -75,7 +75,9 @@ run_cmd() {
     make\ *)
         local san=
         [ "$(basename "$BUILD")" = build-san ] && san=SANITIZE=1
-        cmd="make -C '$ROOT' --no-print-directory O='$BUILD' $san ${cmd#make }"
+        # As a user runs it: not as a part of the make check that may run this script.
+        cmd="env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C '$ROOT' --no-print-directory \
+             O='$BUILD' $san ${cmd#make }"
         ;;
     esac
     (
