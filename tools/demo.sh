@@ -138,8 +138,10 @@ rtt_demo() {
     echo "cygtrace demo: a Cortex-M3 firmware streams its calls into an RTT channel in its RAM;"
     echo "cygtrace live reads it through the GDB server (here QEMU's) while the firmware runs."
     rm -f "$log"
-    qemu_up -serial "file:$log" -gdb "tcp:127.0.0.1:PORT" -kernel "$elf"
-    printf '\n$ qemu-system-arm -M mps2-an385 -serial file:%s -gdb tcp:127.0.0.1:%s -kernel %s &\n' \
+    # Held at reset (-S) until cygtrace live attaches: a firmware left running with no reader
+    # fills its channel and loses its first thousands of events before the first poll.
+    qemu_up -S -serial "file:$log" -gdb "tcp:127.0.0.1:PORT" -kernel "$elf"
+    printf '\n$ qemu-system-arm -M mps2-an385 -S -serial file:%s -gdb tcp:127.0.0.1:%s -kernel %s &\n' \
         "$log" "$port" "$elf"
     live_demo_view "--gdb=127.0.0.1:$port" "$D/rtt.txt" "$elf"
     # The UART said one line at the start, and nothing while the trace streamed.
