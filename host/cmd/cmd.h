@@ -167,15 +167,10 @@ void cmd_load_warn(const struct load *l);
  * DUMP.maps; NULL ones are skipped), through links too: 0, or 1 after a message. */
 int cmd_check_output(const char *out, const char *elf, const char *dump);
 
-/* Returns what a trace of word_bytes-byte words calls a context: "thread" (a Linux ring's, 8)
- * or "context". */
-const char *cmd_ctx_word(unsigned word_bytes);
-
-/* Prints the line above context id's part of a report or a graph: "# thread 3 (tid 77), 120
- * events", its OS id and events from the scan sc; nm (NULL: none) names a context that has no
- * OS id: "# context 2 (uart), 40 events". */
-void cmd_ctx_header(const struct load *l, const struct tree_scan *sc, uint32_t id,
-                    const struct names *nm);
+/* Prints the line above context id's part of a report or a graph, headed as the tree heads it
+ * (names_ctx_label), its OS id and events from the scan sc: "# thread 3 (tid 77), 120 events",
+ * "# context 2 "uart", 40 events". */
+void cmd_ctx_header(const struct load *l, const struct tree_scan *sc, uint32_t id);
 
 /* The first notes under a report's or a graph's numbers: what the times are in (hz: what they
  * are shown with, 0 for clock ticks), and how many calls are only partly in the trace. */

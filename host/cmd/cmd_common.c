@@ -54,23 +54,15 @@ int cmd_load_args(int argc, char **argv, const char *cmd, int force, struct load
     return 0;
 }
 
-const char *cmd_ctx_word(unsigned word_bytes)
-{
-    return word_bytes == 8 ? "thread" : "context";
-}
-
-void cmd_ctx_header(const struct load *l, const struct tree_scan *sc, uint32_t id,
-                    const struct names *nm)
+void cmd_ctx_header(const struct load *l, const struct tree_scan *sc, uint32_t id)
 {
     size_t k = dec_ctx_find(sc->ctx, &sc->ctx_ix, id);
     const struct dec_ctx *c = k == SIZE_MAX ? NULL : &sc->ctx[k];
+    char label[512];
 
-    printf("# %s %u", cmd_ctx_word(l->ring.word_bytes), id);
-    if (c && c->os_tid)
-        printf(" (tid %" PRIu64 ")", c->os_tid);
-    else if (nm && names_ctx(nm, id))
-        printf(" (%s)", names_ctx(nm, id));
-    printf(", %" PRIu64 " events\n", c ? c->events : 0);
+    names_ctx_label(l->names, l->sym, l->ring.load_bias, l->ring.word_bytes, id, c ? c->os_tid : 0,
+                    c && c->vfork, label, sizeof label);
+    printf("# %s, %" PRIu64 " events\n", label, c ? c->events : 0);
 }
 
 void cmd_notes_times(const struct load *l, uint64_t hz, uint64_t partial)

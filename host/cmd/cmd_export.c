@@ -28,7 +28,7 @@ static void usage(FILE *f)
 
 static const struct tree_sink *sink_of(void *arg, const struct dec_ctx *c)
 {
-    return export_sink(arg, c->id, c->os_tid);
+    return export_sink(arg, c->id, c->os_tid, c->vfork);
 }
 
 /* The schedule of a 32-bit trace that an RTOS glue wrote (SCHED or NAME records, and
@@ -137,7 +137,7 @@ int cmd_export(int argc, char **argv)
     xo.bias = l.ring.load_bias;
     xo.hz = l.ring.ts_hz;
     xo.pid = l.ring.pid ? l.ring.pid : 1;
-    xo.ctx_word = cmd_ctx_word(l.ring.word_bytes);
+    xo.word_bytes = l.ring.word_bytes;
     if (xo.format == EXPORT_CALLGRIND && l.sym)
         xo.dwarf = dwarf_src_open(elf); /* read lazily; NULL (no memory): files unnamed */
     if (!(x = export_new(out, &xo))) {

@@ -99,7 +99,7 @@ static int print_all(struct graphs *r, const struct cmd_filter_run *run, uint64_
             if (!graph_stats(r->fan[i]->own[k], &n))
                 continue; /* not called in this context */
             /* no names: report names a context without an OS id, graph never did */
-            cmd_ctx_header(l, &run->sc, r->fan[i]->id, NULL);
+            cmd_ctx_header(l, &run->sc, r->fan[i]->id);
             if (print_graphs(r, r->fan[i]->own[k], NULL, NULL) < 0)
                 return -1;
             printf("\n");
@@ -114,7 +114,7 @@ static int print_all(struct graphs *r, const struct cmd_filter_run *run, uint64_
             continue;
         }
         if (r->n > 1)
-            printf("# all %zu %ss\n", r->n, cmd_ctx_word(l->ring.word_bytes));
+            printf("# all %zu %ss\n", r->n, names_ctx_word(l->ring.word_bytes));
         if (print_graphs(r, r->all[k], partial, blind) < 0)
             return -1;
     }

@@ -322,13 +322,13 @@ static int report(struct load *l, const char *elf, const char *dump, const struc
     for (size_t i = 0; r.n > 1 && i < r.n; i++) {
         uint64_t ignored = 0;
 
-        cmd_ctx_header(l, &run.sc, r.tee[i]->id, l->names);
+        cmd_ctx_header(l, &run.sc, r.tee[i]->id);
         if (print_table(&r, r.tee[i]->own, key, &ignored) < 0)
             goto oom;
         printf("\n");
     }
     if (r.n > 1)
-        printf("# all %zu %ss\n", r.n, cmd_ctx_word(l->ring.word_bytes));
+        printf("# all %zu %ss\n", r.n, names_ctx_word(l->ring.word_bytes));
     if (!r.n)
         printf("# the trace holds no calls\n");
     else if (print_table(&r, r.all, key, &partial) < 0)

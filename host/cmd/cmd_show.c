@@ -292,23 +292,19 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
         goto out;
     for (unsigned i = 0; i < sc.n; i++) {
         const struct dec_ctx *c = &sc.ctx[i];
-        const char *name;
-        char nb[256];
+        char label[512];
 
         if (!c->events || (o->have_thread && c->id != thread))
             continue;
         if (sc.n > 1 && !o->have_thread) {
-            printf("%s# %s %u", shown ? "\n" : "", cmd_ctx_word(l->ring.word_bytes), c->id);
-            if ((name = names_ctx_called(l->names, l->sym, l->ring.load_bias, c->id, 0, nb,
-                                        sizeof nb)))
-                printf(" \"%s\"", name);
-            else if (!c->id && l->ring.word_bytes == 4 && st.dec.overwritten)
+            int named = names_ctx_label(l->names, l->sym, l->ring.load_bias, l->ring.word_bytes,
+                                        c->id, c->os_tid, c->vfork, label, sizeof label);
+
+            printf("%s# %s", shown ? "\n" : "", label);
+            if (!named && !c->id && l->ring.word_bytes == 4 && st.dec.overwritten)
                 /* context 0 is "not known yet" (FORMAT.md 7.2): in a lapped ring, whatever ran
                  * before the first switch it still holds, not the program's first context */
                 printf(" (before the first context switch the trace holds)");
-            if (c->os_tid)
-                printf(c->vfork ? " (vfork child, pid %" PRIu64 ")" : " (tid %" PRIu64 ")",
-                       c->os_tid);
             printf(", %" PRIu64 " events\n", c->events);
         }
         shown++;

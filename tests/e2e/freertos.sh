@@ -139,8 +139,32 @@ for board in $BOARDS; do
         run "$tag-chrome" "$CT" export --format=chrome "$ELF" "$T/$tag.dump"
         check "$tag-chrome" "status $RC: no thread_name of the tasks" \
             eval '[ "$RC" -eq 0 ] && grep -q "\"thread_name\"" "$T/$tag-chrome.out" &&
-                  grep -q "\"name\": *\"producer\"" "$T/$tag-chrome.out" &&
-                  grep -q "\"name\": *\"consumer\"" "$T/$tag-chrome.out"'
+                  grep -q "\"name\": *\"context [0-9]* \\\\\"producer\\\\\"\"" "$T/$tag-chrome.out" &&
+                  grep -q "\"name\": *\"context [0-9]* \\\\\"consumer\\\\\"\"" "$T/$tag-chrome.out"'
+        # Every output names a context the same: the tree's headers, report's and graph's, the
+        # Chrome tracks (which add the contexts that made no call: the idle task), and the
+        # names in report's table of tasks.
+        ctx_labels head "$out" >"$T/$tag.labels"
+        check "$tag-labels-irq" "no header names $irq: $(tr '\n' '|' <"$T/$tag.labels")" \
+            grep -Eqx "context [0-9]+ \"$irq\"" "$T/$tag.labels"
+        run "$tag-report-all" "$CT" report "$ELF" "$T/$tag.dump"
+        run "$tag-graph" "$CT" graph "$ELF" "$T/$tag.dump"
+        for o in report-all graph; do
+            ctx_labels head "$T/$tag-$o.out" >"$T/$tag.labels-$o"
+            check "$tag-labels-$o" "$o names the contexts otherwise than tree" \
+                same "$T/$tag.labels" "$T/$tag.labels-$o"
+        done
+        if command -v jq >/dev/null; then
+            ctx_labels chrome "$T/$tag-chrome.out" >"$T/$tag.labels-chrome"
+            check "$tag-labels-chrome" "a tree's header is no Chrome track: $(comm -23 "$T/$tag.labels" "$T/$tag.labels-chrome" | tr '\n' '|')" \
+                eval '[ -z "$(comm -23 "$T/$tag.labels" "$T/$tag.labels-chrome")" ] &&
+                      grep -Eqx "context [0-9]+ \"IDLE\"" "$T/$tag.labels-chrome"'
+            why=
+            while read -r name; do
+                grep -q "  $name  " "$T/$tag-report.out" || why="$why $name"
+            done < <(sed -n 's/^context [0-9]* "\(.*\)"$/\1/p' "$T/$tag.labels-chrome")
+            check "$tag-labels-tasks" "not in report's table of tasks:$why" [ -z "$why" ]
+        fi
         if command -v python3 >/dev/null; then
             check "$tag-chrome-json" "not JSON" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/$tag-chrome.out"
         fi

@@ -250,6 +250,18 @@ braces_check() {
         END { if (n) print "end: " n " calls never closed" }' "$1"
 }
 
+# ctx_labels KIND FILE: the labels an output gives the trace's contexts, one a line, sorted and
+# unique: "context 1 "producer"", "thread 2 (tid 77)". KIND: head, the headers of tree, report,
+# graph ("# LABEL, N events") and live --plain ("# LABEL", "# LABEL: calls still open");
+# chrome, the Chrome export's track names (jq), but the CPU's.
+ctx_labels() {
+    case $1 in
+    head) sed -n -E 's/^# ((context|thread) [0-9]+( "[^"]*")?( \([^)]*\))?)(, [0-9]+ events|: calls still open)?$/\1/p' "$2" ;;
+    chrome) jq -r '.traceEvents[] | select(.ph == "M" and .name == "thread_name") | .args.name' "$2" |
+        grep -vx CPU ;;
+    esac | sort -u
+}
+
 # indent_of FILE REGEX: the leading spaces of the first line of FILE matching REGEX, or -1.
 indent_of() {
     awk -v re="$2" '$0 ~ re { match($0, /^ */); print RLENGTH; found = 1; exit }
