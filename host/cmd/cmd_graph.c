@@ -193,7 +193,7 @@ static int find_function(const struct load *l, const char *name, uint64_t *addr)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: cygtrace graph [options] ELF DUMP\n"
+            "usage: cygtrace graph [options] [ELF] [DUMP]\n"
             "  --function=FUNC             the graph of FUNC: its callers and what it called\n"
             "                              (repeatable); default: each thread's bottom-level\n"
             "                              calls\n"
@@ -254,6 +254,7 @@ int cmd_graph(int argc, char **argv)
     struct show_opts o;
     const struct cmd_opts p = {.cmd = "graph", .table = opts, .show = &o, .usage = usage,
                                .take = take_option, .arg = &a};
+    struct cmd_inputs in;
     struct load l;
     int rc;
 
@@ -264,11 +265,11 @@ int cmd_graph(int argc, char **argv)
     /* --depth limits the tree below the function, not the trees the graph is built from. */
     r.depth = o.max_depth;
     o.max_depth = 0;
-    if ((rc = cmd_load_args(argc, argv, "graph", o.force, &l)) != 0)
+    if ((rc = cmd_load_args(argc, argv, "graph", o.force, &in, &l)) != 0)
         return rc;
     for (unsigned k = 0; k < r.nfunc; k++)
         if (find_function(&l, a.names[k], &r.func[k]) < 0) {
-            cmd_error("%s: --function=%s: no such function in its symbols", argv[optind],
+            cmd_error("%s: --function=%s: no such function in its symbols", in.elf,
                       a.names[k]);
             load_close(&l);
             return 1;
@@ -277,7 +278,7 @@ int cmd_graph(int argc, char **argv)
         r.nfunc = 1; /* func[0] = 0: the bottom level */
     r.l = &l;
     r.hz = a.ticks ? 0 : l.ring.ts_hz;
-    rc = graph(&r, argv[optind], argv[optind + 1], &o);
+    rc = graph(&r, in.elf, in.dump, &o);
     load_close(&l);
     return rc;
 }

@@ -276,7 +276,7 @@ out:
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cygtrace report [options] ELF DUMP\n"
+    fprintf(f, "usage: cygtrace report [options] [ELF] [DUMP]\n"
                "  --sort=KEY                  total (default), self, calls, avg, max, name\n"
                "  --ticks                     times in clock ticks, not in seconds\n"
                "  --tasks                     only the per-context section: running and\n"
@@ -395,21 +395,22 @@ int cmd_report(int argc, char **argv)
     struct report_args a = {.key = FNSTAT_BY_TOTAL};
     const struct cmd_opts p = {.cmd = "report", .table = opts, .show = &o, .usage = usage,
                                .take = take_option, .arg = &a};
+    struct cmd_inputs in;
     struct load l;
     int rc;
 
     cmd_show_init(&o);
     if ((rc = cmd_opts_parse(&p, argc, argv)) >= 0)
         return rc;
-    if ((rc = cmd_load_args(argc, argv, "report", o.force, &l)) != 0)
+    if ((rc = cmd_load_args(argc, argv, "report", o.force, &in, &l)) != 0)
         return rc;
     if (a.tasks) {
         struct tasks t = {.l = &l, .hz = a.ticks ? 0 : l.ring.ts_hz,
                           .timed = !!(l.ring.flags & CYG_F_TIMESTAMPS), .o = &o};
 
-        rc = report_tasks(&t, argv[optind], argv[optind + 1]);
+        rc = report_tasks(&t, in.elf, in.dump);
     } else {
-        rc = report(&l, argv[optind], argv[optind + 1], &o, a.key, a.ticks);
+        rc = report(&l, in.elf, in.dump, &o, a.key, a.ticks);
     }
     load_close(&l);
     return rc;

@@ -20,6 +20,7 @@ static const struct {
     {"graph", cmd_graph, "the call graph of a function: its callers and what it called"},
     {"export", cmd_export, "write a trace for Perfetto, flame graphs or KCachegrind"},
     {"info", cmd_info, "show what a trace's control block says"},
+    {"dump", cmd_dump, "list a trace's records one by one, as they are in the ring"},
     {"pull", cmd_pull, "read the trace out of a target through a GDB server"},
     {"arm", cmd_arm, "arm triggers and record-time filters in a target through a GDB server"},
     {"live", cmd_live, "watch a running target's calls: serial, TCP, pipe, or a Linux ring"},

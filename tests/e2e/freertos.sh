@@ -126,6 +126,13 @@ for board in $BOARDS; do
         run "$tag-tree" "$CT" tree "$ELF" "$T/$tag.dump"
         check "$tag-tree-same" "tree of the saved dump differs from pull's" same "$out" "$T/$tag-tree.out"
 
+        # The records themselves: the switches to the tasks by name, the clock's TIME
+        # records, the fault where the tree shows it.
+        run "$tag-dump" "$CT" dump "$ELF" "$T/$tag.dump"
+        check "$tag-dump" "status $RC: $(head -n 1 "$T/$tag-dump.err")" \
+            eval '[ "$RC" -eq 0 ] && grep -Eq " context +0x[0-9a-f]{8}  to [0-9]+ \(consumer\)$" "$T/$tag-dump.out" &&
+                  grep -Eq " time +0x[0-9a-f]{8}$" "$T/$tag-dump.out" &&
+                  grep -Eq " fault +0x[0-9a-f]{8}  store_result\+0x[0-9a-f]+ \(kind [0-9]+\)$" "$T/$tag-dump.out"'
         run "$tag-report" "$CT" report --tasks "$ELF" "$T/$tag.dump"
         check "$tag-report" "status $RC: $(head -n 1 "$T/$tag-report.err")" \
             eval '[ "$RC" -eq 0 ] && grep -q "producer" "$T/$tag-report.out" &&

@@ -80,6 +80,9 @@ complete_of() {
 check complete-commands "$(complete_of "$CT" "")" \
     eval '[ "$(complete_of "$CT" "")" = "$(printf "%s\n" $commands | sort | tr "\n" " ")" ]'
 check complete-prefix "$(complete_of "$CT" re)" [ "$(complete_of "$CT" re)" = "record report " ]
+check complete-dump "$(complete_of "$CT" du)" [ "$(complete_of "$CT" du)" = "dump " ]
+check complete-tree-columns "$(complete_of "$CT" tree --ti)" \
+    [ "$(complete_of "$CT" tree --ti)" = "--tid --time --time-range= " ]
 check complete-option "$(complete_of "$CT" tree --no-a)" [ "$(complete_of "$CT" tree --no-a)" = "--no-args " ]
 check complete-choices "$(complete_of "$CT" tree --style =)" \
     [ "$(complete_of "$CT" tree --style =)" = "braces etrace tree " ]
