@@ -148,7 +148,8 @@ host: $(O)/cygtrace
 $(O)/host/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)$(CC) $(BASE_CFLAGS) $(DEPFLAGS) -D_GNU_SOURCE \
-	    -DCYGTRACE_VERSION='"$(VERSION)"' $(HOST_INC) -c $< -o $@
+	    -DCYGTRACE_VERSION='"$(or $(RELEASE),0.1)"' -DCYGTRACE_GIT='"$(VERSION)"' $(HOST_INC) \
+	    -c $< -o $@
 -include $(HOST_LIB_OBJ:.o=.d) $(HOST_CMD_OBJ:.o=.d)
 
 $(O)/host/libcyghost.a: $(HOST_LIB_OBJ)
@@ -157,7 +158,10 @@ $(O)/host/libcyghost.a: $(HOST_LIB_OBJ)
 $(O)/cygtrace: $(HOST_CMD_OBJ) $(O)/host/libcyghost.a
 	$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)
 
-VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+# --version says the release (debian/changelog's, RELEASE below) and, built from a git checkout,
+# the commit: "cygtrace 0.1 (git b96971e)". The package's build passes VERSION: its copy of the
+# tree has no .git of its own.
+VERSION := $(shell git describe --always --dirty 2>/dev/null)
 
 # ---------------------------------------------------------------------------------------------
 # examples
@@ -346,7 +350,7 @@ bench: deps
 #   share/bash-completion/completions/cygtrace   tools/cygtrace.bash, if there
 # Each entry reads DEST|MODE|SOURCE, DEST relative to PREFIX.
 
-RELEASE = $(shell sed -n '1s/^[^ ]* (\([^)-]*\).*/\1/p' debian/changelog 2>/dev/null)
+RELEASE := $(shell sed -n '1s/^[^ ]* (\([^)-]*\).*/\1/p' debian/changelog 2>/dev/null)
 inst = $(foreach f,$(3),$(1)/$(notdir $(f))|$(2)|$(f))
 inst_tree = $(foreach f,$(3),$(1)/$(f)|$(2)|$(f))
 HAVE_ARM_CC := $(if $(shell command -v $(ARM_CC) 2>/dev/null),yes)

@@ -70,6 +70,14 @@ ring=$(awk '/define CYG_VERSION_MIN / { lo = $3 } /define CYG_VERSION / { hi = $
 check version "$(tr '\n' '|' <"$T/version.out")" \
     eval '[ "$RC" -eq 0 ] && grep -q "^cygtrace [^ ]" "$T/version.out" &&
           grep -q "format versions $ring and live streams of versions" "$T/version.out"'
+# The release the package says (debian/changelog), then, from a git checkout, the commit:
+# "cygtrace 0.1 (git b96971e)".
+release=$(sed -n '1s/^[^ ]* (\([^)-]*\).*/\1/p' "$ROOT/debian/changelog")
+want="^cygtrace ${release//./\\.}\$"
+git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1 &&
+    want="^cygtrace ${release//./\\.} \\(git [0-9a-zA-Z.-]+\\)\$"
+check version-release "$(head -n 1 "$T/version.out"), expected /$want/" \
+    eval '[ -n "$release" ] && head -n 1 "$T/version.out" | grep -Eq "$want"'
 
 # The completion, as bash runs it: COMP_WORDS in, COMPREPLY out.
 complete_of() {
