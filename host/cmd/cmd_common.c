@@ -53,7 +53,7 @@ static int is_elf(const char *path)
     if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
         (fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
         return 0;
-    yes = read(fd, b, 4) == 4 && !memcmp(b, "\x7f" "ELF", 4);
+    yes = read(fd, b, 4) == 4 && b[0] == 0x7f && !memcmp(b + 1, "ELF", 3);
     close(fd);
     return yes;
 }
@@ -66,8 +66,7 @@ int cmd_inputs(int argc, char **argv, const char *cmd, int elf_optional, struct 
     in->elf = NULL;
     in->dump = CMD_DEFAULT_DUMP;
     if (n > 2) {
-        cmd_error("%s: needs [ELF] [DUMP], %d files given (see 'cygtrace %s --help')", cmd, n,
-                  cmd);
+        cmd_error("%s: needs [ELF] [DUMP], %d files given (see 'cygtrace %s --help')", cmd, n, cmd);
         return 2;
     }
     if (n == 2) {

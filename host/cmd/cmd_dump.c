@@ -42,8 +42,9 @@ static void what(const struct load *l, const struct ev *e, char *buf, size_t len
         }
         break;
     case EV_THREAD:
-        snprintf(buf, len, e->data == CYG_THREAD_VFORK ? "vfork child, pid %" PRIu64
-                                                       : "tid %" PRIu64, e->addr);
+        snprintf(buf, len,
+                 e->data == CYG_THREAD_VFORK ? "vfork child, pid %" PRIu64 : "tid %" PRIu64,
+                 e->addr);
         break;
     case EV_CONTEXT:
         names_ctx_text(l->names, l->sym, bias, e->data, e->addr, a, sizeof a);
