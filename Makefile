@@ -163,6 +163,14 @@ $(O)/cygtrace: $(HOST_CMD_OBJ) $(O)/host/libcyghost.a
 # tree has no .git of its own.
 VERSION := $(shell git describe --always --dirty 2>/dev/null)
 
+# main.c prints them: rebuilt when they change (the stamp is rewritten only then).
+$(O)/host/version.stamp: version-force
+	@mkdir -p $(@D)
+	@echo '$(RELEASE) $(VERSION)' | cmp -s - $@ || echo '$(RELEASE) $(VERSION)' >$@
+$(O)/host/obj/host/cmd/main.o: $(O)/host/version.stamp
+.PHONY: version-force
+version-force:
+
 # ---------------------------------------------------------------------------------------------
 # examples
 
