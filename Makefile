@@ -148,7 +148,8 @@ host: $(O)/cygtrace
 $(O)/host/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)$(CC) $(BASE_CFLAGS) $(DEPFLAGS) -D_GNU_SOURCE \
-	    -DCYGTRACE_VERSION='"$(VERSION)"' $(HOST_INC) -c $< -o $@
+	    -DCYGTRACE_VERSION='"$(or $(RELEASE),0.1)"' -DCYGTRACE_GIT='"$(VERSION)"' $(HOST_INC) \
+	    -c $< -o $@
 -include $(HOST_LIB_OBJ:.o=.d) $(HOST_CMD_OBJ:.o=.d)
 
 $(O)/host/libcyghost.a: $(HOST_LIB_OBJ)
@@ -157,7 +158,18 @@ $(O)/host/libcyghost.a: $(HOST_LIB_OBJ)
 $(O)/cygtrace: $(HOST_CMD_OBJ) $(O)/host/libcyghost.a
 	$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)
 
-VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+# --version says the release (debian/changelog's, RELEASE below) and, built from a git checkout,
+# the commit: "cygtrace 0.1 (git b96971e)". The package's build passes VERSION: its copy of the
+# tree has no .git of its own.
+VERSION := $(shell git describe --always --dirty 2>/dev/null)
+
+# main.c prints them: rebuilt when they change (the stamp is rewritten only then).
+$(O)/host/version.stamp: version-force
+	@mkdir -p $(@D)
+	@echo '$(RELEASE) $(VERSION)' | cmp -s - $@ || echo '$(RELEASE) $(VERSION)' >$@
+$(O)/host/obj/host/cmd/main.o: $(O)/host/version.stamp
+.PHONY: version-force
+version-force:
 
 # ---------------------------------------------------------------------------------------------
 # examples
@@ -346,7 +358,7 @@ bench: deps
 #   share/bash-completion/completions/cygtrace   tools/cygtrace.bash, if there
 # Each entry reads DEST|MODE|SOURCE, DEST relative to PREFIX.
 
-RELEASE = $(shell sed -n '1s/^[^ ]* (\([^)-]*\).*/\1/p' debian/changelog 2>/dev/null)
+RELEASE := $(shell sed -n '1s/^[^ ]* (\([^)-]*\).*/\1/p' debian/changelog 2>/dev/null)
 inst = $(foreach f,$(3),$(1)/$(notdir $(f))|$(2)|$(f))
 inst_tree = $(foreach f,$(3),$(1)/$(f)|$(2)|$(f))
 HAVE_ARM_CC := $(if $(shell command -v $(ARM_CC) 2>/dev/null),yes)
@@ -385,16 +397,34 @@ $(O)/pkg/%: tools/%.in install-gen-force
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(or $(RELEASE),0.1)|g' $< >$@
 install-gen-force:
 
+# The folders install puts files in; those of them (and of their parents) that were not there
+# before are written to INSTALL_DIRS_FILE, one a line (a later install adds to the list), for
+# uninstall to remove when they are empty again. Not with DESTDIR: a package's files are staged
+# there, and its package manager owns the folders.
+INSTALL_DIRS = $(sort $(foreach e,$(INSTALL_LIST),$(patsubst %/,%,$(dir $(call inst_name,$(call inst_dest,$(e)))))))
+INSTALL_DIRS_FILE = $(DESTDIR)$(PREFIX)/share/cygtrace/installed-dirs
+
 install: $(foreach e,$(INSTALL_LIST),$(call inst_src,$(e)))
-	$(foreach e,$(INSTALL_LIST),$(Q)install -D -m $(call inst_mode,$(e)) $(call inst_src,$(e)) \
-	    $(call inst_name,$(call inst_dest,$(e)))$(newline))
+	$(Q)new=$$(for d in $(INSTALL_DIRS); do \
+	    while [ ! -d "$$d" ] && [ "$$d" != / ] && [ "$$d" != . ]; do echo "$$d"; d=$$(dirname "$$d"); done; \
+	done); \
+	$(foreach e,$(INSTALL_LIST),install -D -m $(call inst_mode,$(e)) $(call inst_src,$(e)) \
+	    $(call inst_name,$(call inst_dest,$(e))) &&) \
+	if [ -z "$(DESTDIR)" ]; then \
+	    { [ -f "$(INSTALL_DIRS_FILE)" ] && cat "$(INSTALL_DIRS_FILE)"; printf '%s\n' $$new; } | \
+	        sort -u | grep . >"$(INSTALL_DIRS_FILE).new"; \
+	    mv "$(INSTALL_DIRS_FILE).new" "$(INSTALL_DIRS_FILE)"; \
+	fi
 	@echo "  INSTALL $(DESTDIR)$(PREFIX) ($(words $(INSTALL_LIST)) files)"
 
-# What install put there, and the directories it leaves empty (never PREFIX's own: bin, lib...).
+# What install put there, then the folders it made, deepest first, each only if empty (never
+# a folder that was there before it, such as /usr/local/bin).
 uninstall:
-	$(Q)rm -f $(foreach e,$(INSTALL_LIST),$(call inst_name,$(call inst_dest,$(e))))
-	$(Q)rm -rf $(DESTDIR)$(PREFIX)/share/cygtrace $(DESTDIR)$(PREFIX)/lib/cygtrace \
-	    $(DESTDIR)$(PREFIX)/lib/cmake/cygtrace $(DESTDIR)$(PREFIX)/include/cygtrace
+	$(Q)dirs=$$(cat "$(INSTALL_DIRS_FILE)" 2>/dev/null | sort -r); \
+	rm -f $(foreach e,$(INSTALL_LIST),$(call inst_name,$(call inst_dest,$(e)))) && \
+	rm -rf $(DESTDIR)$(PREFIX)/share/cygtrace $(DESTDIR)$(PREFIX)/lib/cygtrace \
+	    $(DESTDIR)$(PREFIX)/lib/cmake/cygtrace $(DESTDIR)$(PREFIX)/include/cygtrace && \
+	for d in $$dirs; do [ -d "$$d" ] && rmdir --ignore-fail-on-non-empty "$$d"; done; true
 	@echo "  UNINST  $(DESTDIR)$(PREFIX)"
 
 # make deb: the Debian package, built by dpkg-buildpackage in a copy of the tree

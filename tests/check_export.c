@@ -48,7 +48,7 @@ static void feed(const struct tree_sink *sink, unsigned start_depth, const char 
 static char *export_hz(enum export_format fmt, uint64_t hz, unsigned start_depth,
                        const char *script)
 {
-    struct export_opts o = {.format = fmt, .hz = hz, .pid = 7, .ctx_word = "thread"};
+    struct export_opts o = {.format = fmt, .hz = hz, .pid = 7, .word_bytes = 8};
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -56,7 +56,7 @@ static char *export_hz(enum export_format fmt, uint64_t hz, unsigned start_depth
     char err[256];
 
     ck_assert_ptr_nonnull(x);
-    feed(export_sink(x, 1, 0), start_depth, script);
+    feed(export_sink(x, 1, 0, 0), start_depth, script);
     ck_assert_int_eq(export_end(x, err, sizeof err), 0);
     export_free(x);
     fclose(f);
@@ -248,7 +248,7 @@ START_TEST(test_export_chrome_schedule)
         {.kind = EV_EXIT, .time = 40, .ctx = 2, .addr = 0x10},
     };
     struct export_opts o = {
-        .format = EXPORT_CHROME, .hz = 1000000, .pid = 7, .ctx_word = "context"};
+        .format = EXPORT_CHROME, .hz = 1000000, .pid = 7, .word_bytes = 4};
     struct names *nm = names_new();
     char *out = NULL;
     size_t len = 0;
@@ -263,7 +263,7 @@ START_TEST(test_export_chrome_schedule)
     ck_assert_int_eq(names_set_ctx(nm, 2, "cons"), 0);
     ck_assert_int_eq(names_set_obj(nm, 0x20003000, CYG_OBJ_QUEUE, "jobs"), 0);
     export_names(x, nm);
-    feed(export_sink(x, 2, 0), 0, "A+@12 A-@40");
+    feed(export_sink(x, 2, 0, 0), 0, "A+@12 A-@40");
     ck_assert_ptr_nonnull(s = taskstat_new(export_taskstat_span, x));
     for (unsigned i = 0; i < sizeof evs / sizeof evs[0]; i++)
         ck_assert_int_eq(taskstat_feed(s, &evs[i]), 0);
@@ -274,12 +274,12 @@ START_TEST(test_export_chrome_schedule)
     fclose(f);
     ck_assert_ptr_nonnull(strstr(out,
                                  "\n{\"ph\":\"M\",\"pid\":7,\"tid\":2,\"name\":\"thread_name\","
-                                 "\"args\":{\"name\":\"cons\"}},"));
+                                 "\"args\":{\"name\":\"context 2 \\\"cons\\\"\"}},"));
     ck_assert_ptr_nonnull(strstr(out, "\n{\"ph\":\"M\",\"pid\":7,\"tid\":16777216,"
                                       "\"name\":\"thread_name\",\"args\":{\"name\":\"CPU\"}},"));
     ck_assert_ptr_nonnull(strstr(out,
                                  "\n{\"ph\":\"M\",\"pid\":7,\"tid\":1,\"name\":\"thread_name\","
-                                 "\"args\":{\"name\":\"prod\"}},"));
+                                 "\"args\":{\"name\":\"context 1 \\\"prod\\\"\"}},"));
     ck_assert_ptr_nonnull(strstr(out,
                                  "\n{\"ph\":\"M\",\"pid\":7,\"tid\":3,\"name\":\"thread_name\","
                                  "\"args\":{\"name\":\"context 3\"}},"));
@@ -304,7 +304,7 @@ END_TEST
 START_TEST(test_export_chrome_unnamed_tracks)
 {
     struct export_opts o = {
-        .format = EXPORT_CHROME, .hz = 1000000, .pid = 7, .ctx_word = "context"};
+        .format = EXPORT_CHROME, .hz = 1000000, .pid = 7, .word_bytes = 4};
     struct names *nm = names_new();
     char *out = NULL;
     size_t len = 0;
@@ -314,7 +314,7 @@ START_TEST(test_export_chrome_unnamed_tracks)
 
     ck_assert_ptr_nonnull(nm);
     export_names(x, nm);
-    feed(export_sink(x, 5, 0), 0, "A+@1 A-@2");
+    feed(export_sink(x, 5, 0, 0), 0, "A+@1 A-@2");
     ck_assert_int_eq(export_end(x, err, sizeof err), 0);
     export_free(x);
     fclose(f);

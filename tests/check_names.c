@@ -6,6 +6,7 @@
 #include "cyg_format.h"
 #include "decode/dec.h"
 #include "symbols/names.h"
+#include "symbols/sym.h"
 #include "suites.h"
 
 /* Feeds a NAME word: part, last, len bytes, the word; writer ctx. */
@@ -180,6 +181,44 @@ START_TEST(test_names_type_from_block)
 }
 END_TEST
 
+/* Every output heads a context with one label: its name quoted, else its handle's function (an
+ * interrupt's handler, from the test runner's own symbols here), then its OS thread. */
+START_TEST(test_names_label)
+{
+    char err[256], buf[512];
+    struct sym_table *sym = sym_open("/proc/self/exe", err, sizeof err);
+    struct names *n = names_new();
+    uint64_t addr, size;
+
+    ck_assert_msg(sym != NULL, "%s", err);
+    ck_assert_int_eq(sym_find(sym, "names_new", &addr, &size), 0);
+    ck_assert_int_eq(names_set_ctx(n, 1, "producer"), 0);
+    names_feed(n, &(struct ev){.kind = EV_CONTEXT, .data = 524303, .addr = addr + 0x1000}, 4);
+    ck_assert_int_eq(names_ctx_label(n, sym, 0x1000, 4, 1, 0, 0, buf, sizeof buf), 1);
+    ck_assert_str_eq(buf, "context 1 \"producer\"");
+    ck_assert_int_eq(names_ctx_label(n, sym, 0x1000, 4, 524303, 0, 0, buf, sizeof buf), 1);
+    ck_assert_str_eq(buf, "context 524303 \"names_new\"");
+    ck_assert_int_eq(names_ctx_label(n, sym, 0x1000, 4, 0, 0, 0, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "context 0");
+    ck_assert_int_eq(names_ctx_label(n, NULL, 0, 8, 2, 7739, 0, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "thread 2 (tid 7739)");
+    ck_assert_int_eq(names_ctx_label(n, NULL, 0, 8, 1, 7735, 0, buf, sizeof buf), 1);
+    ck_assert_str_eq(buf, "thread 1 \"producer\" (tid 7735)");
+    names_ctx_label(NULL, NULL, 0, 8, 3, 812, 1, buf, sizeof buf);
+    ck_assert_str_eq(buf, "thread 3 (vfork child, pid 812)");
+    /* what a sentence says of the same contexts: the name alone */
+    names_ctx_text(n, sym, 0x1000, 524303, 0, buf, sizeof buf);
+    ck_assert_str_eq(buf, "names_new");
+    names_ctx_text(n, sym, 0x1000, 9, 0, buf, sizeof buf);
+    ck_assert_str_eq(buf, "context 9");
+    /* cut to the buffer, terminated */
+    names_ctx_label(n, sym, 0x1000, 4, 1, 0, 0, buf, 12);
+    ck_assert_str_eq(buf, "context 1 \"");
+    names_free(n);
+    sym_close(sym);
+}
+END_TEST
+
 Suite *names_suite(void)
 {
     Suite *s = suite_create("names");
@@ -190,6 +229,7 @@ Suite *names_suite(void)
     tcase_add_test(tc, test_names_interleaved_writers);
     tcase_add_test(tc, test_names_handles_and_lookups);
     tcase_add_test(tc, test_names_type_from_block);
+    tcase_add_test(tc, test_names_label);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -44,7 +44,10 @@ define cygtrace-dump
         set $cyg_len = $cyg_len + 256
       end
       dump binary memory $arg0 $cyg_ctl $cyg_ctl + $cyg_len
-      printf "cygtrace: wrote %llu bytes from %p to %s\n", $cyg_len, $cyg_ctl, "$arg0"
+      # The file's name through echo: printf of a string argument makes gdb copy the string
+      # into the target, which takes the target's malloc (a firmware has none).
+      printf "cygtrace: wrote %llu bytes from %p to ", $cyg_len, $cyg_ctl
+      echo $arg0\n
     else
       echo cygtrace: cyg_rt points at no control block: the runtime has not set up its buffer yet\n
     end

@@ -8,14 +8,13 @@
 #                                                                the ring over the UART
 #                      $(O)/firmware/<board>/freertos_rtt.elf    the same into the RTT channel,
 #                                                                for `cygtrace live --gdb`
-# The kernel is not part of this tree: FREERTOS_DIR names a FreeRTOS-Kernel (V11) source tree,
-# by default the one next to this checkout when there is one (see below); without it, the
-# example is skipped. The kernel is built the way target/rtos/freertos/freertos.mk says, a copy per board.
-
-# By default the kernel next to this checkout, else this workplace's copy (for a clone made
-# elsewhere on this machine).
-FREERTOS_DIR ?= $(firstword $(wildcard $(CURDIR)/../shared/thirdparty/FreeRTOS-Kernel \
-                                       /work/shared/thirdparty/FreeRTOS-Kernel))
+# The kernel is not part of this tree: FREERTOS_DIR names a FreeRTOS-Kernel (V11) source tree
+# (https://github.com/FreeRTOS/FreeRTOS-Kernel; ours is commit 4269c69, after V11.1.0), by
+# default the one next to this checkout, ../shared/thirdparty/FreeRTOS-Kernel, when there is
+# one (our CI's); without it, the example is skipped, and so are its tests
+# (tests/e2e/freertos.sh), by name. The kernel is built the way
+# target/rtos/freertos/freertos.mk says, a copy per board.
+FREERTOS_DIR ?= $(wildcard $(CURDIR)/../shared/thirdparty/FreeRTOS-Kernel)
 FREX_DIR := examples/freertos
 FREX_PROGRAMS := freertos freertos_wrap freertos_live freertos_rtt
 FREX_BOARDS := mps2-an385 mps2-an386 mps2-an505 microbit
@@ -42,7 +41,7 @@ ifneq ($(shell command -v $(ARM_CC) 2>/dev/null),)
 ifeq ($(wildcard $(FREERTOS_DIR)/tasks.c),)
 firmware: freertos-firmware
 freertos-firmware:
-	@echo "  SKIP    FreeRTOS example: no FreeRTOS-Kernel at FREERTOS_DIR='$(FREERTOS_DIR)' (set it to one)"
+	@echo "  SKIP    FreeRTOS example: no FreeRTOS-Kernel at FREERTOS_DIR='$(FREERTOS_DIR)' (get V11 from https://github.com/FreeRTOS/FreeRTOS-Kernel and set FREERTOS_DIR to it)"
 else
 firmware: freertos-firmware
 freertos-firmware: $(foreach b,$(FREX_BOARDS),$(FREX_PROGRAMS:%=$(O)/firmware/$(b)/%.elf))

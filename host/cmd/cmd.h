@@ -11,22 +11,25 @@
 #include "model/pipeline.h"
 #include "source/load.h"
 
-/* cygtrace tree [options] ELF DUMP: the call tree. */
+/* cygtrace tree [options] [ELF] [DUMP]: the call tree. */
 int cmd_tree(int argc, char **argv);
 
-/* cygtrace info [ELF] DUMP: what the control block says. */
+/* cygtrace info [ELF] [DUMP]: what the control block says. */
 int cmd_info(int argc, char **argv);
+
+/* cygtrace dump [ELF] [DUMP]: the records one by one. */
+int cmd_dump(int argc, char **argv);
 
 /* cygtrace record [options] -- PROGRAM [ARGS]: runs a program with the runtime preloaded. */
 int cmd_record(int argc, char **argv);
 
-/* cygtrace report [options] ELF DUMP: a flat profile per function. */
+/* cygtrace report [options] [ELF] [DUMP]: a flat profile per function. */
 int cmd_report(int argc, char **argv);
 
-/* cygtrace graph [--function=FUNC] [options] ELF DUMP: the aggregated call graph. */
+/* cygtrace graph [--function=FUNC] [options] [ELF] [DUMP]: the aggregated call graph. */
 int cmd_graph(int argc, char **argv);
 
-/* cygtrace export --format=chrome|folded|callgrind [options] ELF DUMP: for other tools. */
+/* cygtrace export --format=chrome|folded|callgrind [options] [ELF] [DUMP]: for other tools. */
 int cmd_export(int argc, char **argv);
 
 /* cygtrace pull [options] ELF: read the buffer out of a target through a GDB server. */
@@ -68,6 +71,8 @@ enum {
     CMD_SHOW_SIGNATURES,
     CMD_SHOW_COLOR,
     CMD_SHOW_NO_ARGS,
+    CMD_SHOW_TIME,
+    CMD_SHOW_TID,
 };
 
 /* getopt_long entries of the show options, to put in a command's own table. */
@@ -86,12 +91,17 @@ enum {
         {"color", required_argument, 0, CMD_SHOW_COLOR},                                  \
         {"no-args", no_argument, 0, CMD_SHOW_NO_ARGS}
 
+/* getopt_long entries of the commands that print the tree itself (tree, pull): its columns. */
+#define CMD_TREE_LONGOPTS                                                                          \
+    {"time", no_argument, 0, CMD_SHOW_TIME}, {"tid", no_argument, 0, CMD_SHOW_TID}
+
 /* Whether --color=auto means colour: stdout is a terminal, TERM is set and not "dumb", and
  * NO_COLOR is unset or empty. */
 int cmd_color_auto(void);
 
-/* The usage lines of the show options. */
+/* The usage lines of the show options, and of CMD_TREE_LONGOPTS. */
 extern const char cmd_show_usage[];
+extern const char cmd_tree_usage[];
 
 /* Sets the defaults. */
 void cmd_show_init(struct show_opts *o);
@@ -155,10 +165,30 @@ int cmd_wrap(int argc, char **argv);
 /* Prints "cygtrace: " and the formatted message to stderr. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Opens the ELF and the dump that follow the options (argv[optind], argv[optind + 1]) into l.
- * Returns 0, or the exit status after a message: 2 when they are not two, 1 when they cannot
- * be loaded or do not belong together. */
-int cmd_load_args(int argc, char **argv, const char *cmd, int force, struct load *l);
+/* The trace a command reads when it is given none: what the Linux runtime writes by default. */
+#define CMD_DEFAULT_DUMP "cygtrace.out"
+
+/* What a command that reads a trace was given after its options, [ELF] [DUMP], as uftrace
+ * takes them: ELF DUMP; one file, an ELF (the dump is CMD_DEFAULT_DUMP) or a dump; nothing
+ * (CMD_DEFAULT_DUMP). Without an ELF, the program is the one the dump's map names
+ * (load_program). */
+struct cmd_inputs {
+    const char *elf;  /* NULL: none (info, which reads a dump without one) */
+    const char *dump;
+    char found[4096]; /* the ELF the map named */
+};
+
+/* Resolves the inputs into in; elf_optional: a dump whose program cannot be found is read
+ * without one. Returns 0, or the exit
+ * status after a message: 2 when there are more than two, 1 when the dump or its program
+ * cannot be found. */
+int cmd_inputs(int argc, char **argv, const char *cmd, int elf_optional, struct cmd_inputs *in);
+
+/* Opens the ELF and the dump that follow the options (cmd_inputs, into in) into l. Returns 0,
+ * or the exit status after a message: 2 for a usage error, 1 when they cannot be found or
+ * loaded or do not belong together. */
+int cmd_load_args(int argc, char **argv, const char *cmd, int force, struct cmd_inputs *in,
+                  struct load *l);
 
 /* Prints what load_open could not check or use (l->warning, l->map_err) as warnings. */
 void cmd_load_warn(const struct load *l);
@@ -167,15 +197,10 @@ void cmd_load_warn(const struct load *l);
  * DUMP.maps; NULL ones are skipped), through links too: 0, or 1 after a message. */
 int cmd_check_output(const char *out, const char *elf, const char *dump);
 
-/* Returns what a trace of word_bytes-byte words calls a context: "thread" (a Linux ring's, 8)
- * or "context". */
-const char *cmd_ctx_word(unsigned word_bytes);
-
-/* Prints the line above context id's part of a report or a graph: "# thread 3 (tid 77), 120
- * events", its OS id and events from the scan sc; nm (NULL: none) names a context that has no
- * OS id: "# context 2 (uart), 40 events". */
-void cmd_ctx_header(const struct load *l, const struct tree_scan *sc, uint32_t id,
-                    const struct names *nm);
+/* Prints the line above context id's part of a report or a graph, headed as the tree heads it
+ * (names_ctx_label), its OS id and events from the scan sc: "# thread 3 (tid 77), 120 events",
+ * "# context 2 "uart", 40 events". */
+void cmd_ctx_header(const struct load *l, const struct tree_scan *sc, uint32_t id);
 
 /* The first notes under a report's or a graph's numbers: what the times are in (hz: what they
  * are shown with, 0 for clock ticks), and how many calls are only partly in the trace. */

@@ -1,6 +1,7 @@
 /* cmd_common.c - what the subcommands share: messages, number parsing, and the talk with a GDB
  * server of the commands that reach a target through one (pull, arm). */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
@@ -40,13 +42,73 @@ int cmd_parse_u64(const char *s, unsigned long long *v)
     return (errno || *end) ? -1 : 0;
 }
 
-int cmd_load_args(int argc, char **argv, const char *cmd, int force, struct load *l)
+/* Whether path is an ELF file (its first bytes); 0 for one that cannot be read, and for what
+ * is no regular file (a named pipe would block the open). */
+static int is_elf(const char *path)
+{
+    unsigned char b[4];
+    struct stat st;
+    int fd, yes;
+
+    if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
+        (fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
+        return 0;
+    yes = read(fd, b, 4) == 4 && b[0] == 0x7f && !memcmp(b + 1, "ELF", 3);
+    close(fd);
+    return yes;
+}
+
+int cmd_inputs(int argc, char **argv, const char *cmd, int elf_optional, struct cmd_inputs *in)
+{
+    int n = argc - optind;
+    char err[8192];
+
+    in->elf = NULL;
+    in->dump = CMD_DEFAULT_DUMP;
+    if (n > 2) {
+        cmd_error("%s: needs [ELF] [DUMP], %d files given (see 'cygtrace %s --help')", cmd, n, cmd);
+        return 2;
+    }
+    if (n == 2) {
+        in->elf = argv[optind];
+        in->dump = argv[optind + 1];
+        return 0;
+    }
+    if (n == 1 && is_elf(argv[optind]))
+        in->elf = argv[optind];
+    else if (n == 1)
+        in->dump = argv[optind];
+    if (access(in->dump, F_OK) < 0) {
+        cmd_error("%s: %s; give the trace: cygtrace %s %s DUMP", in->dump, strerror(errno), cmd,
+                  in->elf ? in->elf : "[ELF]");
+        return 1;
+    }
+    if (in->elf)
+        return 0;
+    if (load_program(in->dump, in->found, sizeof in->found, err, sizeof err) == 0) {
+        in->elf = in->found;
+        return 0;
+    }
+    if (elf_optional) /* what is wrong with the map, load says; the rest needs no ELF */
+        return 0;
+    if (err[0])
+        cmd_error("%s; give the ELF: cygtrace %s ELF %s", err, cmd, in->dump);
+    else
+        cmd_error("%s: no %s.maps names the program that wrote it (a firmware's dump or a "
+                  "saved stream); give the ELF: cygtrace %s ELF %s", in->dump, in->dump, cmd,
+                  in->dump);
+    return 1;
+}
+
+int cmd_load_args(int argc, char **argv, const char *cmd, int force, struct cmd_inputs *in,
+                  struct load *l)
 {
     char err[512];
+    int rc;
 
-    if (cmd_opts_need(argc, cmd, 2, "an ELF file and a dump"))
-        return 2;
-    if (load_open(l, argv[optind], argv[optind + 1], force, err, sizeof err) < 0) {
+    if ((rc = cmd_inputs(argc, argv, cmd, 0, in)) != 0)
+        return rc;
+    if (load_open(l, in->elf, in->dump, force, err, sizeof err) < 0) {
         cmd_error("%s", err);
         return 1;
     }
@@ -54,23 +116,15 @@ int cmd_load_args(int argc, char **argv, const char *cmd, int force, struct load
     return 0;
 }
 
-const char *cmd_ctx_word(unsigned word_bytes)
-{
-    return word_bytes == 8 ? "thread" : "context";
-}
-
-void cmd_ctx_header(const struct load *l, const struct tree_scan *sc, uint32_t id,
-                    const struct names *nm)
+void cmd_ctx_header(const struct load *l, const struct tree_scan *sc, uint32_t id)
 {
     size_t k = dec_ctx_find(sc->ctx, &sc->ctx_ix, id);
     const struct dec_ctx *c = k == SIZE_MAX ? NULL : &sc->ctx[k];
+    char label[512];
 
-    printf("# %s %u", cmd_ctx_word(l->ring.word_bytes), id);
-    if (c && c->os_tid)
-        printf(" (tid %" PRIu64 ")", c->os_tid);
-    else if (nm && names_ctx(nm, id))
-        printf(" (%s)", names_ctx(nm, id));
-    printf(", %" PRIu64 " events\n", c ? c->events : 0);
+    names_ctx_label(l->names, l->sym, l->ring.load_bias, l->ring.word_bytes, id, c ? c->os_tid : 0,
+                    c && c->vfork, label, sizeof label);
+    printf("# %s, %" PRIu64 " events\n", label, c ? c->events : 0);
 }
 
 void cmd_notes_times(const struct load *l, uint64_t hz, uint64_t partial)

@@ -16,7 +16,7 @@ enum { EXPORT_OPT_FORMAT = 0x200 };
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cygtrace export --format=FORMAT [options] ELF DUMP [-o FILE]\n"
+    fprintf(f, "usage: cygtrace export --format=FORMAT [options] [ELF] [DUMP] [-o FILE]\n"
                "  --format=chrome             Chrome trace JSON (Perfetto UI, chrome://tracing)\n"
                "  --format=folded             flamegraph.pl / speedscope: \"a;b;c N\", N the\n"
                "                              stack's self time in clock ticks\n"
@@ -28,7 +28,7 @@ static void usage(FILE *f)
 
 static const struct tree_sink *sink_of(void *arg, const struct dec_ctx *c)
 {
-    return export_sink(arg, c->id, c->os_tid);
+    return export_sink(arg, c->id, c->os_tid, c->vfork);
 }
 
 /* The schedule of a 32-bit trace that an RTOS glue wrote (SCHED or NAME records, and
@@ -98,6 +98,7 @@ int cmd_export(int argc, char **argv)
     struct show_opts o;
     const struct cmd_opts p = {.cmd = "export", .table = opts, .shortopts = "o:", .show = &o,
                                .usage = usage, .take = take_option, .arg = &a};
+    struct cmd_inputs in;
     struct load l;
     const char *outname, *elf, *dump;
     FILE *out = stdout;
@@ -113,12 +114,14 @@ int cmd_export(int argc, char **argv)
         return 2;
     }
     /* Before anything is opened: an output that is an input would be destroyed. */
-    if (argc - optind == 2 && cmd_check_output(outname, argv[optind], argv[optind + 1]))
-        return 1;
-    if ((rc = cmd_load_args(argc, argv, "export", o.force, &l)) != 0)
+    if ((rc = cmd_inputs(argc, argv, "export", 0, &in)) != 0)
         return rc;
-    elf = argv[optind];
-    dump = argv[optind + 1];
+    if (cmd_check_output(outname, in.elf, in.dump))
+        return 1;
+    if ((rc = cmd_load_args(argc, argv, "export", o.force, &in, &l)) != 0)
+        return rc;
+    elf = in.elf;
+    dump = in.dump;
     rc = 1;
     if (xo.format != EXPORT_CHROME && !(l.ring.flags & CYG_F_TIMESTAMPS)) {
         cmd_error("%s: --format=%s needs timestamps, and this trace has none", dump,
@@ -137,7 +140,7 @@ int cmd_export(int argc, char **argv)
     xo.bias = l.ring.load_bias;
     xo.hz = l.ring.ts_hz;
     xo.pid = l.ring.pid ? l.ring.pid : 1;
-    xo.ctx_word = cmd_ctx_word(l.ring.word_bytes);
+    xo.word_bytes = l.ring.word_bytes;
     if (xo.format == EXPORT_CALLGRIND && l.sym)
         xo.dwarf = dwarf_src_open(elf); /* read lazily; NULL (no memory): files unnamed */
     if (!(x = export_new(out, &xo))) {

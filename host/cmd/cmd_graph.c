@@ -99,7 +99,7 @@ static int print_all(struct graphs *r, const struct cmd_filter_run *run, uint64_
             if (!graph_stats(r->fan[i]->own[k], &n))
                 continue; /* not called in this context */
             /* no names: report names a context without an OS id, graph never did */
-            cmd_ctx_header(l, &run->sc, r->fan[i]->id, NULL);
+            cmd_ctx_header(l, &run->sc, r->fan[i]->id);
             if (print_graphs(r, r->fan[i]->own[k], NULL, NULL) < 0)
                 return -1;
             printf("\n");
@@ -114,7 +114,7 @@ static int print_all(struct graphs *r, const struct cmd_filter_run *run, uint64_
             continue;
         }
         if (r->n > 1)
-            printf("# all %zu %ss\n", r->n, cmd_ctx_word(l->ring.word_bytes));
+            printf("# all %zu %ss\n", r->n, names_ctx_word(l->ring.word_bytes));
         if (print_graphs(r, r->all[k], partial, blind) < 0)
             return -1;
     }
@@ -193,7 +193,7 @@ static int find_function(const struct load *l, const char *name, uint64_t *addr)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: cygtrace graph [options] ELF DUMP\n"
+            "usage: cygtrace graph [options] [ELF] [DUMP]\n"
             "  --function=FUNC             the graph of FUNC: its callers and what it called\n"
             "                              (repeatable); default: each thread's bottom-level\n"
             "                              calls\n"
@@ -254,6 +254,7 @@ int cmd_graph(int argc, char **argv)
     struct show_opts o;
     const struct cmd_opts p = {.cmd = "graph", .table = opts, .show = &o, .usage = usage,
                                .take = take_option, .arg = &a};
+    struct cmd_inputs in;
     struct load l;
     int rc;
 
@@ -264,11 +265,11 @@ int cmd_graph(int argc, char **argv)
     /* --depth limits the tree below the function, not the trees the graph is built from. */
     r.depth = o.max_depth;
     o.max_depth = 0;
-    if ((rc = cmd_load_args(argc, argv, "graph", o.force, &l)) != 0)
+    if ((rc = cmd_load_args(argc, argv, "graph", o.force, &in, &l)) != 0)
         return rc;
     for (unsigned k = 0; k < r.nfunc; k++)
         if (find_function(&l, a.names[k], &r.func[k]) < 0) {
-            cmd_error("%s: --function=%s: no such function in its symbols", argv[optind],
+            cmd_error("%s: --function=%s: no such function in its symbols", in.elf,
                       a.names[k]);
             load_close(&l);
             return 1;
@@ -277,7 +278,7 @@ int cmd_graph(int argc, char **argv)
         r.nfunc = 1; /* func[0] = 0: the bottom level */
     r.l = &l;
     r.hz = a.ticks ? 0 : l.ring.ts_hz;
-    rc = graph(&r, argv[optind], argv[optind + 1], &o);
+    rc = graph(&r, in.elf, in.dump, &o);
     load_close(&l);
     return rc;
 }

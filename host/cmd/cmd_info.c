@@ -218,27 +218,25 @@ static int print_records(struct load *l)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cygtrace info [ELF] DUMP\n");
+    fprintf(f, "usage: cygtrace info [ELF] [DUMP]\n");
 }
 
 int cmd_info(int argc, char **argv)
 {
     static const struct option opts[] = {{"help", no_argument, 0, CMD_OPTS_HELP}, {0, 0, 0, 0}};
     const struct cmd_opts p = {.cmd = "info", .table = opts, .usage = usage};
-    const char *elf = NULL, *dump;
+    const char *elf, *dump;
+    struct cmd_inputs in;
     struct load l;
     char err[512];
     int rc;
 
     if ((rc = cmd_opts_parse(&p, argc, argv)) >= 0)
         return rc;
-    if (argc - optind == 2)
-        elf = argv[optind++];
-    else if (argc - optind != 1) {
-        cmd_error("info: needs a dump, and optionally the ELF first (cygtrace info ELF DUMP)");
-        return 2;
-    }
-    dump = argv[optind];
+    if ((rc = cmd_inputs(argc, argv, "info", 1, &in)) != 0)
+        return rc;
+    elf = in.elf;
+    dump = in.dump;
     /* info shows a mismatch rather than refusing: it is how one finds out. */
     if (load_open(&l, elf, dump, 1, err, sizeof err) < 0) {
         cmd_error("%s", err);

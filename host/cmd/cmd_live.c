@@ -45,6 +45,8 @@ enum { OPT_PLAIN = 0x300, OPT_POLL, OPT_SAVE, OPT_SERIAL, OPT_TCP, OPT_FILE, OPT
 /* One context's tree and its text renderer (--plain). */
 struct live_ctx {
     uint32_t id;
+    uint64_t os_tid; /* from its THREAD record, 0 until one came */
+    int vfork;
     struct pipeline_chain ch; /* its tree, behind the show options' filters */
     struct render *render;
 };
@@ -222,16 +224,14 @@ static struct live_ctx *plain_ctx(struct live *l, uint32_t id)
     return c;
 }
 
-/* "# context N "NAME"" and then end: the header of context id in --plain. */
-static void plain_header(const struct live *l, uint32_t id, const char *end)
+/* "# context N "NAME"" and then end: the header of context c in --plain, as the tree heads it. */
+static void plain_header(const struct live *l, const struct live_ctx *c, const char *end)
 {
-    char nb[256];
-    const char *name = names_ctx_called(l->names, l->sym, l->ring.load_bias, id, 0, nb, sizeof nb);
+    char label[512];
 
-    printf("# %s %u", cmd_ctx_word(l->ring.word_bytes), id);
-    if (name)
-        printf(" \"%s\"", name);
-    fputs(end, stdout);
+    names_ctx_label(l->names, l->sym, l->ring.load_bias, l->ring.word_bytes, c->id, c->os_tid,
+                    c->vfork, label, sizeof label);
+    printf("# %s%s", label, end);
 }
 
 /* --plain: the event goes to its context's tree; a line says when the context changes. A loss
@@ -267,13 +267,17 @@ static void plain_event(struct live *l, const struct ev *e)
         if (!(c = plain_ctx(l, e->ctx)))
             goto oom;
         idx = (int)(c - l->ctx);
+        if (e->kind == EV_THREAD) {
+            c->os_tid = e->addr;
+            c->vfork = e->data == CYG_THREAD_VFORK;
+        }
         if (idx != l->cur && l->nctx > 1) {
             if (l->cur >= 0)
                 render_flush(l->ctx[l->cur].render);
             l->head_due = 1;
         }
         if (l->head_due && e->kind != EV_CONTEXT && e->kind != EV_NAME) {
-            plain_header(l, e->ctx, "\n");
+            plain_header(l, c, "\n");
             l->head_due = 0;
         }
         l->cur = idx;
@@ -469,7 +473,7 @@ static void plain_finish(struct live *l)
 
     for (unsigned i = 0; i < l->nctx; i++) {
         if (l->nctx > 1)
-            plain_header(l, l->ctx[i].id, ": calls still open\n");
+            plain_header(l, &l->ctx[i], ": calls still open\n");
         tree_finish(l->ctx[i].ch.tree);
         l->unmatched += tree_unmatched(l->ctx[i].ch.tree);
         render_flush(l->ctx[i].render);

@@ -55,8 +55,8 @@ static void usage(FILE *f)
             "  --attach=N                  attach to target N first (Black Magic Probe:\n"
             "                              --monitor=swdp_scan --attach=1)\n"
             "  --timeout=SECONDS           give up on a silent server after this long (5)\n"
-            "%s",
-            cmd_show_usage);
+            "%s%s",
+            cmd_show_usage, cmd_tree_usage);
 }
 
 /* --- progress on stderr ----------------------------------------------------------------------- */
@@ -360,6 +360,7 @@ static int take_option(void *arg, int c, char *val)
 static int parse_opts(int argc, char **argv, struct pull_opts *o)
 {
     static const struct option opts[] = {CMD_SHOW_LONGOPTS,
+                                         CMD_TREE_LONGOPTS,
                                          CMD_GDB_LONGOPTS,
                                          {"output", required_argument, 0, 'o'},
                                          {"halt", no_argument, 0, 'H'},

@@ -276,7 +276,7 @@ out:
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cygtrace report [options] ELF DUMP\n"
+    fprintf(f, "usage: cygtrace report [options] [ELF] [DUMP]\n"
                "  --sort=KEY                  total (default), self, calls, avg, max, name\n"
                "  --ticks                     times in clock ticks, not in seconds\n"
                "  --tasks                     only the per-context section: running and\n"
@@ -322,13 +322,13 @@ static int report(struct load *l, const char *elf, const char *dump, const struc
     for (size_t i = 0; r.n > 1 && i < r.n; i++) {
         uint64_t ignored = 0;
 
-        cmd_ctx_header(l, &run.sc, r.tee[i]->id, l->names);
+        cmd_ctx_header(l, &run.sc, r.tee[i]->id);
         if (print_table(&r, r.tee[i]->own, key, &ignored) < 0)
             goto oom;
         printf("\n");
     }
     if (r.n > 1)
-        printf("# all %zu %ss\n", r.n, cmd_ctx_word(l->ring.word_bytes));
+        printf("# all %zu %ss\n", r.n, names_ctx_word(l->ring.word_bytes));
     if (!r.n)
         printf("# the trace holds no calls\n");
     else if (print_table(&r, r.all, key, &partial) < 0)
@@ -395,21 +395,22 @@ int cmd_report(int argc, char **argv)
     struct report_args a = {.key = FNSTAT_BY_TOTAL};
     const struct cmd_opts p = {.cmd = "report", .table = opts, .show = &o, .usage = usage,
                                .take = take_option, .arg = &a};
+    struct cmd_inputs in;
     struct load l;
     int rc;
 
     cmd_show_init(&o);
     if ((rc = cmd_opts_parse(&p, argc, argv)) >= 0)
         return rc;
-    if ((rc = cmd_load_args(argc, argv, "report", o.force, &l)) != 0)
+    if ((rc = cmd_load_args(argc, argv, "report", o.force, &in, &l)) != 0)
         return rc;
     if (a.tasks) {
         struct tasks t = {.l = &l, .hz = a.ticks ? 0 : l.ring.ts_hz,
                           .timed = !!(l.ring.flags & CYG_F_TIMESTAMPS), .o = &o};
 
-        rc = report_tasks(&t, argv[optind], argv[optind + 1]);
+        rc = report_tasks(&t, in.elf, in.dump);
     } else {
-        rc = report(&l, argv[optind], argv[optind + 1], &o, a.key, a.ticks);
+        rc = report(&l, in.elf, in.dump, &o, a.key, a.ticks);
     }
     load_close(&l);
     return rc;

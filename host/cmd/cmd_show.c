@@ -34,6 +34,11 @@ const char cmd_show_usage[] =
     "                              and return values\n"
     "  --color=auto|always|never   colour (auto: on a terminal, unless TERM=dumb or NO_COLOR)\n";
 
+const char cmd_tree_usage[] =
+    "  --time                      a column with each line's time on the trace's clock (s)\n"
+    "  --tid                       a column with each line's thread: its OS thread id (Linux),\n"
+    "                              else its context id\n";
+
 void cmd_show_init(struct show_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -97,6 +102,12 @@ int cmd_show_option(int c, const char *arg, struct show_opts *o)
     case CMD_SHOW_NO_ARGS:
         o->show |= RENDER_NO_ARGS;
         return 1;
+    case CMD_SHOW_TIME:
+        o->show |= RENDER_TIME;
+        return 1;
+    case CMD_SHOW_TID:
+        o->show |= RENDER_TID;
+        return 1;
     case CMD_SHOW_COLOR:
         if (!strcmp(arg, "auto") || !strcmp(arg, "always") || !strcmp(arg, "never")) {
             o->color = arg[0] == 'a' ? (arg[1] == 'u' ? -1 : 1) : 0;
@@ -145,9 +156,12 @@ static int render_ctx(struct load *l, const struct render_opts *ro, const struct
                       const struct dec_ctx *c, const struct filter_opts *fo, struct filter_time ft,
                       struct pipeline_tally *t)
 {
-    struct render *r = render_new(stdout, ro, l->sym, l->ring.load_bias);
+    struct render_opts o = *ro;
+    struct render *r;
     int rc = -1;
 
+    o.tid = c->os_tid ? c->os_tid : c->id;
+    r = render_new(stdout, &o, l->sym, l->ring.load_bias);
     if (r) {
         render_header(r);
         rc = pipeline_ctx(l, sc, c, render_sink(r), fo, ft, t);
@@ -256,6 +270,15 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
     uint32_t thread = 0;
     int rc = 1, shown = 0;
 
+    if (o->show & (RENDER_TIME | RENDER_TID) && ro.style != RENDER_TREE) {
+        cmd_error("--time and --tid are columns of --style=tree");
+        rc = 2;
+        goto out;
+    }
+    if (o->show & RENDER_TIME && !(l->ring.flags & CYG_F_TIMESTAMPS)) {
+        cmd_error("%s: --time needs timestamps, and this trace has none", dump);
+        goto out;
+    }
     if (ro.style == RENDER_BRACES && !(l->ring.flags & CYG_F_CALLSITES)) {
         cmd_error("%s: --style=braces needs call sites, and this trace has none; record with "
                   "CYGTRACE_CALLSITES=1 (Linux) or build the firmware runtime with "
@@ -292,23 +315,19 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
         goto out;
     for (unsigned i = 0; i < sc.n; i++) {
         const struct dec_ctx *c = &sc.ctx[i];
-        const char *name;
-        char nb[256];
+        char label[512];
 
         if (!c->events || (o->have_thread && c->id != thread))
             continue;
         if (sc.n > 1 && !o->have_thread) {
-            printf("%s# %s %u", shown ? "\n" : "", cmd_ctx_word(l->ring.word_bytes), c->id);
-            if ((name = names_ctx_called(l->names, l->sym, l->ring.load_bias, c->id, 0, nb,
-                                        sizeof nb)))
-                printf(" \"%s\"", name);
-            else if (!c->id && l->ring.word_bytes == 4 && st.dec.overwritten)
+            int named = names_ctx_label(l->names, l->sym, l->ring.load_bias, l->ring.word_bytes,
+                                        c->id, c->os_tid, c->vfork, label, sizeof label);
+
+            printf("%s# %s", shown ? "\n" : "", label);
+            if (!named && !c->id && l->ring.word_bytes == 4 && st.dec.overwritten)
                 /* context 0 is "not known yet" (FORMAT.md 7.2): in a lapped ring, whatever ran
                  * before the first switch it still holds, not the program's first context */
                 printf(" (before the first context switch the trace holds)");
-            if (c->os_tid)
-                printf(c->vfork ? " (vfork child, pid %" PRIu64 ")" : " (tid %" PRIu64 ")",
-                       c->os_tid);
             printf(", %" PRIu64 " events\n", c->events);
         }
         shown++;

@@ -9,6 +9,9 @@
 #ifndef CYGTRACE_VERSION
 #define CYGTRACE_VERSION "0.1"
 #endif
+#ifndef CYGTRACE_GIT
+#define CYGTRACE_GIT "" /* not built from a git checkout */
+#endif
 
 static const struct {
     const char *name;
@@ -20,6 +23,7 @@ static const struct {
     {"graph", cmd_graph, "the call graph of a function: its callers and what it called"},
     {"export", cmd_export, "write a trace for Perfetto, flame graphs or KCachegrind"},
     {"info", cmd_info, "show what a trace's control block says"},
+    {"dump", cmd_dump, "list a trace's records one by one, as they are in the ring"},
     {"pull", cmd_pull, "read the trace out of a target through a GDB server"},
     {"arm", cmd_arm, "arm triggers and record-time filters in a target through a GDB server"},
     {"live", cmd_live, "watch a running target's calls: serial, TCP, pipe, or a Linux ring"},
@@ -46,10 +50,11 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("cygtrace %s\n"
+        printf("cygtrace %s%s%s%s\n"
                "reads ring buffers of format versions %u to %u and live streams of versions %u "
                "to %u\n",
-               CYGTRACE_VERSION, CYG_VERSION_MIN, CYG_VERSION, CYG_STREAM_VERSION_MIN,
+               CYGTRACE_VERSION, CYGTRACE_GIT[0] ? " (git " : "", CYGTRACE_GIT,
+               CYGTRACE_GIT[0] ? ")" : "", CYG_VERSION_MIN, CYG_VERSION, CYG_STREAM_VERSION_MIN,
                CYG_STREAM_VERSION);
         return 0;
     }

@@ -29,6 +29,7 @@ struct dec {
     uint32_t only_id;
     const struct dec_index *ix; /* dec_only's index, and the context's segments in it */
     const uint64_t *segs;
+    int raw;                    /* dec_raw: PAD and TIME records are returned too */
 };
 
 /* A 32-bit target's counter wraps every 2^32 reservations. Then head is small again, but the
@@ -345,10 +346,12 @@ static inline __attribute__((always_inline)) int next_w(struct dec *d, struct ev
             continue;
         } else if (e->kind == EV_PAD) {
             d->st.padding++;
-            continue;
+            if (!d->raw)
+                continue;
         } else if (e->kind == EV_TIME) { /* its work is done: the clock */
             d->st.times++;
-            continue;
+            if (!d->raw)
+                continue;
         }
         if (only && e->ctx != d->only_id)
             continue;
@@ -805,6 +808,11 @@ void dec_only(struct dec *d, uint32_t id, const struct dec_index *x, const uint6
         d->ix = x;
         d->segs = segs;
     }
+}
+
+void dec_raw(struct dec *d)
+{
+    d->raw = 1;
 }
 
 void dec_get_stats(const struct dec *d, struct dec_stats *st)

@@ -281,6 +281,11 @@ void dec_index_free(struct dec_index *x);
  * decoded only the events it returned. */
 void dec_only(struct dec *d, uint32_t id, const struct dec_index *x, const uint64_t *segs);
 
+/* Makes the pass return the PAD and TIME records too (EV_PAD, EV_TIME, as dec_record gives
+ * them), which are no events: for a look at the records themselves (cygtrace dump); before
+ * the first dec_next. */
+void dec_raw(struct dec *d);
+
 /* Returns what was skipped and decoded so far. */
 void dec_get_stats(const struct dec *d, struct dec_stats *st);
 

@@ -450,7 +450,7 @@ int export_parse_format(const char *s, enum export_format *f)
     return 0;
 }
 
-const struct tree_sink *export_sink(struct export *x, uint32_t ctx, uint64_t os_tid)
+const struct tree_sink *export_sink(struct export *x, uint32_t ctx, uint64_t os_tid, int vfork)
 {
     struct xctx *c;
 
@@ -463,18 +463,12 @@ const struct tree_sink *export_sink(struct export *x, uint32_t ctx, uint64_t os_
     c->id = ctx;
     calltime_init(&c->stack, &x_ops, c, sizeof(struct level), NULL, &x->failed);
     if (x->o.format == EXPORT_CHROME) {
-        const char *task = x->nm ? names_ctx(x->nm, ctx) : NULL;
-        char name[NAMES_MAX + 64];
+        char name[512];
 
         if (!ctxtab_find(&x->tracks, ctx) && !ctxtab_add(&x->tracks, ctx, 1))
             return NULL;
-        if (task)
-            snprintf(name, sizeof name, "%s", task);
-        else if (os_tid)
-            snprintf(name, sizeof name, "%s %" PRIu32 " (tid %" PRIu64 ")", x->o.ctx_word, ctx,
-                     os_tid);
-        else
-            snprintf(name, sizeof name, "%s %" PRIu32, x->o.ctx_word, ctx);
+        names_ctx_label(x->nm, x->o.sym, x->o.bias, x->o.word_bytes, ctx, os_tid, vfork, name,
+                        sizeof name);
         chrome_meta(x, ctx, "thread_name", "name", name);
     }
     return calltime_sink(&c->stack);
@@ -488,7 +482,7 @@ void export_names(struct export *x, const struct names *n)
 /* The track of context id gets its name (a context with no calls has none yet). */
 static void task_track(struct export *x, uint32_t id)
 {
-    char name[NAMES_MAX + 64];
+    char name[512];
 
     if (ctxtab_find(&x->tracks, id))
         return;
@@ -496,7 +490,7 @@ static void task_track(struct export *x, uint32_t id)
         x->failed = 1;
         return;
     }
-    names_ctx_text(x->nm, x->o.sym, x->o.bias, id, 0, name, sizeof name);
+    names_ctx_label(x->nm, x->o.sym, x->o.bias, x->o.word_bytes, id, 0, 0, name, sizeof name);
     chrome_meta(x, id, "thread_name", "name", name);
 }
 

@@ -5,7 +5,7 @@
  *              is an X event from the context's first event to its exit; calls that never
  *              returned end at the last event seen inside them; marks and faults are instant
  *              events. ts in microseconds (in ticks when the clock rate is unknown). A
- *              context's track takes its name (names.h) when it has one. The schedule of
+ *              context's track is named as the tree heads it (names_ctx_label). The schedule of
  *              an RTOS trace (taskstat.h, export_taskstat_span): every running interval is
  *              an X event named after its context on a "CPU" track of its own (tid
  *              EXPORT_CPU_TID), every blocked one an X event on the context's track.
@@ -41,7 +41,8 @@ struct export_opts {
     uint64_t bias;               /* run-time minus link-time address */
     uint64_t hz;                 /* timestamp ticks per second; 0: unknown */
     uint32_t pid;                /* chrome's pid */
-    const char *ctx_word;        /* "thread" or "context", in chrome's thread names */
+    unsigned word_bytes;         /* the ring's: chrome's tracks are named as the tree heads
+                                    its contexts (names_ctx_label), "thread 2 (tid 77)" */
     struct dwarf_src *dwarf;     /* callgrind's source files and lines; NULL: "???" */
 };
 
@@ -53,9 +54,9 @@ struct export *export_new(FILE *out, const struct export_opts *o);
 /* Parses "chrome", "folded", "callgrind"; 0, or -1 when s is none. */
 int export_parse_format(const char *s, enum export_format *f);
 
-/* The sink for context ctx (os_tid: its OS thread id, 0 if unknown); one per context, valid
- * while the writer lives. NULL when out of memory. */
-const struct tree_sink *export_sink(struct export *x, uint32_t ctx, uint64_t os_tid);
+/* The sink for context ctx (os_tid: its OS thread id, 0 if unknown; vfork: a vfork child's,
+ * os_tid its pid); one per context, valid while the writer lives. NULL when out of memory. */
+const struct tree_sink *export_sink(struct export *x, uint32_t ctx, uint64_t os_tid, int vfork);
 
 /* Names the contexts' tracks after n (may be NULL), and the objects they block on; before
  * their sinks are asked for. */

@@ -367,6 +367,20 @@ void fmt_rate(double r, const char *unit, char *buf, size_t len)
         snprintf(buf, len, "%.1fM %s", r / 1e6, unit);
 }
 
+const char *fmt_kind(unsigned kind)
+{
+    static const char *const names[] = {
+        [EV_ENTER] = "enter",     [EV_EXIT] = "exit",       [EV_THREAD] = "thread",
+        [EV_CONTEXT] = "context", [EV_MARK] = "mark",       [EV_FAULT] = "fault",
+        [EV_FAULT_LR] = "fault-lr", [EV_START] = "start",   [EV_STOP] = "stop",
+        [EV_UNKNOWN] = "unknown", [EV_LOST] = "lost",       [EV_PAD] = "pad",
+        [EV_VALUE] = "value",     [EV_TRIGGER] = "trigger", [EV_SCHED] = "sched",
+        [EV_NAME] = "name",       [EV_TIME] = "time",
+    };
+
+    return kind < sizeof names / sizeof names[0] && names[kind] ? names[kind] : "?";
+}
+
 const char *fmt_state(unsigned s)
 {
     switch (s) {

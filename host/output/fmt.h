@@ -97,6 +97,11 @@ void fmt_count(uint64_t n, char *buf, size_t len);
 /* Writes a rate with its unit: "950 ev/s", "12.5k ev/s", "1.2M B/s". */
 void fmt_rate(double r, const char *unit, char *buf, size_t len);
 
+/* The name of an event's kind (enum ev_kind): "enter", "exit", "thread", "context", "mark",
+ * "fault", "fault-lr", "start", "stop", "unknown", "lost", "pad", "value", "trigger",
+ * "sched", "name", "time"; "?" for none. */
+const char *fmt_kind(unsigned kind);
+
 /* The name of a ring's state (CYG_S_*): "RUNNING", "FROZEN", "FULL", "STOPPED". */
 const char *fmt_state(unsigned s);
 

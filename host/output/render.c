@@ -16,6 +16,7 @@
 struct open_call {
     int active;
     uint64_t addr;
+    uint64_t t_enter; /* its entry's time, 0 if unknown (RENDER_TIME) */
     uint64_t site; /* the site its line shows (own_site) */
     unsigned depth;
     const struct wval_set *vals; /* a wrapped call's arguments, or NULL */
@@ -25,6 +26,7 @@ struct open_call {
 struct leaf_run {
     int active;
     uint64_t addr;
+    uint64_t t_first; /* the first call's entry time, 0 if unknown (RENDER_TIME) */
     uint64_t site; /* the first call's */
     unsigned depth;
     uint64_t count;
@@ -369,13 +371,32 @@ static void indent(struct render *r, unsigned depth)
     }
 }
 
-/* The duration column of the tree style, 12 wide and right-aligned; blank when there is
- * nothing to say. */
-static void time_col(struct render *r, int known, uint64_t ticks)
+/* RENDER_TIME's and RENDER_TID's columns, for a line whose time is at (0: unknown, blank):
+ * 18 wide, then 8 ("[  7739]"), each right-aligned and followed by two spaces. */
+static void lead_cols(struct render *r, uint64_t at)
+{
+    if (r->o.show & RENDER_TIME && r->o.has_time) {
+        if (!at)
+            out_fmt(r, "%18s  ", "");
+        else if (r->o.ts_hz) {
+            uint64_t ns = fmt_duration_ns(at, r->o.ts_hz);
+
+            out_fmt(r, "%8" PRIu64 ".%09" PRIu64 "  ", ns / 1000000000u, ns % 1000000000u);
+        } else
+            out_fmt(r, "%18" PRIu64 "  ", at);
+    }
+    if (r->o.show & RENDER_TID)
+        out_fmt(r, "[%6" PRIu64 "]  ", r->o.tid);
+}
+
+/* The columns before the indent of a tree style line: lead_cols (at: the line's time), then
+ * the duration, 12 wide and right-aligned; blank when there is nothing to say. */
+static void time_col(struct render *r, int known, uint64_t ticks, uint64_t at)
 {
     char d[32];
     size_t n = 0;
 
+    lead_cols(r, at);
     if (!r->o.has_time)
         return;
     if (known)
@@ -479,7 +500,7 @@ static void flush_run(struct render *r)
         return;
     }
     if (r->run.vals) {
-        time_col(r, 1, r->run.ticks);
+        time_col(r, 1, r->run.ticks, r->run.t_first);
         indent(r, r->run.depth);
         put_wrapped(r, r->run.addr, r->run.site, r->run.vals, 1);
         out_mem(r, ";\n", 2);
@@ -498,7 +519,7 @@ static void flush_run(struct render *r)
         line_end(r, p);
         return;
     }
-    time_col(r, 1, r->run.ticks);
+    time_col(r, 1, r->run.ticks, r->run.t_first);
     indent(r, r->run.depth);
     put_call(r, r->run.addr, r->run.site);
     if (r->run.count > 1) {
@@ -532,7 +553,7 @@ static void flush_open(struct render *r)
         line_end(r, p + 5);
         return;
     }
-    time_col(r, 0, 0);
+    time_col(r, 0, 0, r->open.t_enter);
     indent(r, r->open.depth);
     if (r->open.vals)
         put_wrapped(r, r->open.addr, r->open.site, r->open.vals, 0);
@@ -601,6 +622,7 @@ static void on_call(void *arg, const struct tree_frame *f, unsigned depth)
         flush_run(r);
     r->open.active = 1;
     r->open.addr = f->addr;
+    r->open.t_enter = f->t_enter;
     r->open.site = own_site(f);
     r->open.depth = depth;
     r->open.vals = shown_vals(r, f);
@@ -633,7 +655,7 @@ static void on_leaf(struct render *r, const struct tree_frame *f, unsigned depth
     }
     flush_run(r);
     if (how != TREE_RETURNED && r->o.style == RENDER_TREE) {
-        time_col(r, 0, 0);
+        time_col(r, 0, 0, f->t_enter);
         indent(r, depth);
         if (vals)
             put_wrapped(r, f->addr, own_site(f), vals, 0);
@@ -644,7 +666,7 @@ static void on_leaf(struct render *r, const struct tree_frame *f, unsigned depth
         out_chr(r, '\n');
         return;
     }
-    r->run = (struct leaf_run){1, f->addr, own_site(f), depth, 1, ticks,
+    r->run = (struct leaf_run){1, f->addr, f->t_enter, own_site(f), depth, 1, ticks,
                                r->o.style == RENDER_TREE ? vals : NULL};
     /* values change from call to call: such a call is never folded, nor held (the next call at
      * this depth takes over its storage) */
@@ -676,7 +698,7 @@ static void on_leave(void *arg, const struct tree_frame *f, unsigned depth, uint
         return;
     if (shown_vals(r, f) && wval_ret(f->vals)) {
         /* "} = 5; ", then the name in a comment, as uftrace shows a return value */
-        time_col(r, timed, timed ? tree_span(f->t_enter, t_exit) : 0);
+        time_col(r, timed, timed ? tree_span(f->t_enter, t_exit) : 0, t_exit);
         indent(r, depth);
         out_chr(r, '}');
         put_ret(r, f->vals, wrapped_sig(r, f->addr));
@@ -694,7 +716,7 @@ static void on_leave(void *arg, const struct tree_frame *f, unsigned depth, uint
         line_end(r, p + 4);
         return;
     }
-    time_col(r, timed, timed ? tree_span(f->t_enter, t_exit) : 0);
+    time_col(r, timed, timed ? tree_span(f->t_enter, t_exit) : 0, t_exit);
     indent(r, depth);
     out_str(r, "} /* ");
     put_name(r, f->addr);
@@ -743,7 +765,7 @@ static void on_special(void *arg, const struct ev *e, unsigned depth)
     switch (e->kind) {
     case EV_MARK:
         flush_all(r);
-        time_col(r, 0, 0);
+        time_col(r, 0, 0, e->time);
         indent(r, depth);
         fmt_mark(e, text, sizeof text);
         out_fmt(r, "# %s\n", text);
@@ -752,7 +774,7 @@ static void on_special(void *arg, const struct ev *e, unsigned depth)
         struct fmt_namer nm = {r->sym, r->bias, r->o.addr_width == 8, {0}};
 
         flush_all(r);
-        time_col(r, 0, 0);
+        time_col(r, 0, 0, e->time);
         indent(r, depth);
         fmt_trigger(&nm, r->o.ctrl, e, text, sizeof text);
         col(r, COL_TRIGGER);
@@ -774,7 +796,7 @@ static void on_special(void *arg, const struct ev *e, unsigned depth)
         break;
     case EV_SCHED:
         flush_all(r);
-        time_col(r, 0, 0);
+        time_col(r, 0, 0, e->time);
         indent(r, depth);
         fmt_sched(r->o.names, r->sym, r->bias, e, text, sizeof text);
         out_fmt(r, "-- %s\n", text);
@@ -822,8 +844,10 @@ struct render *render_new(FILE *out, const struct render_opts *o, const struct s
     r->o = *o;
     if (r->o.style == RENDER_BRACES) /* every call has its own pair of lines */
         r->o.collapse = 0;
-    if (r->o.style != RENDER_TREE)
+    if (r->o.style != RENDER_TREE) {
         r->o.has_time = 0;
+        r->o.show &= ~(RENDER_TIME | RENDER_TID);
+    }
     {
         const char *u = o->style == RENDER_ETRACE ? "|   " : o->style == RENDER_BRACES ? " " : "  ";
 
@@ -834,7 +858,8 @@ struct render *render_new(FILE *out, const struct render_opts *o, const struct s
     r->sym = sym;
     r->bias = bias;
     r->fast = r->o.style == RENDER_TREE &&
-              !(r->o.show & (RENDER_SRCLINE | RENDER_SIGNATURES | RENDER_COLOR));
+              !(r->o.show & (RENDER_SRCLINE | RENDER_SIGNATURES | RENDER_COLOR | RENDER_TIME |
+                             RENDER_TID));
     if (r->o.style == RENDER_BRACES) /* its format is exact */
         r->o.show &= ~(RENDER_SRCLINE | RENDER_SIGNATURES);
     if (r->o.show & (RENDER_SRCLINE | RENDER_SIGNATURES)) {
@@ -865,8 +890,14 @@ void render_header(struct render *r)
 {
     if (r->o.style != RENDER_TREE)
         return;
+    if (r->o.show & RENDER_TIME && r->o.has_time)
+        out_fmt(r, "%18s  ", "TIME");
+    if (r->o.show & RENDER_TID)
+        out_fmt(r, "%8s  ", "TID");
     if (r->o.has_time)
         out_fmt(r, "%12s  %s\n", "DURATION", "FUNCTION");
+    else if (r->o.show & RENDER_TID)
+        out_fmt(r, "%s\n", "FUNCTION");
 }
 
 void render_flush(struct render *r)

@@ -32,6 +32,7 @@ struct render_opts {
                                 NULL: none (a version 1 or 2 ring, a stream) */
     const struct names *names; /* what contexts and kernel objects are called (the scheduler's
                                   lines, CONTEXT lines); NULL: none known */
+    uint64_t tid;        /* RENDER_TID's column: the context's OS thread id, else its id */
 };
 
 #define RENDER_SRCLINE (1u << 0)    /* "decide() [demo.c:42] <- demo.c:60" */
@@ -39,6 +40,12 @@ struct render_opts {
 #define RENDER_FULL_PATH (1u << 2)  /* source files as the DWARF names them, not base names */
 #define RENDER_COLOR (1u << 3)      /* ANSI colours: names, long durations, faults, notes */
 #define RENDER_NO_ARGS (1u << 4)    /* wrapped calls without their arguments and return values */
+/* Tree style only, as uftrace replay -f time,tid: before the duration, a column with each
+ * line's time on the trace's clock ("12345.000123456" s, or ticks when its rate is unknown;
+ * a call's line its entry, a "}" line its exit), and one with the line's thread: "[  7739]"
+ * (render_opts.tid). */
+#define RENDER_TIME (1u << 5)
+#define RENDER_TID (1u << 6)
 
 struct render;
 

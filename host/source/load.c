@@ -1,10 +1,12 @@
 /* load.c - the ELF and the dump, opened and checked against each other. */
 #include "source/load.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cyg_format.h"
 
@@ -228,6 +230,38 @@ int load_open(struct load *l, const char *elf, const char *dump, int force, char
         return -1;
     }
     return load_attach(l, elf, src, force, err, errlen);
+}
+
+int load_program(const char *dump, char *buf, size_t len, char *err, size_t errlen)
+{
+    char path[4096], why[512];
+    struct modmap *m;
+    const struct modmap_object *o;
+    int rc = -1;
+
+    err[0] = 0;
+    if (snprintf(path, sizeof path, "%s.maps", dump) >= (int)sizeof path) {
+        snprintf(err, errlen, "%s: name too long", dump);
+        return -1;
+    }
+    if (!(m = modmap_open(path, why, sizeof why))) {
+        if (why[0])
+            snprintf(err, errlen, "%s: %s", path, why);
+        return -1;
+    }
+    /* A firmware's dump has a map of names only (pull -o): as good as none here. */
+    o = modmap_count(m) ? modmap_object(m, 0) : NULL;
+    if (!o || !o->path[0])
+        ;
+    else if ((size_t)snprintf(buf, len, "%s", o->path) >= len)
+        snprintf(err, errlen, "%s: the program's name is too long", path);
+    else if (access(buf, R_OK) < 0)
+        snprintf(err, errlen, "%s: the program it names, %s, cannot be read: %s", path, buf,
+                 strerror(errno));
+    else
+        rc = 0;
+    modmap_close(m);
+    return rc;
 }
 
 void load_close(struct load *l)

@@ -54,6 +54,12 @@ int load_attach(struct load *l, const char *elf, struct src *src, int force, cha
 int load_check(struct load *l, const char *elf, const char *name, int force, char *err,
                size_t errlen);
 
+/* The program that wrote the ring in dump, as dump's map (DUMP.maps, a Linux ring's) names it
+ * (its first object line): its path in buf (len bytes). 0, or -1 with "INPUT: what is wrong"
+ * in err: the map cannot be read, or the program is not there (any more); err is "" when no
+ * map names a program (none: a saved stream; one of names only: a firmware's dump). */
+int load_program(const char *dump, char *buf, size_t len, char *err, size_t errlen);
+
 /* Frees what load_open opened. */
 void load_close(struct load *l);
 

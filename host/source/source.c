@@ -162,6 +162,12 @@ static void stream_stats(const struct source *s, struct source_stats *st)
     sread_get_stats(((const struct filesrc *)s)->sread, &st->fr, &st->sd);
 }
 
+void source_raw(struct source *s)
+{
+    if (s->ops == &ring_ops)
+        dec_raw(((struct filesrc *)s)->dec);
+}
+
 static const struct source_ops stream_ops = {stream_next, stream_rewind, NULL, NULL,
                                              stream_stats, file_close};
 

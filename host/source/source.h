@@ -97,6 +97,10 @@ int source_count(struct source *s, struct dec_counts *c);
  * the pass's first source_next. A stream's pass returns every event still. */
 void source_only(struct source *s, uint32_t id, const struct dec_index *x, const uint64_t *segs);
 
+/* Makes a ring's pass return its PAD and TIME records too (dec_raw); before the pass's first
+ * source_next. Nothing for the other sources. */
+void source_raw(struct source *s);
+
 /* Returns what the pass skipped and decoded so far. */
 void source_stats(const struct source *s, struct source_stats *st);
 

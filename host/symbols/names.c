@@ -215,6 +215,30 @@ void names_ctx_text(const struct names *n, const struct sym_table *sym, uint64_t
         snprintf(buf, len, "context %" PRIu32, id);
 }
 
+const char *names_ctx_word(unsigned word_bytes)
+{
+    return word_bytes == 8 ? "thread" : "context";
+}
+
+int names_ctx_label(const struct names *n, const struct sym_table *sym, uint64_t bias,
+                    unsigned word_bytes, uint32_t id, uint64_t os_tid, int vfork, char *buf,
+                    size_t len)
+{
+    char t[256];
+    const char *name = names_ctx_called(n, sym, bias, id, 0, t, sizeof t);
+    size_t k;
+
+    if (!len)
+        return name != NULL;
+    snprintf(buf, len, "%s %" PRIu32, names_ctx_word(word_bytes), id);
+    if (name && (k = strlen(buf)) < len)
+        snprintf(buf + k, len - k, " \"%s\"", name);
+    if (os_tid && (k = strlen(buf)) < len)
+        snprintf(buf + k, len - k, vfork ? " (vfork child, pid %" PRIu64 ")" : " (tid %" PRIu64 ")",
+                 os_tid);
+    return name != NULL;
+}
+
 const char *names_obj(const struct names *n, uint64_t handle, unsigned *objtype)
 {
     const struct ent *e = n ? find(&n->obj, handle) : NULL;

@@ -71,6 +71,22 @@ const char *names_ctx_called(const struct names *n, const struct sym_table *sym,
 void names_ctx_text(const struct names *n, const struct sym_table *sym, uint64_t bias,
                     uint32_t id, uint64_t handle, char *buf, size_t len);
 
+/* The word a trace's contexts go by: "thread" for a 64-bit (Linux) ring's word_bytes 8, else
+ * "context". */
+const char *names_ctx_word(unsigned word_bytes);
+
+/* Writes what every output heads context id with (tree, report, graph, the live view, the
+ * Chrome export's tracks): the word (names_ctx_word), the id, what it goes by in quotes
+ * (names_ctx_called, so an interrupt's handler), then its OS thread when os_tid is not 0:
+ *     context 1 "producer"           context 524303 "SysTick_Handler"     context 0
+ *     thread 2 (tid 7739)            thread 2 "worker" (tid 7739)
+ *     thread 3 (vfork child, pid 812)
+ * Returns whether it has a name (the quoted part). A name inside a sentence ("woken by
+ * producer") is names_ctx_text's. */
+int names_ctx_label(const struct names *n, const struct sym_table *sym, uint64_t bias,
+                    unsigned word_bytes, uint32_t id, uint64_t os_tid, int vfork, char *buf,
+                    size_t len);
+
 /* The context called name: 1 with *id set, 0 when none is, -1 when several are. */
 int names_find_ctx(const struct names *n, const char *name, uint32_t *id);
 

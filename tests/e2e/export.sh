@@ -109,6 +109,22 @@ check threads-report-per-thread "not one table per thread and one for all" eval 
      grep -q "^# all [0-9]* threads" "$T/threads-report.out"'
 check threads-chrome-tids "not one tid per thread" \
     [ "$(jq '[.traceEvents[] | select(.ph == "B") | .tid] | unique | length' "$T/step_a2.json")" -ge 2 ]
+# Every output names a thread the same: tree's, report's and graph's headers, the Chrome
+# tracks, and the live view's (--plain, following the ring the program left).
+run threads-tree "$CT" tree "$H" "$T/threads.trace"
+run threads-graph "$CT" graph "$H" "$T/threads.trace"
+run threads-live "$CT" live --plain --from-start --duration=1 --follow="$T/threads.trace" "$H"
+ctx_labels head "$T/threads-tree.out" >"$T/threads.labels"
+check threads-labels-tid "not 3 headers 'thread N (tid T)': $(tr '\n' '|' <"$T/threads.labels")" \
+    [ "$(grep -Ecx 'thread [0-9]+ \(tid [0-9]+\)' "$T/threads.labels")" -eq 3 ]
+for o in report graph live; do
+    ctx_labels head "$T/threads-$o.out" >"$T/threads.labels-$o"
+    check "threads-labels-$o" "$o names the threads otherwise than tree" \
+        same "$T/threads.labels" "$T/threads.labels-$o"
+done
+ctx_labels chrome "$T/step_a2.json" >"$T/threads.labels-chrome"
+check threads-labels-chrome "the Chrome tracks name the threads otherwise than tree" \
+    same "$T/threads.labels" "$T/threads.labels-chrome"
 
 # --- firmware: the stream example's saved stream ------------------------------------------------
 FWELF=$BUILD/firmware/mps2-an385/stream.elf

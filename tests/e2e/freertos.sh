@@ -13,23 +13,30 @@
 #   live   freertos_live.elf streams over the UART (the idle task drains): `live` names the
 #          tasks and shows the waking as it comes; freertos_rtt.elf the same over RTT, read
 #          through the gdbstub (`live --gdb`)
-# The kernel is third-party: without one (FREERTOS_DIR, or the default folder) the build skips
-# the example, and so does this script, in one line.
+# The kernel is third-party: without one (FREERTOS_DIR, else the build's default folder) the
+# build skips the example, and this script skips its tests, each by name.
 set -u
 . "$(dirname "$0")/lib.sh"
 
 BOARDS=${FREERTOS_BOARDS:-mps2-an385 mps2-an386 mps2-an505 microbit}
 need "$CT"
-need_qemu
 
-# The build's default kernel (examples/freertos/freertos.mk): next to the checkout, or this
-# workplace's copy.
-if [ ! -e "$BUILD/firmware/mps2-an385/freertos.elf" ] && [ -z "${FREERTOS_DIR:-}" ] &&
-    [ ! -d "$ROOT/../shared/thirdparty/FreeRTOS-Kernel" ] &&
-    [ ! -d /work/shared/thirdparty/FreeRTOS-Kernel ]; then
-    echo "    skipped: no FreeRTOS kernel (set FREERTOS_DIR to one)"
+# The kernel the build takes (examples/freertos/freertos.mk): FREERTOS_DIR, else the one next
+# to the checkout. Without one, the build made no FreeRTOS firmware (any found is stale).
+KERNEL=${FREERTOS_DIR-$ROOT/../shared/thirdparty/FreeRTOS-Kernel}
+if [ ! -f "$KERNEL/tasks.c" ]; then
+    echo "    no FreeRTOS-Kernel at FREERTOS_DIR='$KERNEL': get V11 from" \
+        "https://github.com/FreeRTOS/FreeRTOS-Kernel and set FREERTOS_DIR to it"
+    why="no FreeRTOS kernel"
+    for board in $BOARDS; do
+        skip "$board-crash" "$why"
+        skip "$board-wrap" "$why"
+    done
+    skip live "$why"
+    skip rtt "$why"
     finish
 fi
+need_qemu
 
 # section FILE NAME: the lines of the tree of the context named NAME (from its "# context N
 # "NAME"" header to the next header).
@@ -126,6 +133,13 @@ for board in $BOARDS; do
         run "$tag-tree" "$CT" tree "$ELF" "$T/$tag.dump"
         check "$tag-tree-same" "tree of the saved dump differs from pull's" same "$out" "$T/$tag-tree.out"
 
+        # The records themselves: the switches to the tasks by name, the clock's TIME
+        # records, the fault where the tree shows it.
+        run "$tag-dump" "$CT" dump "$ELF" "$T/$tag.dump"
+        check "$tag-dump" "status $RC: $(head -n 1 "$T/$tag-dump.err")" \
+            eval '[ "$RC" -eq 0 ] && grep -Eq " context +0x[0-9a-f]{8}  to [0-9]+ \(consumer\)$" "$T/$tag-dump.out" &&
+                  grep -Eq " time +0x[0-9a-f]{8}$" "$T/$tag-dump.out" &&
+                  grep -Eq " fault +0x[0-9a-f]{8}  store_result\+0x[0-9a-f]+ \(kind [0-9]+\)$" "$T/$tag-dump.out"'
         run "$tag-report" "$CT" report --tasks "$ELF" "$T/$tag.dump"
         check "$tag-report" "status $RC: $(head -n 1 "$T/$tag-report.err")" \
             eval '[ "$RC" -eq 0 ] && grep -q "producer" "$T/$tag-report.out" &&
@@ -139,8 +153,32 @@ for board in $BOARDS; do
         run "$tag-chrome" "$CT" export --format=chrome "$ELF" "$T/$tag.dump"
         check "$tag-chrome" "status $RC: no thread_name of the tasks" \
             eval '[ "$RC" -eq 0 ] && grep -q "\"thread_name\"" "$T/$tag-chrome.out" &&
-                  grep -q "\"name\": *\"producer\"" "$T/$tag-chrome.out" &&
-                  grep -q "\"name\": *\"consumer\"" "$T/$tag-chrome.out"'
+                  grep -q "\"name\": *\"context [0-9]* \\\\\"producer\\\\\"\"" "$T/$tag-chrome.out" &&
+                  grep -q "\"name\": *\"context [0-9]* \\\\\"consumer\\\\\"\"" "$T/$tag-chrome.out"'
+        # Every output names a context the same: the tree's headers, report's and graph's, the
+        # Chrome tracks (which add the contexts that made no call: the idle task), and the
+        # names in report's table of tasks.
+        ctx_labels head "$out" >"$T/$tag.labels"
+        check "$tag-labels-irq" "no header names $irq: $(tr '\n' '|' <"$T/$tag.labels")" \
+            grep -Eqx "context [0-9]+ \"$irq\"" "$T/$tag.labels"
+        run "$tag-report-all" "$CT" report "$ELF" "$T/$tag.dump"
+        run "$tag-graph" "$CT" graph "$ELF" "$T/$tag.dump"
+        for o in report-all graph; do
+            ctx_labels head "$T/$tag-$o.out" >"$T/$tag.labels-$o"
+            check "$tag-labels-$o" "$o names the contexts otherwise than tree" \
+                same "$T/$tag.labels" "$T/$tag.labels-$o"
+        done
+        if command -v jq >/dev/null; then
+            ctx_labels chrome "$T/$tag-chrome.out" >"$T/$tag.labels-chrome"
+            check "$tag-labels-chrome" "a tree's header is no Chrome track: $(comm -23 "$T/$tag.labels" "$T/$tag.labels-chrome" | tr '\n' '|')" \
+                eval '[ -z "$(comm -23 "$T/$tag.labels" "$T/$tag.labels-chrome")" ] &&
+                      grep -Eqx "context [0-9]+ \"IDLE\"" "$T/$tag.labels-chrome"'
+            why=
+            while read -r name; do
+                grep -q "  $name  " "$T/$tag-report.out" || why="$why $name"
+            done < <(sed -n 's/^context [0-9]* "\(.*\)"$/\1/p' "$T/$tag.labels-chrome")
+            check "$tag-labels-tasks" "not in report's table of tasks:$why" [ -z "$why" ]
+        fi
         if command -v python3 >/dev/null; then
             check "$tag-chrome-json" "not JSON" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/$tag-chrome.out"
         fi

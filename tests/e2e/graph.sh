@@ -135,7 +135,10 @@ expect_error unknown-function 1 'no such function' \
 expect_error bad-option 2 'bogus' "$CT" graph --bogus "$CRUMBLE" "$T/c.trace"
 expect_error bad-depth 2 'depth' "$CT" graph --depth=0 "$CRUMBLE" "$T/c.trace"
 expect_error empty-function 2 'function' "$CT" graph --function= "$CRUMBLE" "$T/c.trace"
-expect_error one-input 2 '' "$CT" graph "$CRUMBLE"
+mkdir -p "$T/empty"
+expect_error one-input 1 'cygtrace\.out: No such file.*give the trace: cygtrace graph .*crumble DUMP$' \
+    env -C "$T/empty" "$CT" graph "$CRUMBLE"
+expect_error three-inputs 2 'graph: needs \[ELF\] \[DUMP\]' "$CT" graph "$CRUMBLE" "$T/c.trace" x
 expect_error no-dump 1 '' "$CT" graph "$CRUMBLE" "$T/nothing.trace"
 
 finish

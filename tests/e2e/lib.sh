@@ -2,10 +2,11 @@
 #
 # Gives a script: ROOT (the source tree), BUILD (env CYGTRACE_BUILD, default build), CT (the
 # cygtrace binary), E2E_DIR (this folder), T (a fresh temp dir under $BUILD/tests/tmp/,
-# removed when every test passed); the helpers need, pass, fail, check, run, same,
-# expect_error, timed_error, tree_body, tree_as_etrace, braces_check, indent_of; and finish,
-# whose line "NAME: N passed, M failed" must stay the last line of the script's stdout:
-# tests/run.sh sums the counts from it. Each test is one real run of the real programs.
+# removed when every test passed); the helpers need, pass, fail, skip, check, run, same,
+# expect_error, timed_error, tree_body, tree_as_etrace, braces_check, indent_of, ctx_labels;
+# and finish, whose line "NAME: N passed, M failed" (", K skipped" when some were) must stay
+# the last line of the script's stdout: tests/run.sh sums the counts from it. Each test is one
+# real run of the real programs.
 
 set -u
 
@@ -14,6 +15,7 @@ E2E_DIR=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$E2E_DIR/../.." && pwd)
 E2E_PASSED=0
 E2E_FAILED=0
+E2E_SKIPPED=0
 
 # A relative build dir means the caller's (make's) working directory, else the source tree.
 BUILD=${CYGTRACE_BUILD:-build}
@@ -116,6 +118,13 @@ pass() {
 fail() {
     echo "FAIL $1: $2"
     E2E_FAILED=$((E2E_FAILED + 1))
+}
+
+# skip NAME WHY: a test this machine cannot run (a third-party part missing), said by name:
+# "skip NAME: WHY"; counted in finish's line, neither passed nor failed.
+skip() {
+    echo "skip $1: $2"
+    E2E_SKIPPED=$((E2E_SKIPPED + 1))
 }
 
 # check NAME WHY CONDITION...: pass if the command CONDITION... succeeds, else fail with WHY.
@@ -250,6 +259,18 @@ braces_check() {
         END { if (n) print "end: " n " calls never closed" }' "$1"
 }
 
+# ctx_labels KIND FILE: the labels an output gives the trace's contexts, one a line, sorted and
+# unique: "context 1 "producer"", "thread 2 (tid 77)". KIND: head, the headers of tree, report,
+# graph ("# LABEL, N events") and live --plain ("# LABEL", "# LABEL: calls still open");
+# chrome, the Chrome export's track names (jq), but the CPU's.
+ctx_labels() {
+    case $1 in
+    head) sed -n -E 's/^# ((context|thread) [0-9]+( "[^"]*")?( \([^)]*\))?)(, [0-9]+ events|: calls still open)?$/\1/p' "$2" ;;
+    chrome) jq -r '.traceEvents[] | select(.ph == "M" and .name == "thread_name") | .args.name' "$2" |
+        grep -vx CPU ;;
+    esac | sort -u
+}
+
 # indent_of FILE REGEX: the leading spaces of the first line of FILE matching REGEX, or -1.
 indent_of() {
     awk -v re="$2" '$0 ~ re { match($0, /^ */); print RLENGTH; found = 1; exit }
@@ -282,7 +303,11 @@ finish() {
     else
         echo "    (files kept in $T)"
     fi
-    echo "$E2E_NAME: $E2E_PASSED passed, $E2E_FAILED failed"
+    if [ "$E2E_SKIPPED" -gt 0 ]; then
+        echo "$E2E_NAME: $E2E_PASSED passed, $E2E_FAILED failed, $E2E_SKIPPED skipped"
+    else
+        echo "$E2E_NAME: $E2E_PASSED passed, $E2E_FAILED failed"
+    fi
     [ "$E2E_FAILED" -eq 0 ]
     exit
 }

@@ -70,6 +70,14 @@ ring=$(awk '/define CYG_VERSION_MIN / { lo = $3 } /define CYG_VERSION / { hi = $
 check version "$(tr '\n' '|' <"$T/version.out")" \
     eval '[ "$RC" -eq 0 ] && grep -q "^cygtrace [^ ]" "$T/version.out" &&
           grep -q "format versions $ring and live streams of versions" "$T/version.out"'
+# The release the package says (debian/changelog), then, from a git checkout, the commit:
+# "cygtrace 0.1 (git b96971e)".
+release=$(sed -n '1s/^[^ ]* (\([^)-]*\).*/\1/p' "$ROOT/debian/changelog")
+want="^cygtrace ${release//./\\.}\$"
+git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1 &&
+    want="^cygtrace ${release//./\\.} \\(git [0-9a-zA-Z.-]+\\)\$"
+check version-release "$(head -n 1 "$T/version.out"), expected /$want/" \
+    eval '[ -n "$release" ] && head -n 1 "$T/version.out" | grep -Eq "$want"'
 
 # The completion, as bash runs it: COMP_WORDS in, COMPREPLY out.
 complete_of() {
@@ -80,6 +88,9 @@ complete_of() {
 check complete-commands "$(complete_of "$CT" "")" \
     eval '[ "$(complete_of "$CT" "")" = "$(printf "%s\n" $commands | sort | tr "\n" " ")" ]'
 check complete-prefix "$(complete_of "$CT" re)" [ "$(complete_of "$CT" re)" = "record report " ]
+check complete-dump "$(complete_of "$CT" du)" [ "$(complete_of "$CT" du)" = "dump " ]
+check complete-tree-columns "$(complete_of "$CT" tree --ti)" \
+    [ "$(complete_of "$CT" tree --ti)" = "--tid --time --time-range= " ]
 check complete-option "$(complete_of "$CT" tree --no-a)" [ "$(complete_of "$CT" tree --no-a)" = "--no-args " ]
 check complete-choices "$(complete_of "$CT" tree --style =)" \
     [ "$(complete_of "$CT" tree --style =)" = "braces etrace tree " ]

@@ -189,7 +189,7 @@ static const struct tree_sink *fnstat_of(void *arg, const struct dec_ctx *c)
 
 static const struct tree_sink *export_of(void *arg, const struct dec_ctx *c)
 {
-    return export_sink(arg, c->id, c->os_tid);
+    return export_sink(arg, c->id, c->os_tid, c->vfork);
 }
 
 /* The first function entered: what --only and --hide name. */
@@ -210,7 +210,7 @@ static uint64_t first_entered(struct load *l)
 static void report_and_export(struct load *l, uint8_t mode, uint8_t opt)
 {
     struct export_opts xo = {.format = (enum export_format)(((mode >> 2) & 3) % 3),
-                             .hz = l->ring.ts_hz, .pid = 1, .ctx_word = "thread"};
+                             .hz = l->ring.ts_hz, .pid = 1, .word_bytes = 8};
     struct pipeline_tally t = {0, 0, 0};
     struct tree_scan sc = {0};
     struct source_stats st;
