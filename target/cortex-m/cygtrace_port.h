@@ -37,7 +37,9 @@
  * at init when the cycle counter does not count once enabled (QEMU has no DWT; some parts keep
  * it off without a debugger), so that durations are real there too (the hooks are the same;
  * 76 bytes of init code on the M3); 0 to keep the cycle counter whatever it does (the host then
- * says that the clock did not run). Default: 1. */
+ * says that the clock did not run). An RTOS that later makes SysTick its tick (FreeRTOS does)
+ * leaves the fallback's durations good within one tick only: a board timer there
+ * (CYGTRACE_CM_CLOCK=4). Default: 1. */
 #ifndef CYGTRACE_CM_CLOCK_FALLBACK
 #define CYGTRACE_CM_CLOCK_FALLBACK 1
 #endif
