@@ -31,6 +31,10 @@
 #define CYG_F_THREADS (1u << 3)        /* 64-bit records carry a thread index */
 #define CYG_F_LAPTAG (1u << 4)         /* 64-bit call records carry 11 more bits of their lap
                                           number (CYG64_TAG_*), timestamps 50 bits */
+#define CYG_F_TS_DOWN (1u << 5)        /* the clock counts down: a record's timestamp is ~t
+                                          (ts_bits wide) of the time t it stands for. A
+                                          Cortex-M runtime whose cycle counter did not count at
+                                          init falls back to SysTick so (ts_bits 24) */
 
 /* state (control block, byte 84): who may write records now */
 #define CYG_S_STOPPED 0u               /* not recording (before start, after stop) */

@@ -442,6 +442,64 @@ START_TEST(test_dec_ts_unwrap_narrow_clock)
 }
 END_TEST
 
+/* A clock counting down (CYG_F_TS_DOWN: the Cortex-M runtime's SysTick, when the cycle
+ * counter did not count): inverted, it goes up, and unwraps at its 24 bits. */
+START_TEST(test_dec_ts_down)
+{
+    struct ringgen g;
+    struct decoded d;
+
+    rg_init(&g, 4, 4, CYG_F_OVERWRITE | CYG_F_TIMESTAMPS | CYG_F_TS_DOWN);
+    g.ts_bits = 24;
+    rg_event(&g, 0, 0xc60, 0x000030, 0, 0);
+    rg_event(&g, 0, 0xd00, 0x000020, 0, 0);
+    rg_event(&g, 1, 0xd00, 0x000008, 0, 0);
+    rg_event(&g, 1, 0xc60, 0xfffff8, 0, 0); /* through 0 and the reload: 16 ticks */
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    decode(&g, &d);
+    ck_assert_uint_eq(d.n, 4);
+    ck_assert_uint_eq(d.ev[1].time - d.ev[0].time, 0x10);
+    ck_assert_uint_eq(d.ev[2].time - d.ev[1].time, 0x18);
+    ck_assert_uint_eq(d.ev[3].time - d.ev[2].time, 0x10);
+    ck_assert(!dec_times_stood(&d.st.calls));
+    rg_free(&g);
+}
+END_TEST
+
+/* A clock that never ran (a cycle counter its debug unit keeps off): the pass says so, with
+ * the time they all have; one that ran, or a lone event, does not. */
+START_TEST(test_dec_clock_stood)
+{
+    static const uint64_t ts[][4] = {{0, 0, 0, 0}, {7, 7, 7, 7}, {0, 0, 1, 0}, {5, 5, 5, 4}};
+    struct ringgen g;
+    struct decoded d;
+
+    for (unsigned k = 0; k < 4; k++) {
+        for (unsigned w = 4; w <= 8; w += 4) {
+            rg_init(&g, w, 4, CYG_F_OVERWRITE | CYG_F_TIMESTAMPS);
+            rg_event(&g, 0, 0xc60, ts[k][0], 0, 0);
+            rg_special(&g, CYG_SP_MARK, 1, 2, 0);
+            rg_event(&g, 0, 0xd00, ts[k][1], 0, 0);
+            rg_event(&g, 1, 0xd00, ts[k][2], 0, 0);
+            rg_event(&g, 1, 0xc60, ts[k][3], 0, 0);
+            rg_seal(&g, 0, CYG_S_RUNNING);
+            decode(&g, &d); /* and dec_count says the same (check_count) */
+            ck_assert_uint_eq(d.st.calls.n, 4);
+            ck_assert_int_eq(dec_times_stood(&d.st.calls), k < 2);
+            if (k < 2)
+                ck_assert_uint_eq(d.st.calls.ones, ts[k][0]);
+            rg_free(&g);
+        }
+    }
+    rg_init(&g, 4, 4, CYG_F_OVERWRITE | CYG_F_TIMESTAMPS);
+    rg_event(&g, 0, 0xc60, 0, 0, 0);
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    decode(&g, &d);
+    ck_assert(!dec_times_stood(&d.st.calls));
+    rg_free(&g);
+}
+END_TEST
+
 START_TEST(test_dec_thumb_bit_and_contexts_32)
 {
     struct ringgen g;
@@ -1250,6 +1308,8 @@ Suite *dec_suite(void)
     tcase_add_test(tc, test_dec_truncated_dump);
     tcase_add_test(tc, test_dec_ts_unwrap_32);
     tcase_add_test(tc, test_dec_ts_unwrap_narrow_clock);
+    tcase_add_test(tc, test_dec_ts_down);
+    tcase_add_test(tc, test_dec_clock_stood);
     tcase_add_test(tc, test_dec_thumb_bit_and_contexts_32);
     tcase_add_test(tc, test_dec_counter_wrap_32);
     tcase_add_test(tc, test_dec_specials);

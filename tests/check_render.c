@@ -166,6 +166,48 @@ START_TEST(test_render_marks_handlers)
 }
 END_TEST
 
+/* The fault line names a caller only when LR is one: in the ARM fixture, LR inside the
+ * faulting function itself (where its call of the entry hook returned) or EXC_RETURN (a
+ * handler that made no call) names none; LR in another function does. Without symbols, LR is
+ * shown as it is, but EXC_RETURN. */
+START_TEST(test_render_fault_caller)
+{
+    const char *dir = getenv("CYGTRACE_BUILD");
+    char path[512], err[256], buf[600];
+    uint64_t fn, fn_size, caller, size;
+    struct sym_table *sym;
+    struct ev fault = {.kind = EV_FAULT, .data = CYG_FAULT_HARD}, lr = {.kind = EV_FAULT_LR};
+
+    fault.addr = 0xb04;
+    lr.addr = 0xa09;
+    fmt_fault(NULL, 0, 8, &fault, &lr, buf, sizeof buf);
+    ck_assert_str_eq(buf, "*** HardFault at 0xb04, called from 0xa08");
+    lr.addr = 0xfffffff9;
+    fmt_fault(NULL, 0, 8, &fault, &lr, buf, sizeof buf);
+    ck_assert_str_eq(buf, "*** HardFault at 0xb04");
+
+    snprintf(path, sizeof path, "%s/tests/fixtures/sym_arm", dir && *dir ? dir : "build");
+    if (!(sym = sym_open(path, err, sizeof err)))
+        return; /* no arm-none-eabi-gcc: check_sym says so */
+    ck_assert_int_eq(sym_find(sym, "sym_global_fn", &fn, &fn_size), 0);
+    ck_assert_int_eq(sym_find(sym, "main", &caller, &size), 0);
+    fn &= ~(uint64_t)1;
+    caller &= ~(uint64_t)1;
+    ck_assert_uint_ge(fn_size, 8);
+    fault.addr = fn + 6;
+    lr.addr = (fn + 4) | 1; /* the hook's return, in the faulting function */
+    fmt_fault(sym, 0, 8, &fault, &lr, buf, sizeof buf);
+    ck_assert_str_eq(buf, "*** HardFault at sym_global_fn+0x6");
+    lr.addr = 0xfffffffd; /* EXC_RETURN: thread mode, PSP */
+    fmt_fault(sym, 0, 8, &fault, &lr, buf, sizeof buf);
+    ck_assert_str_eq(buf, "*** HardFault at sym_global_fn+0x6");
+    lr.addr = (caller + 4) | 1; /* a function that made no call: its caller's return address */
+    fmt_fault(sym, 0, 8, &fault, &lr, buf, sizeof buf);
+    ck_assert_str_eq(buf, "*** HardFault at sym_global_fn+0x6, called from main+0x4");
+    sym_close(sym);
+}
+END_TEST
+
 START_TEST(test_render_tree_durations)
 {
     CHECK_RENDER("+A +B -B +B -B +C +D -D -C -A", style(RENDER_TREE),
@@ -433,6 +475,7 @@ Suite *render_suite(void)
     tcase_add_test(tc, test_render_tree_durations);
     tcase_add_test(tc, test_render_tree_values);
     tcase_add_test(tc, test_render_marks_handlers);
+    tcase_add_test(tc, test_render_fault_caller);
     tcase_add_test(tc, test_render_marks_and_triggers);
     tcase_add_test(tc, test_render_tree_without_time);
     tcase_add_test(tc, test_render_tree_depth_limit);

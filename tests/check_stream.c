@@ -429,6 +429,36 @@ START_TEST(test_stream_vectors_32)
 }
 END_TEST
 
+/* A clock counting down (CYG_F_TS_DOWN in the description's flags): the frames above, whose
+ * timestamps go up, read inverted, as steps down (a SysTick that counts would give the steps
+ * up); the times' summary says the clock moved. */
+START_TEST(test_stream_ts_down)
+{
+    uint8_t desc[sizeof desc32];
+    struct sdec_stats st;
+    struct got g;
+    struct wb w = {.n = 0};
+
+    memcpy(desc, desc32, sizeof desc);
+    desc[3] |= CYG_F_TS_DOWN; /* type, version, word, flags */
+    got_init(&g, 64);
+    wire(&w, desc, sizeof desc);
+    wire(&w, events32a, sizeof events32a);
+    wire(&w, events32b, sizeof events32b);
+    feed(&g, &w);
+    ck_assert_uint_eq(g.n, 5);
+    /* recorded 0xfffff0, 0x000010, 0x000020, 0x000025: inverted 0x00000f, 0xffffef, ... */
+    ck_assert_uint_eq(g.ev[1].time, 0x00000f);
+    ck_assert_uint_eq(g.ev[1].time - g.ev[2].time, 0x20);
+    ck_assert_uint_eq(g.ev[2].time - g.ev[3].time, 0x10);
+    ck_assert_uint_eq(g.ev[3].time - g.ev[4].time, 5);
+    sdec_get_stats(g.dec, &st);
+    ck_assert_uint_eq(st.calls.n, 4);
+    ck_assert(!dec_times_stood(&st.calls));
+    got_free(&g);
+}
+END_TEST
+
 /* After a loss a 32-bit stream does not know whose its next events are (the lost records may
  * have held a CONTEXT): context 0 until the next CONTEXT, after a SKIP in a frame and after
  * frames lost on the link alike. */
@@ -1689,6 +1719,7 @@ Suite *stream_suite(void)
     tcase_add_test(tc, test_stream_cobs_random_round_trips);
     tcase_add_test(tc, test_stream_vectors_64);
     tcase_add_test(tc, test_stream_vectors_32);
+    tcase_add_test(tc, test_stream_ts_down);
     tcase_add_test(tc, test_stream_context_unknown_after_loss);
     tcase_add_test(tc, test_stream_desc_first);
     tcase_add_test(tc, test_stream_flipped_bit_rejected);

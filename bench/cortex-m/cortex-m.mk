@@ -91,7 +91,7 @@ rt_def_ctl := -DCYGTRACE_CM_CLOCK=3 -DCYGTRACE_CONTROL=1
 # PERFORMANCE.md, with fp_minnf below); nokeep, nostop, each alone; control, the control area
 # (what cygtrace arm needs).
 FP_SETTINGS := min nokeep nostop control
-rt_def_min := -DCYGTRACE_CM_KEEP=0 -DCYGTRACE_STOP_MODE=0
+rt_def_min := -DCYGTRACE_CM_KEEP=0 -DCYGTRACE_STOP_MODE=0 -DCYGTRACE_CM_CLOCK_FALLBACK=0
 rt_def_nokeep := -DCYGTRACE_CM_KEEP=0
 rt_def_nostop := -DCYGTRACE_STOP_MODE=0
 rt_def_control := -DCYGTRACE_CONTROL=1

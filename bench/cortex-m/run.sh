@@ -237,13 +237,13 @@ done
 # The M3's runtime with other settings (cortex-m.mk's FP_SETTINGS), and issue 18's flash goals.
 flash() { sizes "$B/mps2-an385/$1.map" | awk '{ print $1 }'; }
 echo "  the M3 (mps2-an385) with other settings, flash without and with the drain:"
-printf '    %-72s %6d %6d\n' "the default (no control area, warm-reset keeping, stop mode)" \
+printf '    %-76s %6d %6d\n' "the default (no control area, warm-reset keeping, stop mode)" \
     "$(flash fp_nodrain)" "$(flash fp_drain)"
 for v in "minnf:the minimal configuration: the next, no fault records (handler)" \
-    "min:-DCYGTRACE_CM_KEEP=0 -DCYGTRACE_STOP_MODE=0" \
+    "min:-DCYGTRACE_CM_KEEP=0 -DCYGTRACE_STOP_MODE=0 -DCYGTRACE_CM_CLOCK_FALLBACK=0" \
     "nokeep:-DCYGTRACE_CM_KEEP=0" "nostop:-DCYGTRACE_STOP_MODE=0" \
     "control:-DCYGTRACE_CONTROL=1 (what cygtrace arm needs)"; do
-    printf '    %-72s %6d %6d\n' "${v#*:}" "$(flash "fp_${v%%:*}")" "$(flash "fp_${v%%:*}_drain")"
+    printf '    %-76s %6d %6d\n' "${v#*:}" "$(flash "fp_${v%%:*}")" "$(flash "fp_${v%%:*}_drain")"
 done
 # fgoal WHAT BYTES MAX: issue 18's flash target for one figure.
 fgoal() {

@@ -203,8 +203,15 @@ int cmd_check_output(const char *out, const char *elf, const char *dump);
 void cmd_ctx_header(const struct load *l, const struct tree_scan *sc, uint32_t id);
 
 /* The first notes under a report's or a graph's numbers: what the times are in (hz: what they
- * are shown with, 0 for clock ticks), and how many calls are only partly in the trace. */
-void cmd_notes_times(const struct load *l, uint64_t hz, uint64_t partial);
+ * are shown with, 0 for clock ticks; st: the scan's, whether the clock ran), and how many calls
+ * are only partly in the trace. */
+void cmd_notes_times(const struct load *l, const struct source_stats *st, uint64_t hz,
+                     uint64_t partial);
+
+/* What a trace whose clock stood still says (source_clock_stood, over the pass st): "all
+ * timestamps are 0: the clock did not run (DWT off?)", a line without its end; NULL when the
+ * clock ran, or the trace has no timestamps. */
+const char *cmd_clock_stood(const struct load *l, const struct source_stats *st);
 
 /* The last notes under them: what the filtered trees skipped or kept (run), and the events
  * that could not be counted (dropped, out of memory). */

@@ -127,10 +127,28 @@ void cmd_ctx_header(const struct load *l, const struct tree_scan *sc, uint32_t i
     printf("# %s, %" PRIu64 " events\n", label, c ? c->events : 0);
 }
 
-void cmd_notes_times(const struct load *l, uint64_t hz, uint64_t partial)
+const char *cmd_clock_stood(const struct load *l, const struct source_stats *st)
 {
+    uint64_t at;
+
+    if (!(l->ring.flags & CYG_F_TIMESTAMPS) || !source_clock_stood(st, &at))
+        return NULL;
+    if (at)
+        return "all timestamps are the same: the clock did not run";
+    /* a Cortex-M's cycle counter that its debug unit keeps off (or QEMU, which has none) */
+    return l->ring.machine == 40 ? "all timestamps are 0: the clock did not run (DWT off?)"
+                                 : "all timestamps are 0: the clock did not run";
+}
+
+void cmd_notes_times(const struct load *l, const struct source_stats *st, uint64_t hz,
+                     uint64_t partial)
+{
+    const char *stood = cmd_clock_stood(l, st);
+
     if (!(l->ring.flags & CYG_F_TIMESTAMPS))
         printf("# the trace has no timestamps: only the calls are counted\n");
+    else if (stood)
+        printf("# %s; only the calls are counted\n", stood);
     else if (!l->ring.ts_hz)
         printf("# times in clock ticks: the trace does not say the clock's rate\n");
     else if (!hz)

@@ -178,7 +178,9 @@ int cmd_export(int argc, char **argv)
         fprintf(stderr, "cygtrace: note: %" PRIu64 " calls shorter than --min-time were kept: "
                         "more than %u events happened inside them before it was known\n",
                 run.forced, FILTER_HOLD);
-    if (xo.format == EXPORT_CHROME && !xo.hz && (l.ring.flags & CYG_F_TIMESTAMPS))
+    if (cmd_clock_stood(&l, &run.st))
+        fprintf(stderr, "cygtrace: note: %s; every duration is 0\n", cmd_clock_stood(&l, &run.st));
+    else if (xo.format == EXPORT_CHROME && !xo.hz && (l.ring.flags & CYG_F_TIMESTAMPS))
         fprintf(stderr, "cygtrace: note: the trace does not say its clock rate: ts are clock "
                         "ticks, not microseconds\n");
 out:

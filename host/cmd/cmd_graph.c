@@ -131,7 +131,7 @@ static void print_notes(struct graphs *r, const struct cmd_filter_run *run, uint
         left += graph_left_out(r->all[k]);
         dropped += graph_dropped(r->all[k]);
     }
-    cmd_notes_times(l, r->hz, partial);
+    cmd_notes_times(l, &run->st, r->hz, partial);
     if (blind)
         printf("# %" PRIu64 " of them were entered before the trace: what they called before "
                "the trace named them is not in their graph\n", blind);

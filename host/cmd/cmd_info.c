@@ -27,9 +27,14 @@ static void print_common(const struct load *l)
 
     printf("lost:       %" PRIu64 "\n", r->lost);
     if (r->ts_hz)
-        printf("clock:      %" PRIu64 " Hz\n", r->ts_hz);
+        printf("clock:      %" PRIu64 " Hz", r->ts_hz);
     else
-        printf("clock:      %s\n", (r->flags & CYG_F_TIMESTAMPS) ? "rate unknown" : "none");
+        printf("clock:      %s", (r->flags & CYG_F_TIMESTAMPS) ? "rate unknown" : "none");
+    if ((r->flags & CYG_F_TS_DOWN) && r->machine == 40)
+        printf(", SysTick (the cycle counter did not count at boot)");
+    else if (r->flags & CYG_F_TS_DOWN)
+        printf(", counting down, %u bits", r->ts_bits);
+    printf("\n");
     load_hex(r->build_id, r->build_id_len, hex, sizeof hex);
     printf("build-id:   %s", r->build_id_len ? hex : "(none recorded)");
     if (l->sym && !l->machine_match)
@@ -191,7 +196,9 @@ static int print_records(struct load *l)
         if (st->truncated)
             printf("truncated:  %" PRIu64 " records missing from the dump\n", st->truncated);
     }
-    if (rc == 0 && (l->ring.flags & CYG_F_TIMESTAMPS) && t_last > t_first) {
+    if (rc == 0 && cmd_clock_stood(l, &ls)) {
+        printf("span:       none: %s\n", cmd_clock_stood(l, &ls));
+    } else if (rc == 0 && (l->ring.flags & CYG_F_TIMESTAMPS) && t_last > t_first) {
         fmt_duration(t_last - t_first, l->ring.ts_hz, span, sizeof span);
         printf("span:       %s from the first call to the last\n", span);
     }

@@ -333,7 +333,7 @@ static int report(struct load *l, const char *elf, const char *dump, const struc
         printf("# the trace holds no calls\n");
     else if (print_table(&r, r.all, key, &partial) < 0)
         goto oom;
-    cmd_notes_times(l, r.hz, partial);
+    cmd_notes_times(l, &run.st, r.hz, partial);
     cmd_notes_run(&run, dropped);
     if (l->ring.word_bytes == 4 && run.sc.n > 1) {
         /* resolved before, by cmd_filter_run: the same range and thread, no message to give */

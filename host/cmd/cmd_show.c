@@ -195,8 +195,11 @@ static void notes(const struct load *l, const struct source_stats *ls,
     FILE *f = ro->style == RENDER_TREE ? stdout : stderr;
     const char *p = ro->style == RENDER_TREE ? "# " : "cygtrace: note: ";
     const struct dec_stats *st = &ls->dec;
+    const char *stood = cmd_clock_stood(l, ls);
     char buf[320];
 
+    if (stood)
+        fprintf(f, "%s%s; durations are not shown\n", p, stood);
     if (st->overwritten)
         fprintf(f, "%s%" PRIu64 " older events were overwritten (the buffer wrapped); the "
                    "trace starts inside calls already running\n", p, st->overwritten);
@@ -311,6 +314,8 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
                   "traced program?); use --force to print addresses", elf);
         goto out;
     }
+    if (cmd_clock_stood(l, &st)) /* every duration would read 0 */
+        ro.has_time = 0;
     if (o->have_thread && cmd_show_thread(l, o, dump, &thread) < 0)
         goto out;
     for (unsigned i = 0; i < sc.n; i++) {

@@ -116,6 +116,7 @@ void dec_state_init(struct dec_state *s, const struct dec_ring *r)
     s->cap_log2 = r->cap_log2;
     s->flags = r->flags;
     s->ts_mask = r->ts_bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << r->ts_bits) - 1;
+    s->clock.flip = (r->flags & CYG_F_TS_DOWN) ? s->ts_mask : 0;
 }
 
 unsigned dec_special_kind(unsigned type)
@@ -341,6 +342,9 @@ static inline __attribute__((always_inline)) int next_w(struct dec *d, struct ev
             if (d->ds.flags & CYG_F_CALLSITES)
                 e->site = le_get(p + 2 * w, w);
             call_w(&d->ds, a, b, e, w);
+            d->st.calls.n++; /* as dec_count sums them up */
+            d->st.calls.ones |= b;
+            d->st.calls.zeros |= ~b;
         } else if (!record_w(&d->ds, p, d->seq++, e, w)) { /* a special, or nothing */
             unwritten(d, i, w);
             continue;
@@ -586,6 +590,7 @@ static __attribute__((noinline)) int ix_scan(struct ix_run *r, uint32_t *id)
     const unsigned rec = r->rec;
     const uint64_t lap_mask = r->lap_mask, lap_want = r->lap_want, tmask = r->tmask;
     const uint64_t tsign = (tmask >> 1) + 1, next = r->next, marked = r->marked;
+    const uint64_t flip = r->ck.flip;
     uint64_t seq = r->seq, last_raw = r->ck.last_raw, last_time = r->ck.last_time, raw, who;
     int have_time = r->ck.have_time, rc = 0;
 
@@ -598,7 +603,7 @@ static __attribute__((noinline)) int ix_scan(struct ix_run *r, uint32_t *id)
         }
         if ((b & lap_mask) == lap_want && (a | b)) { /* a call record of this lap */
             if (r->ts) { /* dec_clock_unwrap's steps */
-                raw = b & tmask;
+                raw = (b & tmask) ^ flip;
                 last_time =
                     have_time ? last_time + ((((raw - last_raw) & tmask) ^ tsign) - tsign) : raw;
                 last_raw = raw;
@@ -609,7 +614,7 @@ static __attribute__((noinline)) int ix_scan(struct ix_run *r, uint32_t *id)
             /* A TIME record sets the clock as record_w has it do: checked as it checks it (a
              * stale one would move a clock that dec_only then starts from). */
             if (r->ts && (b & r->time_mask) == r->time_want) {
-                raw = a & tmask;
+                raw = (a & tmask) ^ flip;
                 last_time =
                     have_time ? last_time + ((((raw - last_raw) & tmask) ^ tsign) - tsign) : raw;
                 last_raw = raw;
@@ -629,7 +634,7 @@ static __attribute__((noinline)) int ix_scan(struct ix_run *r, uint32_t *id)
     }
     r->p = p;
     r->seq = seq;
-    r->ck = (struct dec_clock){last_raw, last_time, have_time};
+    r->ck = (struct dec_clock){last_raw, last_time, have_time, flip};
     return rc;
 }
 
@@ -755,6 +760,9 @@ static inline __attribute__((always_inline)) int count_w(struct dec *d, struct d
                 fn = w == 8 ? a & CYG64_ADDR_MASK : a & ~(uint64_t)1;
                 if (!exit && c->n_first < DEC_COUNT_FIRST)
                     c->first[c->n_first++] = fn;
+                d->st.calls.n++; /* word b, its timestamp's bits (dec_get_stats) */
+                d->st.calls.ones |= b;
+                d->st.calls.zeros |= ~b;
                 d->st.decoded++;
                 if (!(x = count_ctx(c, x, id)) || ctx_call(x, exit, fn) < 0)
                     return -1;
@@ -818,6 +826,10 @@ void dec_raw(struct dec *d)
 void dec_get_stats(const struct dec *d, struct dec_stats *st)
 {
     *st = d->st;
+    /* calls summed up the call records' words b: their timestamps are the bits under ts_mask,
+     * as recorded (which says as well as unwrapped times whether they all are the same) */
+    st->calls.ones &= d->ds.ts_mask;
+    st->calls.zeros &= d->ds.ts_mask;
 }
 
 void dec_close(struct dec *d)

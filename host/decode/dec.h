@@ -103,6 +103,28 @@ struct ev {
     uint8_t cls;   /* EV_MARK: the mark's class (version 3), else 0 */
 };
 
+/* Whether a trace's clock moved, summed up over its call events' times bit by bit, in any
+ * order: the times as recorded (a ring's pass) or unwrapped (a stream's; a clock that stood
+ * has every step 0), inverted or not (CYG_F_TS_DOWN), say it alike. */
+struct dec_times {
+    uint64_t n;     /* call events */
+    uint64_t ones;  /* the bits set in some one's time */
+    uint64_t zeros; /* the bits clear in some one's time: none in both, all at the same time */
+};
+
+static inline void dec_times_add(struct dec_times *k, uint64_t t)
+{
+    k->n++;
+    k->ones |= t;
+    k->zeros |= ~t;
+}
+
+/* Whether the clock stood still: two call events at least, all at the same time (ones). */
+static inline int dec_times_stood(const struct dec_times *k)
+{
+    return k->n >= 2 && !(k->ones & k->zeros);
+}
+
 struct dec_stats {
     uint64_t first_seq;   /* oldest sequence number the ring can still hold */
     uint64_t end_seq;     /* one past the newest */
@@ -115,6 +137,8 @@ struct dec_stats {
     uint64_t truncated;   /* slots missing because the dump is short */
     uint64_t times;       /* TIME records: no event, a clock reading (FORMAT.md 7.5) */
     uint64_t decoded;     /* events returned */
+    /* the call records' timestamps, as recorded */
+    struct dec_times calls;
 };
 
 /* The mark class and id of a mark's data in a ring of this version. */
@@ -133,6 +157,8 @@ struct dec_clock {
     uint64_t last_raw;  /* the previous timestamp as recorded */
     uint64_t last_time; /* ... and unwrapped: specials take it */
     int have_time;
+    uint64_t flip;      /* the clock's mask when it counts down (CYG_F_TS_DOWN), else 0: a
+                           timestamp xor flip goes up */
 };
 
 /* Returns raw (mask: the clock's width) unwrapped: the step from the previous timestamp is
@@ -142,6 +168,7 @@ static inline uint64_t dec_clock_unwrap(struct dec_clock *c, uint64_t raw, uint6
 {
     uint64_t sign = (mask >> 1) + 1, delta;
 
+    raw ^= c->flip;
     if (!c->have_time) {
         c->have_time = 1;
         c->last_raw = raw;

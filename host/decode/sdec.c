@@ -240,6 +240,7 @@ static int on_desc(struct sdec *d, const uint8_t *p, size_t len)
      * before this description, and the next events frame reports the gap where it starts. */
     d->desc = n;
     d->have_desc = 1;
+    d->s.clock.flip = (n.ring.flags & CYG_F_TS_DOWN) ? ts_mask(n.ring.ts_bits) : 0;
     return 0;
 }
 
@@ -416,6 +417,8 @@ static void deliver(struct sdec *d, struct ev *e, uint64_t from)
         return;
     } else {
         d->st.events++;
+        if (e->kind == EV_ENTER || e->kind == EV_EXIT)
+            dec_times_add(&d->st.calls, e->time);
     }
     d->fn(d->arg, e);
 }

@@ -38,6 +38,8 @@ struct sdec_stats {
     uint64_t dup;         /* events frames dropped: every record already seen */
     uint64_t restarts;    /* descriptions that said the target started over */
     uint64_t replays;     /* descriptions of this session seen again: the link replayed them */
+    /* the call events' times */
+    struct dec_times calls;
 };
 
 /* Called with each event. */

@@ -146,6 +146,29 @@ static int in_runtime(const struct sym_table *sym, uint64_t bias, uint64_t addr)
                  !strncmp(s->name, "cygtrace_", 9));
 }
 
+/* Whether the return address lr recorded at a fault at pc names the faulting function's
+ * caller. In instrumented code the function called the entry hook first, and LR (ra) holds
+ * where its latest call returned: inside the function itself (the hook's call, or any other),
+ * or inside the hook when the hook called on; that says nothing of its caller, which the call
+ * stack names. A caller shows only in a function that made no call (not instrumented, a
+ * leaf): LR in another function of the ELF. On a Cortex-M, LR holds EXC_RETURN (0xFFFFFFxx) in
+ * an exception handler that has made no call, FNC_RETURN (0xFEFFFFFx) after a call from the
+ * Secure state: no code lives at 0xF0000000 and up, no caller. Without symbols, LR is shown
+ * as it is, but for those. */
+static int fault_caller(const struct sym_table *sym, uint64_t bias, int arm, uint64_t pc,
+                        uint64_t lr)
+{
+    const struct sym_info *f, *g;
+
+    if (!lr || (arm && lr >= 0xf0000000u) || in_runtime(sym, bias, lr))
+        return 0;
+    if (!sym)
+        return 1;
+    f = sym_lookup(sym, pc - bias);
+    g = sym_lookup(sym, lr - bias);
+    return g && g != f;
+}
+
 void fmt_fault(const struct sym_table *sym, uint64_t bias, unsigned addr_width,
                const struct ev *fault, const struct ev *lr, char *buf, size_t len)
 {
@@ -157,6 +180,7 @@ void fmt_fault(const struct sym_table *sym, uint64_t bias, unsigned addr_width,
     uint64_t thumb = addr_width == 8; /* 32-bit ARM code addresses carry the Thumb bit */
     unsigned kind = fault->data;
     char pc[256], from[256];
+    int arm = 1;
     size_t n;
 
     fmt_addr(sym, bias, fault->addr & ~thumb, pc, sizeof pc);
@@ -165,14 +189,10 @@ void fmt_fault(const struct sym_table *sym, uint64_t bias, unsigned addr_width,
          * bit 31); the word after the PC is ra, shown as LR is below. */
         unsigned code = kind & CYG_FAULT_RISCV_CODE, irq = (kind & CYG_FAULT_RISCV_IRQ) != 0;
         const char *what = riscv_trap_name(code, irq);
-        const struct sym_info *f = sym ? sym_lookup(sym, fault->addr - bias) : NULL;
 
         n = (size_t)snprintf(buf, len, "*** %s (mcause %s%u) at %s", what ? what : "trap",
                              irq ? "0x80000000 + " : "", code, pc);
-        /* ra inside the faulting function itself is where its call of the entry hook
-         * returned (a leaf's ra is that until it returns): it names no caller. */
-        if (lr && f && sym_lookup(sym, lr->addr - bias) == f)
-            lr = NULL;
+        arm = 0;
     } else if (kind >= CYG_FAULT_SIGNAL) {
         /* Linux: the word after the PC is the faulting address, not a return address. */
         unsigned sig = kind - CYG_FAULT_SIGNAL;
@@ -189,9 +209,7 @@ void fmt_fault(const struct sym_table *sym, uint64_t bias, unsigned addr_width,
         n = (size_t)snprintf(buf, len, "*** %s at %s", names[kind], pc);
     else
         n = (size_t)snprintf(buf, len, "*** fault %u at %s", kind, pc);
-    /* In instrumented code LR often still holds a return address inside the hook the faulting
-     * function called last: that says nothing about its caller, which the call stack names. */
-    if (lr && n < len && !in_runtime(sym, bias, lr->addr & ~thumb)) {
+    if (lr && n < len && fault_caller(sym, bias, arm, fault->addr & ~thumb, lr->addr & ~thumb)) {
         fmt_addr(sym, bias, lr->addr & ~thumb, from, sizeof from);
         snprintf(buf + n, len - n, ", called from %s", from);
     }

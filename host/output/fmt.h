@@ -37,7 +37,8 @@ uint64_t fmt_duration_ns(uint64_t ticks, uint64_t hz);
 size_t fmt_ns_text(uint64_t ns, char *buf);
 
 /* Writes the line a fault record (and its LR record, or NULL) shows as: "*** HardFault at
- * fn+0x14, called from main+0x8", "*** signal 11 (SIGSEGV) at fn+0x4, address 0x0". */
+ * fn+0x14, called from main+0x8" (a caller only when LR names one: not inside fn itself, nor
+ * the runtime, nor EXC_RETURN), "*** signal 11 (SIGSEGV) at fn+0x4, address 0x0". */
 void fmt_fault(const struct sym_table *sym, uint64_t bias, unsigned addr_width,
                const struct ev *fault, const struct ev *lr, char *buf, size_t len);
 

@@ -62,6 +62,15 @@ void source_only(struct source *s, uint32_t id, const struct dec_index *x, const
         s->ops->only(s, id, x, segs);
 }
 
+int source_clock_stood(const struct source_stats *st, uint64_t *at)
+{
+    /* One of the two counted (a ring's pass, or a stream's): the other is zero. */
+    const struct dec_times *k = st->dec.calls.n ? &st->dec.calls : &st->sd.calls;
+
+    *at = k->ones;
+    return dec_times_stood(k);
+}
+
 void source_stats(const struct source *s, struct source_stats *st)
 {
     memset(st, 0, sizeof *st);

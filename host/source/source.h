@@ -44,6 +44,10 @@ struct source_stats {
     struct sdec_stats sd;
 };
 
+/* Whether the pass st sums up found the trace's clock standing still (dec_times_stood): its
+ * call events all at the same time, which *at gets. */
+int source_clock_stood(const struct source_stats *st, uint64_t *at);
+
 /* Opens the dump at path: a ring (or a RAM image holding one), else a saved stream. NULL with
  * "PATH: what is wrong" in err: not a regular file, neither a ring nor a stream (the ring's
  * reason when it holds no frame at all), or a ring whose slots are mostly holes (a sparse

@@ -516,6 +516,10 @@ NOINSTR static int drain_desc_due(const struct cyg_ctl *ctl)
     if (!CYGTRACE_TIMESTAMPS || ctl->ts_hz == 0)
         return d.since_desc >= CYGTRACE_DRAIN_DESC_BYTES;
     now = cyg_port_now();
+#ifdef CYG_PORT_STATIC
+    if (cyg_port_clock_down()) /* counting down (CYG_F_TS_DOWN): inverted, it goes up */
+        now = ~now;
+#endif
     half = (uintptr_t)(ctl->ts_hz >> 1);
     if (half > (DRAIN_TS_MASK >> 1) || half == 0)
         half = DRAIN_TS_MASK >> 1;

@@ -67,6 +67,10 @@ NOINSTR static void cyg_static_block(struct cyg_ctl *h)
     cyg_layout(h, (uintptr_t)cygtrace_buffer, CYG_PORT_STATIC_LOG2,
                (CYGTRACE_OVERWRITE ? CYG_F_OVERWRITE : 0) |
                    (CYGTRACE_CALLSITES ? CYG_F_CALLSITES : 0));
+    if (cyg_port_clock_down()) { /* the clock the start fell back to */
+        h->flags |= CYG_F_TS_DOWN;
+        h->ts_bits = (uint8_t)cyg_port_clock_down();
+    }
     if (n && n[0] == 4u && n[1] - 1u < CYG_BUILD_ID_MAX && n[2] == 3u && n[3] == 0x00554E47u) {
         for (unsigned i = 0; i < n[1]; i++) /* no memcpy: the runtime calls no C library */
             h->build_id[i] = ((const uint8_t *)(n + 4))[i];

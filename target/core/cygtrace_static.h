@@ -10,6 +10,9 @@
  *   CYG_STATIC_KEEP          1 to keep a warm reset's trace (CYGTRACE_CM_KEEP)
  *   void cyg_port_clock_start(void)
  *                            starts the clock cyg_port_now() reads, at init
+ *   unsigned cyg_port_clock_down(void)
+ *                            0, or the width in bits of a clock counting down that the start
+ *                            fell back to (the ring then says CYG_F_TS_DOWN and that ts_bits)
  */
 #ifndef CYGTRACE_STATIC_H
 #define CYGTRACE_STATIC_H

@@ -61,9 +61,10 @@ extern uint8_t cygtrace_buffer[CYGTRACE_CM_BUFFER_BYTES];
 
 /* Sets the runtime up at boot, after .data and .bss are initialised: keeps the trace of a warm
  * reset or makes a fresh ring (see above), starts the clock CYGTRACE_CM_CLOCK names (the DWT
- * cycle counter, or SysTick when it is not running yet) and records clock_hz, its rate, and the
- * image's GNU build-id. Returns the resets the kept trace has survived (1..255), or 0 for a
- * fresh ring. */
+ * cycle counter, or SysTick when it is not running yet; a cycle counter that does not count
+ * gives way to SysTick, CYGTRACE_CM_CLOCK_FALLBACK) and records clock_hz, its rate (the core
+ * clock's, for either), and the image's GNU build-id. Returns the resets the kept trace has
+ * survived (1..255), or 0 for a fresh ring. */
 CYGTRACE_API int cygtrace_cm_init(uint32_t clock_hz);
 
 /* Throws the kept trace away and records a fresh one. */

@@ -33,6 +33,20 @@
 #endif
 #endif
 
+/* CYGTRACE_CM_CLOCK 1 with the port's hooks (CYGTRACE_CM_ASM_HOOKS): 1 to fall back to SysTick
+ * at init when the cycle counter does not count once enabled (QEMU has no DWT; some parts keep
+ * it off without a debugger), so that durations are real there too (the hooks are the same;
+ * 76 bytes of init code on the M3); 0 to keep the cycle counter whatever it does (the host then
+ * says that the clock did not run). An RTOS that later makes SysTick its tick (FreeRTOS does)
+ * leaves the fallback's durations good within one tick only: a board timer there
+ * (CYGTRACE_CM_CLOCK=4). Default: 1. */
+#ifndef CYGTRACE_CM_CLOCK_FALLBACK
+#define CYGTRACE_CM_CLOCK_FALLBACK 1
+#endif
+#if CYGTRACE_CM_CLOCK_FALLBACK != 0 && CYGTRACE_CM_CLOCK_FALLBACK != 1
+#error "CYGTRACE_CM_CLOCK_FALLBACK must be 0 or 1"
+#endif
+
 /* Width in bits of the counter of CYGTRACE_CM_CLOCK 3 or 4. Default: 32. */
 #ifndef CYGTRACE_CM_USER_CLOCK_BITS
 #define CYGTRACE_CM_USER_CLOCK_BITS 32
@@ -168,7 +182,8 @@ void cyg_port_hooks(uintptr_t last) __attribute__((visibility("hidden")));
 #endif
 
 #define CYG_CM_REG(a) (*(volatile uint32_t *)(a))
-#define CYG_CM_SYST_CVR CYG_CM_REG(0xE000E018u)
+#define CYG_CM_SYST_CVR_ADDR 0xE000E018u /* SysTick's current value */
+#define CYG_CM_SYST_CVR CYG_CM_REG(CYG_CM_SYST_CVR_ADDR)
 
 #if CYGTRACE_CM_CLOCK == 3
 uint32_t cygtrace_user_clock(void);
@@ -221,9 +236,23 @@ CYG_CM_INLINE int cyg_port_cas_state(volatile uint8_t *state, uint8_t from, uint
 }
 #endif
 
+/* The DWT clock with the port's hooks falls back to SysTick when the cycle counter does not
+ * count at init (CYGTRACE_CM_CLOCK_FALLBACK): the hooks read whatever counter hot.clock points
+ * at, so pointing it at SysTick's current value costs them nothing. SysTick counts down: the
+ * ring says so (CYG_F_TS_DOWN, ts_bits 24) and the host inverts. The core's C hooks read DWT's
+ * address as a constant: no fallback there. */
+#if defined(CYG_PORT_HOOKS) && CYGTRACE_CM_CLOCK == 1 && CYG_CM_MMIO && \
+    CYGTRACE_CM_CLOCK_FALLBACK
+#define CYG_CM_FALLBACK 1
+#else
+#define CYG_CM_FALLBACK 0
+#endif
+
 CYG_CM_INLINE uintptr_t cyg_port_now(void)
 {
-#if CYG_CM_MMIO
+#if CYG_CM_FALLBACK
+    return *(volatile uint32_t *)cyg_rt.hot.clock; /* what the hooks read */
+#elif CYG_CM_MMIO
     return CYG_CM_CLK_DOWN ? ~CYG_CM_REG(CYG_CM_CLK_ADDR) : CYG_CM_REG(CYG_CM_CLK_ADDR);
 #elif CYGTRACE_CM_CLOCK == 3
     return cygtrace_user_clock();
@@ -260,24 +289,67 @@ CYG_CM_INLINE uint32_t *cyg_port_tstate(void)
     return cyg_cm_tstate[ipsr != 0];
 }
 
+/* Starts SysTick (SYST_CSR, RVR, CVR: syst[0..2]) free-running over its 24 bits from the core
+ * clock, unless an application (an RTOS tick) runs it already: that keeps its reload. Returns
+ * whether it started it. */
+CYG_CM_INLINE int cyg_cm_systick_start(volatile uint32_t *syst)
+{
+    if (syst[0] & 1u) /* ENABLE */
+        return 0;
+    syst[1] = 0xFFFFFFu;
+    syst[2] = 0;
+    syst[0] = 5u; /* enable, core clock, no interrupt */
+    return 1;
+}
+
 /* Starts the clock the hooks read at boot (cygtrace_cm_init()), unless it is the user's or
- * already running. */
+ * already running. A cycle counter that does not count once enabled (two reads alike: the PPB
+ * serialises them, cycles apart) gives way to SysTick (CYG_CM_FALLBACK), when the runtime can
+ * have it to itself: a SysTick that an application runs already wraps at its own reload, and
+ * would give durations wrong by up to 2^24 ticks (the host says, rather, that the clock did
+ * not run). */
 CYG_CM_INLINE void cyg_port_clock_start(void)
 {
+    volatile uint32_t *syst = &CYG_CM_REG(0xE000E010u);
+
 #if CYGTRACE_CM_CLOCK == 1
     CYG_CM_REG(0xE000EDFCu) |= 1u << 24; /* DEMCR.TRCENA */
     CYG_CM_REG(0xE0001FB0u) = 0xC5ACCE55u; /* DWT LAR: some M7 parts lock the DWT; elsewhere
                                               write-ignored */
     if (!(CYG_CM_REG(0xE0001000u) & (1u << 25))) /* DWT CTRL.NOCYCCNT */
         CYG_CM_REG(0xE0001000u) |= 1u << 0; /* CYCCNTENA */
-#elif CYGTRACE_CM_CLOCK == 2
-    /* An application (an RTOS tick) that runs SysTick already keeps its reload: durations are
-     * then good within one reload period only. */
-    if (!(CYG_CM_REG(0xE000E010u) & 1u)) { /* SYST_CSR.ENABLE */
-        CYG_CM_REG(0xE000E014u) = 0xFFFFFFu; /* SYST_RVR */
-        CYG_CM_SYST_CVR = 0;
-        CYG_CM_REG(0xE000E010u) = 5u; /* enable, core clock, no interrupt */
+#if CYG_CM_FALLBACK
+    __asm__("" : "+r"(syst)); /* in a register: CVR's address is that plus 8, no literal */
+    if (CYG_CM_REG(0xE0001004u) == CYG_CM_REG(0xE0001004u) && cyg_cm_systick_start(syst)) {
+        /* Counting once it left the 0 the start wrote: a core does in a cycle, QEMU when its
+         * main loop gets round to the reload (a program that ran before would read 0 all
+         * along); one that never does is no clock either. */
+        uint32_t n = 1u << 20;
+
+        while (!syst[2] && --n)
+            ;
+        if (n)
+            cyg_rt.hot.clock = (uintptr_t)&syst[2]; /* CYG_CM_SYST_CVR_ADDR */
     }
+#endif
+#elif CYGTRACE_CM_CLOCK == 2
+    /* Durations of a SysTick that an application reloads are good within its period only. */
+    (void)cyg_cm_systick_start(syst);
+#endif
+    (void)syst;
+}
+
+/* 0, or the width of the clock that counts down which cyg_port_clock_start() fell back to:
+ * the ring says CYG_F_TS_DOWN and that ts_bits. Bit 15 of the counter's address tells it:
+ * SysTick's (0xE000E018) has it, DWT CYCCNT's (0xE0001004) not. */
+CYG_CM_INLINE unsigned cyg_port_clock_down(void)
+{
+#if CYG_CM_FALLBACK
+    _Static_assert((CYG_CM_SYST_CVR_ADDR & 0x8000u) && !(CYG_CM_CLK_ADDR & 0x8000u),
+                   "bit 15 tells SysTick from DWT");
+    return (cyg_rt.hot.clock & 0x8000u) ? 24u : 0u;
+#else
+    return 0;
 #endif
 }
 

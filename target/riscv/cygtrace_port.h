@@ -150,6 +150,12 @@ CYG_RV_INLINE void cyg_port_clock_start(void)
 {
 }
 
+/* Nor any clock to fall back to. */
+CYG_RV_INLINE unsigned cyg_port_clock_down(void)
+{
+    return 0;
+}
+
 /* No CYG_PORT_TSTATE: machine mode has no IPSR that says "in a trap handler" for free (mcause
  * keeps its value after mret), so the control area's depth and hide filters keep one state for
  * the whole hart, which stays right because traps nest and return. No CYG_PORT_STORE_PAIR:

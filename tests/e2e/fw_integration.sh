@@ -7,7 +7,9 @@
 # "cygtrace pull" (no --force: the build-id must match) reads its trace: exactly the calls of
 # app.c but those of hidden_checksum (excluded by name) and fast.c (excluded as a file), and the
 # call into vendor.c, a precompiled library wrapped by the make function / CMake function
-# cygtrace_wrap, with its arguments and return value.
+# cygtrace_wrap, with its arguments and return value. Built with the runtime's default clock,
+# whose cycle counter QEMU does not run: its durations are real all the same (the runtime falls
+# back to SysTick); built without that fallback, every output says that the clock did not run.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -78,6 +80,9 @@ try() {
         check "$tag-wrapped-values" "$(grep -m1 vendor_crc "$T/$tag-values.out")" \
             grep -Eq '^ *([0-9.]+ [mun]?s +)?vendor_crc\(v=[0-9]+, tag="app"\) = [0-9]+;$' \
             "$T/$tag-values.out"
+        # main's duration, the last line: more than 0 (under QEMU: SysTick, not the DWT's 0)
+        check "$tag-durations" "$(grep -m1 -e '} /\* main' -e 'did not run' "$T/$tag-values.out")" \
+            grep -Eq '^ *(0\.0*[1-9]|[1-9])[0-9.]* [mun]?s +} /\* main \*/$' "$T/$tag-values.out"
     fi
     qemu_stop
 }
@@ -90,6 +95,35 @@ if build cmake sh -c 'cmake -S . -B build -DCMAKE_TOOLCHAIN_FILE=arm-none-eabi.c
         -DCYGTRACE_CMAKE="$1/tools/cygtrace.cmake" -DFW="$2" -DCYGTRACE_TOOL="$3" &&
         cmake --build build' sh "$ROOT" "$FW" "$CT"; then
     try cmake "$T/cmake/build/app.elf" "$CT"
+fi
+# Without the fallback (-DCYGTRACE_CM_CLOCK_FALLBACK=0) the cycle counter stays, and QEMU does
+# not run it: tree, report, export and info each say so in one line.
+STOOD='all timestamps are 0: the clock did not run (DWT off?)'
+if build nofallback make CYGTRACE_DIR="$ROOT" CYGTRACE_TOOL="$CT" \
+    CYGTRACE_DEFINES=-DCYGTRACE_CM_CLOCK_FALLBACK=0 &&
+    qemu_start nofallback mps2-an385 "$T/nofallback/app.elf"; then
+    elf=$T/nofallback/app.elf
+    uart_wait nofallback "app: done" &&
+        run nofallback-pull "$CT" pull --gdb=127.0.0.1:$PORT -o "$T/nofallback.dump" "$elf" &&
+        check nofallback-pull "status $RC: $(head -n 1 "$T/nofallback-pull.err")" [ "$RC" -eq 0 ]
+    if [ -s "$T/nofallback.dump" ]; then
+        run nofallback-tree "$CT" tree "$elf" "$T/nofallback.dump"
+        check nofallback-tree "$(tail -n 1 "$T/nofallback-tree.out")" \
+            grep -qxF "# $STOOD; durations are not shown" "$T/nofallback-tree.out"
+        check nofallback-tree-no-durations "$(grep -m1 ' s ' "$T/nofallback-tree.out")" \
+            eval "! grep -q 's  *} /\* main' '$T/nofallback-tree.out'"
+        run nofallback-report "$CT" report "$elf" "$T/nofallback.dump"
+        check nofallback-report "$(tail -n 1 "$T/nofallback-report.out")" \
+            grep -qxF "# $STOOD; only the calls are counted" "$T/nofallback-report.out"
+        run nofallback-export "$CT" export --format=chrome -o "$T/nofallback.json" "$elf" \
+            "$T/nofallback.dump"
+        check nofallback-export "$(head -n 1 "$T/nofallback-export.err")" \
+            grep -qxF "cygtrace: note: $STOOD; every duration is 0" "$T/nofallback-export.err"
+        run nofallback-info "$CT" info "$elf" "$T/nofallback.dump"
+        check nofallback-info "$(grep -m1 '^span:' "$T/nofallback-info.out")" \
+            grep -qxF "span:       none: $STOOD" "$T/nofallback-info.out"
+    fi
+    qemu_stop
 fi
 # The ELFs differ (their build-ids): pull refuses the other build's without --force.
 if [ -f "$T/make/app.elf" ] && [ -f "$T/cmake/build/app.elf" ] &&

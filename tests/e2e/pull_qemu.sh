@@ -70,6 +70,9 @@ for board in $BOARDS; do
         tail -n +"${fline:-1}" "$T/$tag.out" | tail -n +2 >"$T/$tag.after"
         check "$tag-fault-line" "no '*** HardFault at' line" [ -n "$fault" ]
         check "$tag-fault-names-function" "$fault" eval '[[ "$func" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]]'
+        # LR at the fault is where read_field's call of the entry hook returned, inside it: no
+        # caller (the call stack names parse_packet).
+        check "$tag-fault-no-own-caller" "$fault" eval '[[ "$fault" != *"called from $func+"* ]]'
         check "$tag-fault-then-stack" "the call stack does not follow the fault line" \
             grep -q '^# call stack at the end of the trace' "$T/$tag.after"
         check "$tag-fault-last" "after the fault line: $(grep -v '^#' "$T/$tag.after" | head -n 1)" \
