@@ -133,6 +133,8 @@ unsigned dec_special_kind(unsigned type)
     case CYG_SP_TIME: return EV_TIME;
     case CYG_SP_SCHED: return EV_SCHED;
     case CYG_SP_NAME: return EV_NAME;
+    case CYG_SP_SETJMP: return EV_SETJMP;
+    case CYG_SP_LONGJMP: return EV_LONGJMP;
     default: return EV_UNKNOWN;
     }
 }

@@ -84,6 +84,9 @@ enum ev_kind {
     EV_TIME,     /* a TIME record: no event. It sets the clock (the specials after it take
                     its time); the iterators (dec_next, dec_count, sdec) never return it,
                     dec_record does, for its caller to skip as it skips EV_PAD */
+    EV_SETJMP,   /* setjmp called: addr = the jmp_buf's address */
+    EV_LONGJMP,  /* longjmp called: addr = the jmp_buf's address; the tree builder closes the
+                    calls open since that buffer's EV_SETJMP in the context */
 };
 
 enum ev_lost_why {
