@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# longjmp_linux.sh - longjmps in the default tree (no call sites): the runtime records setjmp
+# and longjmp, and the tree closes the calls a longjmp skipped where its setjmp was, as
+# uftrace shows them. tests/jumps.c, linked with libcygtrace.a (its --wrap wrappers) and
+# preloaded by cygtrace record (built with _FORTIFY_SOURCE: longjmp is __longjmp_chk there);
+# one longjmp out of six frames, nested buffers, four threads, siglongjmp out of a signal
+# handler, _setjmp/_longjmp and sigsetjmp(0); with call sites the same tree.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+J=$BUILD/tests/jumps
+JD=$BUILD/tests/jumps-dyn
+need "$CT" "$J" "$JD"
+
+# trace WHO SCENARIO [ENV=VALUE...]: runs jumps (WHO linked) or jumps-dyn under cygtrace
+# record (WHO dyn), then cygtrace tree; the body (no durations) in $T/WHO-SCENARIO.body.
+trace() {
+    local who=$1 s=$2 tag=$1-$2 elf
+    shift 2
+    rm -f "$T/$tag.ring"
+    if [ "$who" = linked ]; then
+        elf=$J
+        run "$tag" env CYGTRACE_OUT="$T/$tag.ring" "$@" "$J" "$s"
+    else
+        elf=$JD
+        run "$tag" env "$@" "$CT" record -o "$T/$tag.ring" -- "$JD" "$s"
+    fi
+    check "$tag-runs" "status $RC: $(head -n 1 "$T/$tag.err")" \
+        eval '[ "$RC" -eq 0 ] && grep -qx "$s: done" "$T/$tag.out"'
+    run "$tag-tree" "$CT" tree "$elf" "$T/$tag.ring"
+    tree_body "$T/$tag-tree.out" | grep -v '^#' >"$T/$tag.body"
+}
+
+cat >"$T/six.expected" <<'EOF'
+main() {
+  f1() {
+    f2() {
+      f3() {
+        f4() {
+          f5() {
+            f6();  (never returned: longjmp)
+          } /* f5 */  (never returned: longjmp)
+        } /* f4 */  (never returned: longjmp)
+      } /* f3 */  (never returned: longjmp)
+    } /* f2 */  (never returned: longjmp)
+  } /* f1 */  (never returned: longjmp)
+  after_jump();
+} /* main */
+EOF
+cat >"$T/nested.expected" <<'EOF'
+main() {
+  outer() {
+    h1() {
+      inner() {
+        h2() {
+          h3();  (never returned: longjmp)
+        } /* h2 */  (never returned: longjmp)
+        after_inner();
+        h2() {
+          h4();  (never returned: longjmp)
+        } /* h2 */  (never returned: longjmp)
+      } /* inner */  (never returned: longjmp)
+    } /* h1 */  (never returned: longjmp)
+    after_outer();
+  } /* outer */
+} /* main */
+EOF
+cat >"$T/signal.expected" <<'EOF'
+main() {
+  sig_run() {
+    s1() {
+      s2() {
+        s3() {
+          on_sig();  (never returned: longjmp)
+        } /* s3 */  (never returned: longjmp)
+      } /* s2 */  (never returned: longjmp)
+    } /* s1 */  (never returned: longjmp)
+    after_jump();
+  } /* sig_run */
+} /* main */
+EOF
+cat >"$T/plain.expected" <<'EOF'
+main() {
+  plain() {
+    p1() {
+      p2();  (never returned: longjmp)
+    } /* p1 */  (never returned: longjmp)
+    after_jump();
+    p1() {
+      p2();  (never returned: longjmp)
+    } /* p1 */  (never returned: longjmp)
+    after_jump();
+  } /* plain */
+} /* main */
+EOF
+
+for who in linked dyn; do
+    for s in six nested signal plain; do
+        trace "$who" "$s"
+        check "$who-$s-tree" "the tree differs" same "$T/$s.expected" "$T/$who-$s.body"
+    done
+
+    # Four threads, each 50 times out of g1 .. g6: every after_jump is worker's callee (one
+    # deep), beside g1, in every thread's tree; every g1 .. g6 never returned, for a longjmp.
+    trace "$who" threads
+    awk '/^# thread / { th = $3 } /^ *(after_jump\(\);|g1\(\) \{)$/ {
+             match($0, /^ */); n[th " " substr($0, RLENGTH + 1, 2) " " RLENGTH]++ }
+         END { for (k in n) print k, n[k] }' \
+        <(tree_body "$T/$who-threads-tree.out") | sort >"$T/$who-threads.counts"
+    check "$who-threads-depth" "after_jump and g1 per thread (thread, name, indent, count): $(head -n 8 "$T/$who-threads.counts" | tr '\n' '|')" \
+        eval '[ "$(wc -l <"$T/$who-threads.counts")" -eq 8 ] &&
+              [ "$(awk "\$4 != 50 || \$3 != 2" "$T/$who-threads.counts" | wc -l)" -eq 0 ]'
+    check "$who-threads-never-returned" "$(grep -c 'never returned: longjmp)$' "$T/$who-threads.body") lines say a longjmp, expected 1200" \
+        [ "$(grep -c 'never returned: longjmp)$' "$T/$who-threads.body")" -eq 1200 ]
+    check "$who-threads-no-other-note" "$(grep -m 1 -o 'never returned: longjmp or.*' "$T/$who-threads.body")" \
+        eval '! grep -q "longjmp or unwound\|call stack at the end" "$T/$who-threads-tree.out"'
+
+    # With call sites, the same tree.
+    trace "$who" six CYGTRACE_CALLSITES=1
+    mv "$T/$who-six.body" "$T/$who-six-sites.body"
+    check "$who-six-callsites" "the tree with call sites differs" \
+        same "$T/six.expected" "$T/$who-six-sites.body"
+done
+
+# The wrappers go on to the real functions whether or not anything records.
+run off-dyn env CYGTRACE_OFF=1 "$CT" record -o "$T/off.ring" -- "$JD" signal
+check off-dyn-runs "status $RC: $(head -n 1 "$T/off-dyn.err")" \
+    eval '[ "$RC" -eq 0 ] && grep -qx "signal: done" "$T/off-dyn.out"'
+run off-linked env CYGTRACE_OFF=1 CYGTRACE_OUT="$T/off2.ring" "$J" nested
+check off-linked-runs "status $RC: $(head -n 1 "$T/off-linked.err")" \
+    eval '[ "$RC" -eq 0 ] && grep -qx "nested: done" "$T/off-linked.out"'
+
+# A program linked with -static and the --wrap options: the wrappers go on to the C library's
+# functions, which the archive leaves in place; without the options nothing is wrapped.
+WRAP=-Wl,--wrap=_setjmp,--wrap=setjmp,--wrap=__sigsetjmp,--wrap=longjmp,--wrap=_longjmp,--wrap=siglongjmp,--wrap=__longjmp_chk
+for how in wrap plain; do
+    opts=$WRAP
+    [ "$how" = plain ] && opts=
+    # shellcheck disable=SC2086
+    if gcc -finstrument-functions -g -O1 -fno-inline -static -o "$T/static-$how" \
+        "$ROOT/tests/jumps.c" "$BUILD/linux/libcygtrace.a" -lpthread $opts 2>"$T/static-$how.cc"; then
+        run "static-$how" env CYGTRACE_OUT="$T/static-$how.ring" "$T/static-$how" six
+        check "static-$how-runs" "status $RC" \
+            eval '[ "$RC" -eq 0 ] && grep -qx "six: done" "$T/static-$how.out"'
+        run "static-$how-tree" "$CT" tree "$T/static-$how" "$T/static-$how.ring"
+        tree_body "$T/static-$how-tree.out" | grep -v '^#' >"$T/static-$how.body"
+        if [ "$how" = wrap ]; then
+            check static-wrap-tree "the tree differs" same "$T/six.expected" "$T/static-wrap.body"
+        fi
+    else
+        fail "static-$how-build" "$(grep -m 1 error "$T/static-$how.cc")"
+    fi
+done
+
+finish
