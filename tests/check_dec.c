@@ -176,7 +176,8 @@ END_TEST
 /* A chunked ring (chunks of 4): thread 1 fills chunk 0 but its last slot (a kill between its
  * reservation and its store: a hole), thread 2 pads the end of chunk 1 (it ended), thread 1
  * leaves the end of chunk 2 unused (it was still running). Each thread's events come in its
- * order; the unused ends are unwritten, not holes; the padding is no event. */
+ * order; the hole is an EV_HOLE of thread 1, where it lies; the unused ends are unwritten, not
+ * holes; the padding is no event. */
 START_TEST(test_dec_chunks)
 {
     struct ringgen g;
@@ -198,12 +199,15 @@ START_TEST(test_dec_chunks)
     rg_skip(&g);
     rg_seal(&g, 0, CYG_S_RUNNING);
     decode(&g, &d);
-    ck_assert_uint_eq(d.n, 4);
+    ck_assert_uint_eq(d.n, 5);
     ck_assert_uint_eq(d.ev[0].addr, 0xa0);
-    ck_assert_uint_eq(d.ev[1].addr, 0xb0);
-    ck_assert_uint_eq(d.ev[2].addr, 0xc0);
-    ck_assert_uint_eq(d.ev[2].ctx, 2);
-    ck_assert_uint_eq(d.ev[3].kind, EV_EXIT);
+    ck_assert_uint_eq(d.ev[1].kind, EV_HOLE); /* a record of thread 1's is missing there */
+    ck_assert_uint_eq(d.ev[1].ctx, 1);
+    ck_assert_uint_eq(d.ev[1].seq, 1);
+    ck_assert_uint_eq(d.ev[2].addr, 0xb0);
+    ck_assert_uint_eq(d.ev[3].addr, 0xc0);
+    ck_assert_uint_eq(d.ev[3].ctx, 2);
+    ck_assert_uint_eq(d.ev[4].kind, EV_EXIT);
     ck_assert_uint_eq(d.st.unwritten, 5);
     ck_assert_uint_eq(d.st.holes, 1);
     ck_assert_uint_eq(d.st.padding, 3);
@@ -251,6 +255,11 @@ START_TEST(test_dec_chunk_end_late_store)
     decode(&g, &d);
     for (unsigned i = 0; i < d.n; i++)
         ck_assert(d.ev[i].addr != 0xdead0 && d.ev[i].addr != 0xdead8);
+    /* the hole is the chunk's thread's, 1, not the late store's, 3 */
+    ck_assert_uint_eq(d.ev[d.n - 2].kind, EV_HOLE);
+    ck_assert_uint_eq(d.ev[d.n - 2].seq, 43);
+    ck_assert_uint_eq(d.ev[d.n - 2].ctx, 1);
+    ck_assert_uint_eq(d.ev[d.n - 1].addr, 0xc0);
     ck_assert_uint_eq(d.st.unwritten, 4);
     ck_assert_uint_eq(d.st.holes, 1);
     rg_free(&g);
@@ -958,7 +967,9 @@ START_TEST(test_dec_hole_in_last_chunk_before_2p64)
     rg_event(&g, 1, 0x1000, 6, 1, 0);
     rg_seal(&g, 0, CYG_S_RUNNING); /* the head: 2^64 - 1 */
     decode(&g, &d);
-    ck_assert_uint_eq(d.n, 6);
+    ck_assert_uint_eq(d.n, 7);
+    ck_assert_uint_eq(d.ev[4].kind, EV_HOLE);
+    ck_assert_uint_eq(d.ev[4].ctx, 1);
     ck_assert_uint_eq(d.st.unwritten, 9 + 1); /* the 9 slots before the first record too */
     ck_assert_uint_eq(d.st.holes, 1);
     rg_free(&g);

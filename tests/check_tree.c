@@ -26,9 +26,9 @@ static void rec_enter(void *arg, const struct tree_frame *f, unsigned depth)
 static void rec_exit(void *arg, const struct tree_frame *f, unsigned depth, uint64_t t,
                      enum tree_exit_how how)
 {
-    /* returned, abandoned, before the trace, jumped over; "?": entered while events were
-     * lost */
-    static const char *const mark[] = {"-", "~", "<", "^"};
+    /* returned, abandoned, before the trace, jumped over, open at a hole; "?": entered while
+     * events were lost */
+    static const char *const mark[] = {"-", "~", "<", "^", "h"};
     char fmt[16];
 
     (void)t;
@@ -56,8 +56,8 @@ static uint64_t fake_func_of(void *arg, uint64_t addr)
 }
 
 /* Runs a script of events ("+A" enter, "-A" exit, "+B/A" enter B called from inside A at
- * 0xA5, "+B/A7" at 0xA7, "m" a mark, "t" a trigger that fired, "L" events lost, "s1" a setjmp
- * of buffer 1, "j1" a longjmp to it) through a tree that starts `start` deep;
+ * 0xA5, "+B/A7" at 0xA7, "m" a mark, "t" a trigger that fired, "L" events lost, "H" a hole, "s1" a
+ * setjmp of buffer 1, "j1" a longjmp to it) through a tree that starts `start` deep;
  * returns the log. */
 static const char *run(const char *script, unsigned start, int with_sites)
 {
@@ -81,6 +81,8 @@ static const char *run(const char *script, unsigned start, int with_sites)
         } else if (*p == 's' || *p == 'j') {
             e.kind = *p == 's' ? EV_SETJMP : EV_LONGJMP;
             e.addr = 0x7ff0 + (uint64_t)(*++p - '0');
+        } else if (*p == 'H') {
+            e.kind = EV_HOLE;
         } else if (*p == 'L') {
             e.kind = EV_LOST;
             e.addr = 3;
@@ -228,6 +230,21 @@ START_TEST(test_tree_longjmp_before_trace)
                      "+C@2 +D@3 ^D@3 ^C@2 +E@2 -E@2 <B@1 <A@0 | open 0:");
     ck_assert_str_eq(run("+D j1 s1 +E j1 +F -F -B -A", 3, 0),
                      "+D@3 *19@4 +E@4 ^E@4 +F@4 -F@4 ~D@3 <B@2 <A@1 | open 0:");
+}
+END_TEST
+
+/* A hole in the context's chunk (a late store): the calls open then that close without their
+ * exit may have lost it there, and say so, a longjmp's too; a call entered after the hole, or
+ * at a depth that returned since, is abandoned (or jumped over) as ever. */
+START_TEST(test_tree_hole_may_hold_the_exit)
+{
+    ck_assert_str_eq(run("+A +B +C H -A", 0, 0), "+A@0 +B@1 +C@2 hC@2 hB@1 -A@0 | open 0:");
+    ck_assert_str_eq(run("+A +B H -B +C +D -A", 0, 0),
+                     "+A@0 +B@1 -B@1 +C@1 +D@2 ~D@2 ~C@1 -A@0 | open 0:");
+    ck_assert_str_eq(run("+A +B H +C +D -A", 0, 0),
+                     "+A@0 +B@1 +C@2 +D@3 ~D@3 ~C@2 hB@1 -A@0 | open 0:");
+    ck_assert_str_eq(run("+A s1 +B +C H +D j1 +E -E -A", 0, 0),
+                     "+A@0 +B@1 +C@2 +D@3 ^D@3 hC@2 hB@1 +E@1 -E@1 -A@0 | open 0:");
 }
 END_TEST
 
@@ -437,6 +454,7 @@ Suite *tree_suite(void)
     tcase_add_test(tc, test_tree_longjmp_nested_buffers);
     tcase_add_test(tc, test_tree_longjmp_unresolved);
     tcase_add_test(tc, test_tree_longjmp_before_trace);
+    tcase_add_test(tc, test_tree_hole_may_hold_the_exit);
     tcase_add_test(tc, test_tree_callsite_unknown_caller_kept);
     tcase_add_test(tc, test_tree_before_trace_exit_abandons_above);
     tcase_add_test(tc, test_tree_specials_at_depth);

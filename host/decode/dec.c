@@ -242,6 +242,18 @@ static int slot_written(const struct dec_state *s, const uint8_t *p, uint64_t se
     return holds(s, seq, le_get(p, w), le_get(p + w, w), w);
 }
 
+/* The thread index of the 64-bit record at p (a chunk's owner: the thread whose records fill
+ * it); 0 on a 32-bit ring, whose slots are no thread's alone. */
+static uint32_t slot_thread(const uint8_t *p, unsigned w)
+{
+    uint64_t a = le_get(p, w), b = le_get(p + w, w);
+
+    if (w != 8)
+        return 0;
+    return (uint32_t)((b & CYG64_SPECIAL) ? b >> CYG64_STHREAD_SHIFT : a >> CYG64_THREAD_SHIFT) &
+           0xffffu;
+}
+
 /* Whether the slot of seq, at p, holds a record stored laps late over it: the lap bit its seq
  * expects, but another lap's tag. What its own writer stored there, if it did, is lost. */
 static int late_store(const struct dec_state *s, const uint8_t *p, uint64_t seq, unsigned w)
@@ -260,24 +272,28 @@ static int late_store(const struct dec_state *s, const uint8_t *p, uint64_t seq,
  * other lap with the lap bit its slots expect: a run of them, the first after a written slot,
  * is that end, not a hole (a late store is one slot). Without chunks every unwritten slot is
  * a hole. */
-static __attribute__((noinline)) void unwritten(struct dec *d, uint64_t i, unsigned w)
+static __attribute__((noinline)) uint32_t unwritten(struct dec *d, uint64_t i, unsigned w)
 {
     /* the chunk's last slot, not the one after it: that is 0 for the chunk that ends at 2^64 */
     uint64_t seq = d->win_seq + i, last = seq | ((UINT64_C(1) << d->r.chunk_log2) - 1);
     const uint8_t *p = d->buf + i * d->r.rec_bytes;
 
     d->st.unwritten++;
-    if (d->r.chunk_log2 == 0 ||
-        (seq == last && i > 0 && slot_written(&d->ds, p - d->r.rec_bytes, seq - 1, w) &&
-         late_store(&d->ds, p, seq, w))) {
+    if (d->r.chunk_log2 == 0) {
         d->st.holes++;
-        return;
+        return 0;
+    }
+    if (seq == last && i > 0 && slot_written(&d->ds, p - d->r.rec_bytes, seq - 1, w) &&
+        late_store(&d->ds, p, seq, w)) {
+        d->st.holes++;
+        return slot_thread(p - d->r.rec_bytes, w);
     }
     for (seq++, i++; seq <= last && i < d->win_n; seq++, i++)
         if (slot_written(&d->ds, d->buf + i * d->r.rec_bytes, seq, w)) {
             d->st.holes++;
-            return;
+            return slot_thread(d->buf + i * d->r.rec_bytes, w);
         }
+    return 0;
 }
 
 int dec_record(struct dec_state *s, const uint8_t *rec, uint64_t seq, struct ev *e)
@@ -343,8 +359,17 @@ static inline __attribute__((always_inline)) int next_w(struct dec *d, struct ev
                 e->site = le_get(p + 2 * w, w);
             call_w(&d->ds, a, b, e, w);
         } else if (!record_w(&d->ds, p, d->seq++, e, w)) { /* a special, or nothing */
-            unwritten(d, i, w);
-            continue;
+            uint32_t owner = unwritten(d, i, w);
+
+            /* A hole amid a thread's chunk: a record of that thread's is missing here. */
+            if (!owner || (only && owner != d->only_id))
+                continue;
+            memset(e, 0, sizeof *e);
+            e->kind = EV_HOLE;
+            e->seq = d->seq - 1;
+            e->ctx = owner;
+            e->time = d->ds.clock.last_time;
+            return 1;
         } else if (e->kind == EV_PAD) {
             d->st.padding++;
             continue;

@@ -87,6 +87,9 @@ enum ev_kind {
     EV_SETJMP,   /* setjmp called: addr = the jmp_buf's address */
     EV_LONGJMP,  /* longjmp called: addr = the jmp_buf's address; the tree builder closes the
                     calls open since that buffer's EV_SETJMP in the context */
+    EV_HOLE,     /* a slot amid context ctx's chunk was never written (its writer died, or
+                    stored it late): a record of ctx's is missing here (dec_next; the other
+                    iterators skip it). No record: not counted as decoded */
 };
 
 enum ev_lost_why {

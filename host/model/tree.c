@@ -26,6 +26,8 @@ struct tree {
     unsigned n, cap;
     unsigned unknown;  /* frames at the bottom still waiting for the exit that names them */
     unsigned kept;     /* frames at the bottom open across the latest loss (unknown ones too) */
+    unsigned holed;    /* frames at the bottom open at the latest hole (EV_HOLE): one that closes
+                          without its exit may have lost it there */
     uint64_t unmatched;
     int pending;       /* the top frame's enter is not told yet: its values may follow */
     struct wval_set **vals; /* a wrapped call's values at each depth, allocated when first used */
@@ -78,11 +80,24 @@ static void abandon_to(struct tree *t, unsigned n, uint64_t when)
 {
     while (t->n > n) {
         t->n--;
-        if (t->n < t->kept)
+        if (t->n < t->kept) {
             t->kept = t->n;
-        else
+        } else if (t->n < t->holed) {
+            t->holed = t->n;
+            t->sink.exit(t->sink.arg, &t->stack[t->n], t->n, when, TREE_HOLE);
+        } else {
             t->sink.exit(t->sink.arg, &t->stack[t->n], t->n, when, TREE_ABANDONED);
+        }
     }
+}
+
+/* A frame closes (n frames are left): it is no longer one that was open at a hole. */
+static void closed_to(struct tree *t)
+{
+    if (t->kept > t->n)
+        t->kept = t->n;
+    if (t->holed > t->n)
+        t->holed = t->n;
 }
 
 /* Whether frame k runs in the code of the frame below it: the hooks of a function inlined
@@ -301,10 +316,14 @@ static int on_longjmp(struct tree *t, const struct ev *e)
      * ever come for them by popping them. */
     while (t->n > d) {
         t->n--;
-        if (t->n < t->kept)
+        if (t->n < t->kept) {
             t->kept = t->n;
-        else
+        } else if (t->n < t->holed) { /* its exit may have come before, into the hole */
+            t->holed = t->n;
+            t->sink.exit(t->sink.arg, &t->stack[t->n], t->n, e->time, TREE_HOLE);
+        } else {
             t->sink.exit(t->sink.arg, &t->stack[t->n], t->n, e->time, TREE_JUMPED);
+        }
     }
     return 1;
 }
@@ -329,8 +348,7 @@ static void on_leave(struct tree *t, const struct ev *e)
             continue;
         abandon_to(t, k + 1, e->time);
         t->n--;
-        if (t->kept > t->n)
-            t->kept = t->n;
+        closed_to(t);
         t->sink.exit(t->sink.arg, &t->stack[t->n], t->n, e->time, TREE_RETURNED);
         return;
     }
@@ -347,8 +365,7 @@ static void on_leave(struct tree *t, const struct ev *e)
     abandon_to(t, t->unknown, e->time);
     t->unknown--;
     t->n--;
-    if (t->kept > t->n)
-        t->kept = t->n;
+    closed_to(t);
     f = &t->stack[t->n];
     f->addr = e->addr;
     f->site = e->site;
@@ -366,6 +383,12 @@ void tree_lost(struct tree *t)
 {
     tree_sync(t);
     t->kept = t->n;
+}
+
+void tree_hole(struct tree *t)
+{
+    tree_sync(t);
+    t->holed = t->n;
 }
 
 int tree_feed(struct tree *t, const struct ev *e)
@@ -387,6 +410,9 @@ int tree_feed(struct tree *t, const struct ev *e)
             t->jumps_unresolved++;
             t->sink.special(t->sink.arg, e, t->n);
         }
+        return 0;
+    case EV_HOLE:
+        tree_hole(t);
         return 0;
     case EV_LOST:
         tree_lost(t);

@@ -34,12 +34,14 @@ enum tree_exit_how {
                           loss) */
     TREE_JUMPED,       /* it never returned: a longjmp to a setjmp made below it (EV_LONGJMP,
                           resolved by the EV_SETJMP of its buffer) */
+    TREE_HOLE,         /* its exit is not in the trace, as TREE_ABANDONED, but it was open at a
+                          hole of its context (EV_HOLE): the exit may be what the hole lost */
 };
 
-/* Whether a frame that ends so never returned. */
+/* Whether a frame that ends so has no exit in the trace. */
 static inline int tree_never_returned(enum tree_exit_how how)
 {
-    return how == TREE_ABANDONED || how == TREE_JUMPED;
+    return how == TREE_ABANDONED || how == TREE_JUMPED || how == TREE_HOLE;
 }
 
 /* What a renderer implements. depth is the frame's distance from the bottom of the stack. A
@@ -83,6 +85,11 @@ int tree_feed(struct tree *t, const struct ev *e);
  * tree_feed takes too): the open frames stay open; an exit that names none of them closes a
  * call made in the loss. */
 void tree_lost(struct tree *t);
+
+/* Says that a record of this context was lost here, in a hole of its chunk (EV_HOLE, which
+ * tree_feed takes too): a call open now that later closes without its exit is said to have
+ * lost it in the hole (TREE_HOLE), not to have been unwound. */
+void tree_hole(struct tree *t);
 
 /* Tells the sink of the call entered last now, without waiting for the next event (a live view
  * shows a call as it is entered); its values come through the sink's values. */

@@ -611,6 +611,7 @@ static const char *how_note(const struct tree_frame *f, enum tree_exit_how how)
     switch (how) {
     case TREE_ABANDONED: return "  (never returned: longjmp or unwound)";
     case TREE_JUMPED: return "  (never returned: longjmp)";
+    case TREE_HOLE: return "  (exit lost in a hole)";
     case TREE_BEFORE_TRACE:
         return f->entry_lost ? "  (entered while events were lost)"
                              : "  (entered before the trace begins)";

@@ -153,4 +153,30 @@ for how in wrap plain; do
     fi
 done
 
+# A hole (a late store amid a thread's chunk) that took a call's exit: the ring of "six" with
+# after_jump's exit record wiped. The tree says the exit may be in the hole, and does not blame
+# a longjmp or an unwinding for it.
+cp "$T/linked-six.ring" "$T/hole.ring"
+bias=$(od -An -t u8 -j 32 -N 8 "$T/hole.ring" | tr -d ' ')
+fn=$((0x$(nm "$J" | awk '$3 == "after_jump" { print $1 }') + bias))
+slot= i=0
+while read -r a b; do # the first exit record (bit 61 set, 62 clear) of after_jump
+    if [ $((0x$a & 0xffffffffffff)) -eq "$fn" ] && [ $(((0x$b >> 61) & 3)) -eq 1 ]; then
+        slot=$i
+        break
+    fi
+    i=$((i + 1))
+done < <(od -An -v -t x8 -w16 -j 128 -N 16384 "$T/hole.ring")
+if [ -n "$slot" ]; then
+    dd if=/dev/zero of="$T/hole.ring" bs=16 seek=$((8 + slot)) count=1 conv=notrunc status=none
+    run hole-tree "$CT" tree "$J" "$T/hole.ring"
+    tree_body "$T/hole-tree.out" | grep -v '^#' >"$T/hole.body"
+    sed 's/^\(  after_jump();\)$/\1  (exit lost in a hole)/' "$T/six.expected" >"$T/hole.expected"
+    check hole-tree "the tree differs" same "$T/hole.expected" "$T/hole.body"
+    check hole-noted "no note of the hole" grep -q '^# 1 slots were reserved but never written' \
+        "$T/hole-tree.out"
+else
+    fail hole-slot "no exit record of after_jump in the ring"
+fi
+
 finish
