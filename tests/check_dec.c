@@ -697,6 +697,48 @@ START_TEST(test_dec_count_depth_after_longjmp)
 }
 END_TEST
 
+/* The depth a trace starts at, when a longjmp the runtime recorded skipped a recursion's
+ * exits: main (0xA00) -> parse (0xB00) -> parse, entered before the trace; the inner parse
+ * sets a buffer, calls parse and expr (0xC00) again, which longjmps back. The exits of the two
+ * parses and main then close the calls the trace starts inside: three, where the calls the
+ * longjmp skipped, left open, would take the first parse exit for theirs and say two. */
+START_TEST(test_dec_count_depth_setjmp_longjmp)
+{
+    struct ringgen g;
+    struct decoded d;
+    struct src *s;
+    struct dec *dc;
+    struct dec_counts c = {0};
+
+    rg_init(&g, 8, 4, CYG_F_OVERWRITE); /* 16 records */
+    rg_special(&g, CYG_SP_SETJMP, 0, 0x7ff000, 1);
+    rg_event(&g, 0, 0xB00, 1, 1, 0);
+    rg_event(&g, 0, 0xC00, 2, 1, 0);
+    rg_special(&g, CYG_SP_LONGJMP, 0, 0x7ff000, 1);
+    rg_event(&g, 1, 0xB00, 3, 1, 0);
+    rg_event(&g, 1, 0xB00, 4, 1, 0);
+    rg_event(&g, 1, 0xA00, 5, 1, 0);
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    decode(&g, &d); /* dec_count and the scan of the events agree */
+    ck_assert_uint_eq(d.n, 7);
+    ck_assert_uint_eq(d.ev[0].kind, EV_SETJMP);
+    ck_assert_uint_eq(d.ev[0].addr, 0x7ff000);
+    ck_assert_uint_eq(d.ev[3].kind, EV_LONGJMP);
+    s = src_open_mem("test", g.buf, g.size, 0);
+    ck_assert_ptr_nonnull(s);
+    dc = dec_open(s, &d.r);
+    ck_assert_ptr_nonnull(dc);
+    ck_assert_int_eq(dec_count(dc, &c), 0);
+    ck_assert_uint_eq(c.n, 1);
+    ck_assert_int_eq(c.ctx[0].min_depth, -3);
+    ck_assert_uint_eq(c.ctx[0].n_open, 0);
+    dec_ctx_free(c.ctx, c.n, &c.ctx_ix);
+    dec_close(dc);
+    src_close(s);
+    rg_free(&g);
+}
+END_TEST
+
 /* Random record bytes behind a valid header: whatever comes out obeys the lap rule, and the
  * decoder neither crashes nor returns more events than slots. */
 START_TEST(test_dec_random_records)
@@ -1271,6 +1313,7 @@ Suite *dec_suite(void)
     tcase_add_test(tc, test_dec_refuses_junk);
     tcase_add_test(tc, test_dec_random_records);
     tcase_add_test(tc, test_dec_count_depth_after_longjmp);
+    tcase_add_test(tc, test_dec_count_depth_setjmp_longjmp);
     tcase_add_test(tc, test_dec_only_index);
     tcase_add_test(tc, test_dec_index_one_context);
     tcase_add_test(tc, test_dec_rtos_time_64_only);

@@ -492,9 +492,54 @@ void dec_ctx_lost(struct dec_ctx *c)
     c->kept = c->n_open;
 }
 
+/* The tree's rules (tree.c on_setjmp, on_longjmp) on the open calls: a setjmp made in a call
+ * that has closed since is forgotten; a longjmp to a buffer whose call is still the one open
+ * there closes the calls above it. Without it, calls a longjmp skipped would stay open here
+ * and match the exit of a call the trace starts inside, which would then start too high. */
+int dec_ctx_jump(struct dec_ctx *c, int longjmp, uint64_t env)
+{
+    struct dec_jmp *j = NULL;
+    unsigned k = 0;
+
+    for (unsigned i = 0; i < c->n_jmps; i++)
+        if (c->jmps[i].n_open <= c->n_open)
+            c->jmps[k++] = c->jmps[i];
+    c->n_jmps = k;
+    for (unsigned i = 0; i < c->n_jmps && !j; i++)
+        if (c->jmps[i].env == env)
+            j = &c->jmps[i];
+    if (longjmp) {
+        if (j && (j->n_open == 0 || c->open[j->n_open - 1] == j->fn)) {
+            c->n_open = j->n_open;
+            if (c->kept > c->n_open)
+                c->kept = c->n_open;
+        }
+        return 0;
+    }
+    if (!j) {
+        if (c->n_jmps == 1024) { /* tree.c's TREE_JMPS_MAX: the oldest goes */
+            memmove(c->jmps, c->jmps + 1, 1023 * sizeof *c->jmps);
+            c->n_jmps--;
+        }
+        if (c->n_jmps == c->cap_jmps) {
+            size_t room = c->cap_jmps;
+
+            if (vec_grow(&c->jmps, &room, c->n_jmps, sizeof *c->jmps, 16) < 0)
+                return -1;
+            c->cap_jmps = (unsigned)room;
+        }
+        j = &c->jmps[c->n_jmps++];
+        j->env = env;
+    }
+    j->n_open = c->n_open;
+    j->fn = c->n_open ? c->open[c->n_open - 1] : 0;
+    return 0;
+}
+
 void dec_ctx_free(struct dec_ctx *v, unsigned n, struct oaindex *ix)
 {
     for (unsigned i = 0; v && i < n; i++) {
+        free(v[i].jmps);
         free(v[i].open);
         free(v[i].segs);
     }
@@ -800,6 +845,9 @@ static inline __attribute__((always_inline)) int count_w(struct dec *d, struct d
                 if (e.kind == EV_THREAD) {
                     x->os_tid = e.addr;
                     x->vfork = e.data == CYG_THREAD_VFORK;
+                } else if ((e.kind == EV_SETJMP || e.kind == EV_LONGJMP) &&
+                           dec_ctx_jump(x, e.kind == EV_LONGJMP, e.addr) < 0) {
+                    return -1;
                 }
             } else {
                 unwritten(d, i, w);

@@ -193,6 +193,13 @@ struct dec *dec_open(struct src *s, const struct dec_ring *r);
 int dec_next(struct dec *d, struct ev *e);
 
 /* What one pass over all events learns about each context (dec_count, tree_scan). */
+/* A setjmp the scan saw: the calls open then (in the trace), and the innermost's function. */
+struct dec_jmp {
+    uint64_t env;
+    unsigned n_open;
+    uint64_t fn;
+};
+
 struct dec_ctx {
     uint32_t id;       /* thread index or firmware context id */
     uint64_t os_tid;   /* from the thread record, 0 if it was overwritten */
@@ -204,6 +211,9 @@ struct dec_ctx {
                           last (dec_ctx_free frees it) */
     unsigned n_open, cap_open;
     unsigned kept;     /* of the open calls, those open across the latest loss */
+    struct dec_jmp *jmps; /* setjmps whose frame may still be open (dec_ctx_jump; dec_ctx_free
+                             frees it) */
+    unsigned n_jmps, cap_jmps;
     uint64_t *segs;    /* with an index (dec_count): a bit per segment of the ring that holds
                           a record of this context; NULL without one (dec_ctx_free frees it) */
 };
@@ -226,6 +236,11 @@ int dec_ctx_call(struct dec_ctx *c, int exit, uint64_t addr);
 
 /* Says that c's events may have been lost here (a live stream's EV_LOST). */
 void dec_ctx_lost(struct dec_ctx *c);
+
+/* Accounts a setjmp (EV_SETJMP) or a longjmp (EV_LONGJMP) of the buffer env in c, as the tree
+ * builder does (tree.c): a longjmp closes the calls open since its buffer's setjmp. -1 when out
+ * of memory. */
+int dec_ctx_jump(struct dec_ctx *c, int longjmp, uint64_t env);
 
 /* Frees a table of n contexts, what they hold, and its index. NULL is fine. */
 void dec_ctx_free(struct dec_ctx *v, unsigned n, struct oaindex *ix);

@@ -486,6 +486,9 @@ int tree_scan_add(struct tree_scan *s, const struct ev *e)
         c->os_tid = e->addr;
         c->vfork = e->data == CYG_THREAD_VFORK;
         break;
+    case EV_SETJMP:
+    case EV_LONGJMP:
+        return dec_ctx_jump(c, e->kind == EV_LONGJMP, e->addr);
     default:
         break;
     }
