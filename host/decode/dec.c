@@ -322,6 +322,24 @@ static __attribute__((noinline)) int skip_segments(struct dec *d)
     return 1;
 }
 
+/* The unwritten slot at window index i (its seq just passed): when it is a hole amid a
+ * thread's chunk, of the context the pass reads, the EV_HOLE that says a record of that
+ * thread's is missing there, in *e; returns whether it is one. */
+static __attribute__((noinline)) int hole_event(struct dec *d, uint64_t i, unsigned w,
+                                                struct ev *e, int only)
+{
+    uint32_t owner = unwritten(d, i, w);
+
+    if (!owner || (only && owner != d->only_id))
+        return 0;
+    memset(e, 0, sizeof *e);
+    e->kind = EV_HOLE;
+    e->seq = d->seq - 1;
+    e->ctx = owner;
+    e->time = d->ds.clock.last_time;
+    return 1;
+}
+
 /* only: a constant in each copy, as w is; a pass of every context pays nothing for dec_only. */
 static inline __attribute__((always_inline)) int next_w(struct dec *d, struct ev *e, unsigned w,
                                                         int only)
@@ -359,17 +377,9 @@ static inline __attribute__((always_inline)) int next_w(struct dec *d, struct ev
                 e->site = le_get(p + 2 * w, w);
             call_w(&d->ds, a, b, e, w);
         } else if (!record_w(&d->ds, p, d->seq++, e, w)) { /* a special, or nothing */
-            uint32_t owner = unwritten(d, i, w);
-
-            /* A hole amid a thread's chunk: a record of that thread's is missing here. */
-            if (!owner || (only && owner != d->only_id))
-                continue;
-            memset(e, 0, sizeof *e);
-            e->kind = EV_HOLE;
-            e->seq = d->seq - 1;
-            e->ctx = owner;
-            e->time = d->ds.clock.last_time;
-            return 1;
+            if (hole_event(d, i, w, e, only))
+                return 1;
+            continue;
         } else if (e->kind == EV_PAD) {
             d->st.padding++;
             continue;
