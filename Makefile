@@ -355,6 +355,8 @@ bench: deps
 #                                        cygtrace.h), and record preloads it by that name
 #   lib/pkgconfig/cygtrace.pc            shared: -I.../include/cygtrace -lcygtrace
 #   lib/pkgconfig/cygtrace-static.pc     static: -I.../include/cygtrace -l:libcygtrace.a -lpthread
+#                                        and the --wrap options of setjmp and longjmp
+#                                        and the --wrap options of setjmp and longjmp
 #   include/cygtrace/                    cygtrace.h, cygtrace_wrap.h, cyg_format.h, cygtrace_cm.h,
 #                                        cygtrace_config.h (which cygtrace_cm.h includes),
 #                                        cygtrace_rtt.h
