@@ -123,6 +123,20 @@ for who in linked dyn; do
         same "$T/six.expected" "$T/$who-six-sites.body"
 done
 
+# uftrace, which hooks setjmp and longjmp itself (its library calls on), puts after_jump as
+# deep as this tree does, out of six frames and out of a signal handler.
+if command -v uftrace >/dev/null; then
+    for s in six signal; do
+        rm -rf "$T/$s.uftrace"
+        timeout 60 uftrace record -d "$T/$s.uftrace" "$JD" "$s" >/dev/null 2>&1
+        timeout 60 uftrace replay -d "$T/$s.uftrace" -f none --no-pager >"$T/$s.u" 2>&1
+        iu=$(indent_of "$T/$s.u" '^ *after_jump\(\);$')
+        ic=$(indent_of "$T/$s.expected" '^ *after_jump\(\);$') # as checked above
+        check "uftrace-$s-after_jump" "after_jump indented $ic here, $iu by uftrace" \
+            eval '[ "$iu" -gt 0 ] && [ "$ic" -eq "$iu" ]'
+    done
+fi
+
 # The wrappers go on to the real functions whether or not anything records.
 run off-dyn env CYGTRACE_OFF=1 "$CT" record -o "$T/off.ring" -- "$JD" signal
 check off-dyn-runs "status $RC: $(head -n 1 "$T/off-dyn.err")" \
