@@ -145,9 +145,25 @@ run off-linked env CYGTRACE_OFF=1 CYGTRACE_OUT="$T/off2.ring" "$J" nested
 check off-linked-runs "status $RC: $(head -n 1 "$T/off-linked.err")" \
     eval '[ "$RC" -eq 0 ] && grep -qx "nested: done" "$T/off-linked.out"'
 
+# Linked with libcygtrace.a and _FORTIFY_SOURCE: longjmp and siglongjmp are __longjmp_chk,
+# which the --wrap options send through the runtime too.
+WRAP=-Wl,--wrap=_setjmp,--wrap=setjmp,--wrap=__sigsetjmp,--wrap=longjmp,--wrap=_longjmp,--wrap=siglongjmp,--wrap=__longjmp_chk
+if gcc -finstrument-functions -g -O1 -fno-inline -D_FORTIFY_SOURCE=2 -o "$T/fortify" \
+    "$ROOT/tests/jumps.c" "$BUILD/linux/libcygtrace.a" -lpthread "$WRAP" 2>"$T/fortify.cc"; then
+    check fortify-chk "no __wrap___longjmp_chk in the program: the test proves less" \
+        eval 'nm "$T/fortify" | grep -q " T __wrap___longjmp_chk$"'
+    for s in six signal; do
+        run "fortify-$s" env CYGTRACE_OUT="$T/fortify-$s.ring" "$T/fortify" "$s"
+        run "fortify-$s-tree" "$CT" tree "$T/fortify" "$T/fortify-$s.ring"
+        tree_body "$T/fortify-$s-tree.out" | grep -v '^#' >"$T/fortify-$s.body"
+        check "fortify-$s-tree" "status $RC: the tree differs" same "$T/$s.expected" "$T/fortify-$s.body"
+    done
+else
+    fail fortify-build "$(grep -m 1 error "$T/fortify.cc")"
+fi
+
 # A program linked with -static and the --wrap options: the wrappers go on to the C library's
 # functions, which the archive leaves in place; without the options nothing is wrapped.
-WRAP=-Wl,--wrap=_setjmp,--wrap=setjmp,--wrap=__sigsetjmp,--wrap=longjmp,--wrap=_longjmp,--wrap=siglongjmp,--wrap=__longjmp_chk
 for how in wrap plain; do
     opts=$WRAP
     [ "$how" = plain ] && opts=
