@@ -5,7 +5,9 @@
 # uftrace shows them. tests/jumps.c, linked with libcygtrace.a (its --wrap wrappers) and
 # preloaded by cygtrace record (built with _FORTIFY_SOURCE: longjmp is __longjmp_chk there);
 # one longjmp out of six frames, nested buffers, four threads, siglongjmp out of a signal
-# handler, _setjmp/_longjmp and sigsetjmp(0); with call sites the same tree.
+# handler, _setjmp/_longjmp and sigsetjmp(0); with call sites the same tree; after_jump as deep
+# as uftrace puts it; linked with _FORTIFY_SOURCE, and with -static (with and without the
+# --wrap options); a hole that took an exit, said to be that.
 set -u
 . "$(dirname "$0")/lib.sh"
 
