@@ -72,11 +72,13 @@ NOINSTR CYG_HIDDEN void *cyg_linux_jmp(void *env, long arg, unsigned i)
 }
 
 /* Saves the arguments (rdi: the buffer; rsi: savemask or val), keeps the stack 16-byte
- * aligned for the call, and jumps to the real function with the stack as the caller left it. */
+ * aligned for the call, and jumps to the real function with the stack as the caller left it.
+ * endbr64 (a no-op without CET) for the PLT's indirect jump here where IBT is enforced. */
 #define JMP_WRAP(name, i)                                                                      \
     __asm__(".text\n"                                                                          \
             ".globl " #name "\n"                                                               \
             ".type " #name ", @function\n" #name ":\n"                                         \
+            "    endbr64\n"                                                                    \
             "    push %rdi\n"                                                                  \
             "    push %rsi\n"                                                                  \
             "    sub $8, %rsp\n"                                                               \
@@ -100,6 +102,7 @@ NOINSTR CYG_HIDDEN void cyg_linux_jmp(void *env, long arg, unsigned i)
             ".globl __wrap_" #name "\n"                                                        \
             ".type __wrap_" #name ", @function\n"                                              \
             "__wrap_" #name ":\n"                                                              \
+            "    endbr64\n"                                                                    \
             "    push %rdi\n"                                                                  \
             "    push %rsi\n"                                                                  \
             "    sub $8, %rsp\n"                                                               \
