@@ -97,7 +97,18 @@ $(O)/linux/obj/%.o: %.c
 $(O)/linux/libcygtrace.a: $(RT_OBJ)
 	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
 
-$(O)/linux/libcygtrace.so: $(RT_OBJ)
+# setjmp and longjmp (cygtrace_jmp.c): the shared runtime defines them and looks the C library's
+# up; the static one defines __wrap_NAME for a program linked with CYGTRACE_JMP_WRAP (also in
+# cygtrace-static.pc), since with -static its own NAME would leave the program none to call.
+RT_JMP_SO := $(O)/linux/obj/target/linux/cygtrace_jmp-preload.o
+CYGTRACE_JMP_WRAP := -Wl,--wrap=_setjmp,--wrap=setjmp,--wrap=__sigsetjmp,--wrap=longjmp \
+                     -Wl,--wrap=_longjmp,--wrap=siglongjmp,--wrap=__longjmp_chk
+$(RT_JMP_SO): target/linux/cygtrace_jmp.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$< [preload])$(CC) $(RT_CFLAGS) $(DEPFLAGS) $(RT_INC) -DCYG_JMP_PRELOAD -c $< -o $@
+-include $(RT_JMP_SO:.o=.d)
+
+$(O)/linux/libcygtrace.so: $(filter-out %/cygtrace_jmp.o,$(RT_OBJ)) $(RT_JMP_SO)
 	$(call say,LD,$@)$(CC) -shared -Wl,-soname,libcygtrace.so -o $@ $^ -lpthread
 
 # The core must build freestanding for every Cortex-M core, with -Werror.
@@ -181,7 +192,7 @@ examples: $(foreach e,$(EXAMPLES),$(O)/examples/$(e))
 $(O)/examples/%: examples/%/*.c $(O)/linux/libcygtrace.a
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)$(CC) -std=gnu11 $(WARN) $(INSTR) -Itarget/core -o $@ \
-	    $(filter %.c,$^) $(O)/linux/libcygtrace.a -lpthread
+	    $(filter %.c,$^) $(O)/linux/libcygtrace.a -lpthread $(CYGTRACE_JMP_WRAP)
 
 # examples/libs: a PIE program, the shared library it links and a plugin it dlopens, all
 # instrumented and none linked with the runtime: cygtrace record preloads libcygtrace.so.
@@ -263,6 +274,17 @@ $(O)/tests/ring_writer: tests/ring_writer.c tests/ring_writer.h $(O)/linux/libcy
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)$(CC) -std=gnu11 $(WARN) -O2 -Itarget/core -Itests -o $@ $< \
 	    $(O)/linux/libcygtrace.a -lpthread
+# tests/jumps.c: longjmps (longjmp_linux.sh), linked with libcygtrace.a (and its jump wrappers),
+# and without it built
+# with _FORTIFY_SOURCE (longjmp is __longjmp_chk there) for cygtrace record's preload.
+examples: $(O)/tests/jumps $(O)/tests/jumps-dyn
+$(O)/tests/jumps: tests/jumps.c $(O)/linux/libcygtrace.a
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) -std=gnu11 $(WARN) $(INSTR) -o $@ $< $(O)/linux/libcygtrace.a -lpthread \
+	    $(CYGTRACE_JMP_WRAP)
+$(O)/tests/jumps-dyn: tests/jumps.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) -std=gnu11 $(WARN) $(INSTR) -D_FORTIFY_SOURCE=2 -o $@ $< -lpthread
 $(O)/tests/harm-dyn: tests/harm.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)$(CC) -std=gnu11 $(WARN) $(INSTR) -o $@ $<
@@ -345,6 +367,8 @@ bench: deps
 #                                        cygtrace.h), and record preloads it by that name
 #   lib/pkgconfig/cygtrace.pc            shared: -I.../include/cygtrace -lcygtrace
 #   lib/pkgconfig/cygtrace-static.pc     static: -I.../include/cygtrace -l:libcygtrace.a -lpthread
+#                                        and the --wrap options of setjmp and longjmp
+#                                        and the --wrap options of setjmp and longjmp
 #   include/cygtrace/                    cygtrace.h, cygtrace_wrap.h, cyg_format.h, cygtrace_cm.h,
 #                                        cygtrace_config.h (which cygtrace_cm.h includes),
 #                                        cygtrace_rtt.h

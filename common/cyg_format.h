@@ -212,6 +212,12 @@ _Static_assert(sizeof(struct cyg_ctl) == CYG_HDR_BYTES, "control block size");
 #define CYG_SP_NAME 13u    /* a name, a word of it a record (FORMAT.md 7.5): data =
                               CYG_NAME_* below. Part 0: a = the key (a context id, an object's
                               handle); parts 1..: a = W bytes of the name in memory order */
+#define CYG_SP_SETJMP 14u  /* setjmp (sigsetjmp...) called: a = the jmp_buf's address; data = 0.
+                              Written before the real setjmp saves the context, by the thread
+                              that calls it: a longjmp to it returns to this record's depth */
+#define CYG_SP_LONGJMP 15u /* longjmp (siglongjmp...) called: a = the jmp_buf's address; data
+                              = 0. Written before the real longjmp: the calls open since the
+                              SETJMP of that buffer in this thread never return */
 
 /* SCHED data (24 bits). Kind in bits 3..0: */
 #define CYG_SCHED_KIND_MASK 0xFu

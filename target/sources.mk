@@ -14,4 +14,4 @@ CYGTRACE_RT_SRC_cortex-m := target/core/cygtrace_static.c target/cortex-m/cygtra
 CYGTRACE_RT_SRC_riscv := target/core/cygtrace_static.c target/riscv/cygtrace_rv.c
 CYGTRACE_RT_SRC_linux := target/linux/cygtrace_file.c target/linux/cygtrace_linux.c \
     target/linux/cygtrace_envctrl.c target/linux/cygtrace_maps.c target/linux/cygtrace_syms.c \
-    target/linux/cygtrace_peek.c common/cyg_spec.c
+    target/linux/cygtrace_peek.c target/linux/cygtrace_jmp.c common/cyg_spec.c

@@ -176,7 +176,8 @@ END_TEST
 /* A chunked ring (chunks of 4): thread 1 fills chunk 0 but its last slot (a kill between its
  * reservation and its store: a hole), thread 2 pads the end of chunk 1 (it ended), thread 1
  * leaves the end of chunk 2 unused (it was still running). Each thread's events come in its
- * order; the unused ends are unwritten, not holes; the padding is no event. */
+ * order; the hole is an EV_HOLE of thread 1, where it lies; the unused ends are unwritten, not
+ * holes; the padding is no event. */
 START_TEST(test_dec_chunks)
 {
     struct ringgen g;
@@ -198,12 +199,15 @@ START_TEST(test_dec_chunks)
     rg_skip(&g);
     rg_seal(&g, 0, CYG_S_RUNNING);
     decode(&g, &d);
-    ck_assert_uint_eq(d.n, 4);
+    ck_assert_uint_eq(d.n, 5);
     ck_assert_uint_eq(d.ev[0].addr, 0xa0);
-    ck_assert_uint_eq(d.ev[1].addr, 0xb0);
-    ck_assert_uint_eq(d.ev[2].addr, 0xc0);
-    ck_assert_uint_eq(d.ev[2].ctx, 2);
-    ck_assert_uint_eq(d.ev[3].kind, EV_EXIT);
+    ck_assert_uint_eq(d.ev[1].kind, EV_HOLE); /* a record of thread 1's is missing there */
+    ck_assert_uint_eq(d.ev[1].ctx, 1);
+    ck_assert_uint_eq(d.ev[1].seq, 1);
+    ck_assert_uint_eq(d.ev[2].addr, 0xb0);
+    ck_assert_uint_eq(d.ev[3].addr, 0xc0);
+    ck_assert_uint_eq(d.ev[3].ctx, 2);
+    ck_assert_uint_eq(d.ev[4].kind, EV_EXIT);
     ck_assert_uint_eq(d.st.unwritten, 5);
     ck_assert_uint_eq(d.st.holes, 1);
     ck_assert_uint_eq(d.st.padding, 3);
@@ -251,6 +255,11 @@ START_TEST(test_dec_chunk_end_late_store)
     decode(&g, &d);
     for (unsigned i = 0; i < d.n; i++)
         ck_assert(d.ev[i].addr != 0xdead0 && d.ev[i].addr != 0xdead8);
+    /* the hole is the chunk's thread's, 1, not the late store's, 3 */
+    ck_assert_uint_eq(d.ev[d.n - 2].kind, EV_HOLE);
+    ck_assert_uint_eq(d.ev[d.n - 2].seq, 43);
+    ck_assert_uint_eq(d.ev[d.n - 2].ctx, 1);
+    ck_assert_uint_eq(d.ev[d.n - 1].addr, 0xc0);
     ck_assert_uint_eq(d.st.unwritten, 4);
     ck_assert_uint_eq(d.st.holes, 1);
     rg_free(&g);
@@ -746,6 +755,48 @@ START_TEST(test_dec_count_depth_after_longjmp)
 }
 END_TEST
 
+/* The depth a trace starts at, when a longjmp the runtime recorded skipped a recursion's
+ * exits: main (0xA00) -> parse (0xB00) -> parse, entered before the trace; the inner parse
+ * sets a buffer, calls parse and expr (0xC00) again, which longjmps back. The exits of the two
+ * parses and main then close the calls the trace starts inside: three, where the calls the
+ * longjmp skipped, left open, would take the first parse exit for theirs and say two. */
+START_TEST(test_dec_count_depth_setjmp_longjmp)
+{
+    struct ringgen g;
+    struct decoded d;
+    struct src *s;
+    struct dec *dc;
+    struct dec_counts c = {0};
+
+    rg_init(&g, 8, 4, CYG_F_OVERWRITE); /* 16 records */
+    rg_special(&g, CYG_SP_SETJMP, 0, 0x7ff000, 1);
+    rg_event(&g, 0, 0xB00, 1, 1, 0);
+    rg_event(&g, 0, 0xC00, 2, 1, 0);
+    rg_special(&g, CYG_SP_LONGJMP, 0, 0x7ff000, 1);
+    rg_event(&g, 1, 0xB00, 3, 1, 0);
+    rg_event(&g, 1, 0xB00, 4, 1, 0);
+    rg_event(&g, 1, 0xA00, 5, 1, 0);
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    decode(&g, &d); /* dec_count and the scan of the events agree */
+    ck_assert_uint_eq(d.n, 7);
+    ck_assert_uint_eq(d.ev[0].kind, EV_SETJMP);
+    ck_assert_uint_eq(d.ev[0].addr, 0x7ff000);
+    ck_assert_uint_eq(d.ev[3].kind, EV_LONGJMP);
+    s = src_open_mem("test", g.buf, g.size, 0);
+    ck_assert_ptr_nonnull(s);
+    dc = dec_open(s, &d.r);
+    ck_assert_ptr_nonnull(dc);
+    ck_assert_int_eq(dec_count(dc, &c), 0);
+    ck_assert_uint_eq(c.n, 1);
+    ck_assert_int_eq(c.ctx[0].min_depth, -3);
+    ck_assert_uint_eq(c.ctx[0].n_open, 0);
+    dec_ctx_free(c.ctx, c.n, &c.ctx_ix);
+    dec_close(dc);
+    src_close(s);
+    rg_free(&g);
+}
+END_TEST
+
 /* Random record bytes behind a valid header: whatever comes out obeys the lap rule, and the
  * decoder neither crashes nor returns more events than slots. */
 START_TEST(test_dec_random_records)
@@ -1016,7 +1067,9 @@ START_TEST(test_dec_hole_in_last_chunk_before_2p64)
     rg_event(&g, 1, 0x1000, 6, 1, 0);
     rg_seal(&g, 0, CYG_S_RUNNING); /* the head: 2^64 - 1 */
     decode(&g, &d);
-    ck_assert_uint_eq(d.n, 6);
+    ck_assert_uint_eq(d.n, 7);
+    ck_assert_uint_eq(d.ev[4].kind, EV_HOLE);
+    ck_assert_uint_eq(d.ev[4].ctx, 1);
     ck_assert_uint_eq(d.st.unwritten, 9 + 1); /* the 9 slots before the first record too */
     ck_assert_uint_eq(d.st.holes, 1);
     rg_free(&g);
@@ -1320,6 +1373,7 @@ Suite *dec_suite(void)
     tcase_add_test(tc, test_dec_refuses_junk);
     tcase_add_test(tc, test_dec_random_records);
     tcase_add_test(tc, test_dec_count_depth_after_longjmp);
+    tcase_add_test(tc, test_dec_count_depth_setjmp_longjmp);
     tcase_add_test(tc, test_dec_only_index);
     tcase_add_test(tc, test_dec_index_one_context);
     tcase_add_test(tc, test_dec_rtos_time_64_only);

@@ -13,7 +13,8 @@
 /* Runs "+A -A +B ..." (with "+B/A": called from 0xA5, "f" a fault at 0xB2 from 0xA7, "m" mark
  * 7 = 0x2a, "k" the same of class 3, "t" trigger 2 (a freeze) fired at 0xB, "T" trigger 1 (a
  * freeze at a mark) fired at a mark of value 0x2a, and "vN=D" value D, a digit, of argument N,
- * a digit or r for the return value, of the innermost open call) through a renderer; each event
+ * a digit or r for the return value, of the innermost open call, "s" a setjmp and "j" a longjmp
+ * of one buffer, "H" a hole in the context's chunk) through a renderer; each event
  * is 1000 ticks of a 1 GHz clock after the previous one. */
 static char *render_script(const char *script, struct render_opts o)
 {
@@ -49,6 +50,16 @@ static char *render_script(const char *script, struct render_opts o)
                      : *p == 'T' ? 1 | CYG_TRIG_FREEZE_MARK << CYG_TRIGD_KIND_SHIFT
                                  : 7;
             e.cls = *p == 'k' ? 3 : 0;
+            tree_feed(t, &e);
+            continue;
+        }
+        if (*p == 'H') {
+            e.kind = EV_HOLE;
+            tree_feed(t, &e);
+            continue;
+        }
+        if (*p == 's' || *p == 'j') { /* a setjmp, a longjmp, of buffer 0x7ff0 */
+            e.kind = *p == 's' ? EV_SETJMP : EV_LONGJMP, e.addr = 0x7ff0;
             tree_feed(t, &e);
             continue;
         }
@@ -288,6 +299,48 @@ START_TEST(test_render_tree_open_frames_and_abandoned)
 }
 END_TEST
 
+/* A longjmp out of three calls to A's setjmp: they never returned, for that reason, and the
+ * call after it is A's. A longjmp whose setjmp the trace does not hold says so. */
+START_TEST(test_render_tree_longjmp)
+{
+    struct render_opts o = style(RENDER_TREE);
+
+    o.has_time = 0;
+    CHECK_RENDER("+A s +B +C +D j +E -E -A +F j", o,
+                 "0xa() {\n"
+                 "  0xb() {\n"
+                 "    0xc() {\n"
+                 "      0xd();  (never returned: longjmp)\n"
+                 "    } /* 0xc */  (never returned: longjmp)\n"
+                 "  } /* 0xb */  (never returned: longjmp)\n"
+                 "  0xe();\n"
+                 "} /* 0xa */\n"
+                 "0xf() {\n"
+                 "  # longjmp to a setjmp before the trace: the calls it skipped stay open\n"
+                 "# call stack at the end of the trace (innermost first):\n"
+                 "#   0   0xf\n");
+}
+END_TEST
+
+/* A hole in the context's chunk: a call open then, which closes without its exit, may have lost
+ * the exit there; it is not said to be unwound. */
+START_TEST(test_render_tree_exit_in_hole)
+{
+    struct render_opts o = style(RENDER_TREE);
+
+    o.has_time = 0;
+    CHECK_RENDER("+A +B +C H -B +D +E -A", o,
+                 "0xa() {\n"
+                 "  0xb() {\n"
+                 "    0xc();  (exit lost in a hole)\n"
+                 "  } /* 0xb */\n"
+                 "  0xd() {\n"
+                 "    0xe();  (never returned: longjmp or unwound)\n"
+                 "  } /* 0xd */  (never returned: longjmp or unwound)\n"
+                 "} /* 0xa */\n");
+}
+END_TEST
+
 /* Marks (with their class when it is not 0) and triggers, where they happened; a trigger is
  * named from the ring's control area when that still holds it as the record says. */
 START_TEST(test_render_marks_and_triggers)
@@ -480,6 +533,8 @@ Suite *render_suite(void)
     tcase_add_test(tc, test_render_tree_without_time);
     tcase_add_test(tc, test_render_tree_depth_limit);
     tcase_add_test(tc, test_render_tree_open_frames_and_abandoned);
+    tcase_add_test(tc, test_render_tree_longjmp);
+    tcase_add_test(tc, test_render_tree_exit_in_hole);
     tcase_add_test(tc, test_render_fault_line);
     tcase_add_test(tc, test_render_braces);
     tcase_add_test(tc, test_render_duration_units);

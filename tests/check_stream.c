@@ -832,7 +832,7 @@ static void make_events(struct ev *ev, unsigned n, unsigned word, unsigned ts_bi
                 v->addr &= 0xffffffffu;
         } else if (r < 95) {
             v->kind = EV_UNKNOWN;
-            v->data = 14 + rnd_below(50); /* after CYG_SP_NAME, the last type known */
+            v->data = 16 + rnd_below(48); /* after CYG_SP_LONGJMP, the last type known */
         } else {
             v->kind = EV_LOST;
             v->data = EV_LOST_TARGET;

@@ -26,8 +26,9 @@ static void rec_enter(void *arg, const struct tree_frame *f, unsigned depth)
 static void rec_exit(void *arg, const struct tree_frame *f, unsigned depth, uint64_t t,
                      enum tree_exit_how how)
 {
-    /* returned, abandoned, before the trace; "?": entered while events were lost */
-    static const char *const mark[] = {"-", "~", "<"};
+    /* returned, abandoned, before the trace, jumped over, open at a hole; "?": entered while
+     * events were lost */
+    static const char *const mark[] = {"-", "~", "<", "^", "h"};
     char fmt[16];
 
     (void)t;
@@ -55,7 +56,8 @@ static uint64_t fake_func_of(void *arg, uint64_t addr)
 }
 
 /* Runs a script of events ("+A" enter, "-A" exit, "+B/A" enter B called from inside A at
- * 0xA5, "+B/A7" at 0xA7, "m" a mark, "t" a trigger that fired, "L" events lost) through a tree that starts `start` deep;
+ * 0xA5, "+B/A7" at 0xA7, "m" a mark, "t" a trigger that fired, "L" events lost, "H" a hole, "s1" a
+ * setjmp of buffer 1, "j1" a longjmp to it) through a tree that starts `start` deep;
  * returns the log. */
 static const char *run(const char *script, unsigned start, int with_sites)
 {
@@ -76,6 +78,11 @@ static const char *run(const char *script, unsigned start, int with_sites)
             e.kind = EV_MARK;
         } else if (*p == 't') {
             e.kind = EV_TRIGGER;
+        } else if (*p == 's' || *p == 'j') {
+            e.kind = *p == 's' ? EV_SETJMP : EV_LONGJMP;
+            e.addr = 0x7ff0 + (uint64_t)(*++p - '0');
+        } else if (*p == 'H') {
+            e.kind = EV_HOLE;
         } else if (*p == 'L') {
             e.kind = EV_LOST;
             e.addr = 3;
@@ -162,6 +169,82 @@ START_TEST(test_tree_callsite_repairs_longjmp)
 {
     ck_assert_str_eq(run("+A +B/A +C/B +D/C +E/B7 -E -B -A", 0, 1),
                      "+A@0 +B@1 +C@2 +D@3 ~D@3 ~C@2 +E@2 -E@2 -B@1 -A@0 | open 0:");
+}
+END_TEST
+
+/* A longjmp out of six frames to the setjmp in A: the six never return, and the call after
+ * the jump is A's callee, without call sites. */
+START_TEST(test_tree_longjmp_pops_to_setjmp)
+{
+    ck_assert_str_eq(run("+A s1 +B +C +D +E +F +E j1 +C -C -A", 0, 0),
+                     "+A@0 +B@1 +C@2 +D@3 +E@4 +F@5 +E@6 ^E@6 ^F@5 ^E@4 ^D@3 ^C@2 ^B@1 "
+                     "+C@1 -C@1 -A@0 | open 0:");
+}
+END_TEST
+
+/* Nested buffers: a longjmp to the inner one (set in B) leaves B open; one to the outer one
+ * then closes B. A buffer set again later comes back to where it was set last. */
+START_TEST(test_tree_longjmp_nested_buffers)
+{
+    ck_assert_str_eq(run("+A s1 +B s2 +C +D j2 +E -E j1 +F s1 +C j1 -F -A", 0, 0),
+                     "+A@0 +B@1 +C@2 +D@3 ^D@3 ^C@2 +E@2 -E@2 ^B@1 +F@1 +C@2 ^C@2 -F@1 "
+                     "-A@0 | open 0:");
+}
+END_TEST
+
+/* A longjmp whose setjmp is not in the trace, or whose frame has returned since (its buffer is
+ * dead), closes nothing: it is told to the sink, and counted. */
+START_TEST(test_tree_longjmp_unresolved)
+{
+    struct tree_sink sink = {NULL, rec_enter, rec_exit, rec_special, rec_finish, NULL};
+    struct log l = {{0}};
+    struct tree *t;
+    struct ev ev[] = {{.kind = EV_ENTER, .addr = 0xA}, {.kind = EV_ENTER, .addr = 0xB},
+                      {.kind = EV_SETJMP, .addr = 1},  {.kind = EV_EXIT, .addr = 0xB},
+                      {.kind = EV_ENTER, .addr = 0xC}, {.kind = EV_LONGJMP, .addr = 1},
+                      {.kind = EV_LONGJMP, .addr = 2}, {.kind = EV_ENTER, .addr = 0xD}};
+
+    sink.arg = &l;
+    t = tree_new(&sink, 0, NULL, NULL);
+    for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++)
+        ck_assert_int_eq(tree_feed(t, &ev[i]), 0);
+    tree_finish(t);
+    ck_assert_uint_eq(tree_jumps_unresolved(t), 2);
+    ck_assert_str_eq(l.text, "+A@0 +B@1 -B@1 +C@1 *19@2 *19@2 +D@2 | open 3: A C D");
+    tree_free(t);
+    /* the same frame's function called again at the setjmp's depth is not the frame */
+    ck_assert_str_eq(run("+A +B s1 -B +B +C j1 -C -B -A", 0, 0),
+                     "+A@0 +B@1 -B@1 +B@1 +C@2 *19@3 -C@2 -B@1 -A@0 | open 0:");
+}
+END_TEST
+
+/* A setjmp in a frame entered before the trace: the longjmp closes what the trace shows above
+ * it, and the unnamed frames it skipped go without a word; the exits after it name the rest. */
+START_TEST(test_tree_longjmp_before_trace)
+{
+    ck_assert_str_eq(run("+C s1 +D j1 +E -E -C -B -A", 2, 0),
+                     "+C@2 +D@3 ^D@3 +E@3 -E@3 -C@2 <B@1 <A@0 | open 0:");
+    ck_assert_str_eq(run("+D -D -C s1 +E +F j1 +B -B -A", 3, 0),
+                     "+D@3 -D@3 <C@2 +E@2 +F@3 ^F@3 ^E@2 +B@2 -B@2 <A@1 | open 0:");
+    ck_assert_str_eq(run("s1 +C +D j1 +E -E -B -A", 2, 0),
+                     "+C@2 +D@3 ^D@3 ^C@2 +E@2 -E@2 <B@1 <A@0 | open 0:");
+    ck_assert_str_eq(run("+D j1 s1 +E j1 +F -F -B -A", 3, 0),
+                     "+D@3 *19@4 +E@4 ^E@4 +F@4 -F@4 ~D@3 <B@2 <A@1 | open 0:");
+}
+END_TEST
+
+/* A hole in the context's chunk (a late store): the calls open then that close without their
+ * exit may have lost it there, and say so, a longjmp's too; a call entered after the hole, or
+ * at a depth that returned since, is abandoned (or jumped over) as ever. */
+START_TEST(test_tree_hole_may_hold_the_exit)
+{
+    ck_assert_str_eq(run("+A +B +C H -A", 0, 0), "+A@0 +B@1 +C@2 hC@2 hB@1 -A@0 | open 0:");
+    ck_assert_str_eq(run("+A +B H -B +C +D -A", 0, 0),
+                     "+A@0 +B@1 -B@1 +C@1 +D@2 ~D@2 ~C@1 -A@0 | open 0:");
+    ck_assert_str_eq(run("+A +B H +C +D -A", 0, 0),
+                     "+A@0 +B@1 +C@2 +D@3 ~D@3 ~C@2 hB@1 -A@0 | open 0:");
+    ck_assert_str_eq(run("+A s1 +B +C H +D j1 +E -E -A", 0, 0),
+                     "+A@0 +B@1 +C@2 +D@3 ^D@3 hC@2 hB@1 +E@1 -E@1 -A@0 | open 0:");
 }
 END_TEST
 
@@ -367,6 +450,11 @@ Suite *tree_suite(void)
     tcase_add_test(tc, test_tree_open_frames_at_end);
     tcase_add_test(tc, test_tree_exit_pops_abandoned);
     tcase_add_test(tc, test_tree_callsite_repairs_longjmp);
+    tcase_add_test(tc, test_tree_longjmp_pops_to_setjmp);
+    tcase_add_test(tc, test_tree_longjmp_nested_buffers);
+    tcase_add_test(tc, test_tree_longjmp_unresolved);
+    tcase_add_test(tc, test_tree_longjmp_before_trace);
+    tcase_add_test(tc, test_tree_hole_may_hold_the_exit);
     tcase_add_test(tc, test_tree_callsite_unknown_caller_kept);
     tcase_add_test(tc, test_tree_before_trace_exit_abandons_above);
     tcase_add_test(tc, test_tree_specials_at_depth);

@@ -10,7 +10,7 @@
 
 FWEX_DIR := examples/firmware
 FWEX_PROGRAMS := demo crash reset stress stress_ow stress_armed fault_hook stream stream_crash stream_live \
-                 wrapped wrapped_live rtt
+                 wrapped wrapped_live rtt jumps
 FWEX_BOARDS := mps2-an385 mps2-an386 mps2-an505 microbit
 
 # Per board: CPU flags, board source, defines for the board source.
@@ -144,6 +144,10 @@ FWEX_SUPPORT_$(1)_wrapped := $$(FWEX_SUPPORT_$(1)) $$(fwex_wrap_dir)/cygtrace_wr
 FWEX_SUPPORT_$(1)_wrapped_live := $$(FWEX_SUPPORT_$(1)_wrapped)
 $(FWEX_WRAPPED:%=$(O)/firmware/$(1)/%.elf): $$(fwex_wrap_dir)/cygtrace_wrap.flags
 $(FWEX_WRAPPED:%=$(O)/firmware/$(1)/%.elf): FWEX_LINK := @$$(fwex_wrap_dir)/cygtrace_wrap.flags
+
+# jumps: newlib's setjmp and longjmp, recorded by the runtime's optional wrappers of them.
+FWEX_SUPPORT_$(1)_jumps := $$(FWEX_SUPPORT_$(1)) $(O)/firmware/$(1)/obj/target/cortex-m/cygtrace_cm_jmp.o
+$(O)/firmware/$(1)/jumps.elf: FWEX_LINK := -Wl,--wrap=setjmp,--wrap=longjmp
 
 # stress: FWEX_SUPPORT_BOARD_stress, with the ring of fwex_stress_ring_BOARD (the buffer is
 # cygtrace_static.o's).

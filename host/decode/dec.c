@@ -135,6 +135,8 @@ unsigned dec_special_kind(unsigned type)
     case CYG_SP_TIME: return EV_TIME;
     case CYG_SP_SCHED: return EV_SCHED;
     case CYG_SP_NAME: return EV_NAME;
+    case CYG_SP_SETJMP: return EV_SETJMP;
+    case CYG_SP_LONGJMP: return EV_LONGJMP;
     default: return EV_UNKNOWN;
     }
 }
@@ -242,6 +244,18 @@ static int slot_written(const struct dec_state *s, const uint8_t *p, uint64_t se
     return holds(s, seq, le_get(p, w), le_get(p + w, w), w);
 }
 
+/* The thread index of the 64-bit record at p (a chunk's owner: the thread whose records fill
+ * it); 0 on a 32-bit ring, whose slots are no thread's alone. */
+static uint32_t slot_thread(const uint8_t *p, unsigned w)
+{
+    uint64_t a = le_get(p, w), b = le_get(p + w, w);
+
+    if (w != 8)
+        return 0;
+    return (uint32_t)((b & CYG64_SPECIAL) ? b >> CYG64_STHREAD_SHIFT : a >> CYG64_THREAD_SHIFT) &
+           0xffffu;
+}
+
 /* Whether the slot of seq, at p, holds a record stored laps late over it: the lap bit its seq
  * expects, but another lap's tag. What its own writer stored there, if it did, is lost. */
 static int late_store(const struct dec_state *s, const uint8_t *p, uint64_t seq, unsigned w)
@@ -260,24 +274,28 @@ static int late_store(const struct dec_state *s, const uint8_t *p, uint64_t seq,
  * other lap with the lap bit its slots expect: a run of them, the first after a written slot,
  * is that end, not a hole (a late store is one slot). Without chunks every unwritten slot is
  * a hole. */
-static __attribute__((noinline)) void unwritten(struct dec *d, uint64_t i, unsigned w)
+static __attribute__((noinline)) uint32_t unwritten(struct dec *d, uint64_t i, unsigned w)
 {
     /* the chunk's last slot, not the one after it: that is 0 for the chunk that ends at 2^64 */
     uint64_t seq = d->win_seq + i, last = seq | ((UINT64_C(1) << d->r.chunk_log2) - 1);
     const uint8_t *p = d->buf + i * d->r.rec_bytes;
 
     d->st.unwritten++;
-    if (d->r.chunk_log2 == 0 ||
-        (seq == last && i > 0 && slot_written(&d->ds, p - d->r.rec_bytes, seq - 1, w) &&
-         late_store(&d->ds, p, seq, w))) {
+    if (d->r.chunk_log2 == 0) {
         d->st.holes++;
-        return;
+        return 0;
+    }
+    if (seq == last && i > 0 && slot_written(&d->ds, p - d->r.rec_bytes, seq - 1, w) &&
+        late_store(&d->ds, p, seq, w)) {
+        d->st.holes++;
+        return slot_thread(p - d->r.rec_bytes, w);
     }
     for (seq++, i++; seq <= last && i < d->win_n; seq++, i++)
         if (slot_written(&d->ds, d->buf + i * d->r.rec_bytes, seq, w)) {
             d->st.holes++;
-            return;
+            return slot_thread(d->buf + i * d->r.rec_bytes, w);
         }
+    return 0;
 }
 
 int dec_record(struct dec_state *s, const uint8_t *rec, uint64_t seq, struct ev *e)
@@ -303,6 +321,24 @@ static __attribute__((noinline)) int skip_segments(struct dec *d)
     }
     d->seq = x->first + (to << x->seg_log2);
     d->ds.clock = x->clock[to];
+    return 1;
+}
+
+/* The unwritten slot at window index i (its seq just passed): when it is a hole amid a
+ * thread's chunk, of the context the pass reads, the EV_HOLE that says a record of that
+ * thread's is missing there, in *e; returns whether it is one. */
+static __attribute__((noinline)) int hole_event(struct dec *d, uint64_t i, unsigned w,
+                                                struct ev *e, int only)
+{
+    uint32_t owner = unwritten(d, i, w);
+
+    if (!owner || (only && owner != d->only_id))
+        return 0;
+    memset(e, 0, sizeof *e);
+    e->kind = EV_HOLE;
+    e->seq = d->seq - 1;
+    e->ctx = owner;
+    e->time = d->ds.clock.last_time;
     return 1;
 }
 
@@ -346,7 +382,8 @@ static inline __attribute__((always_inline)) int next_w(struct dec *d, struct ev
             d->st.calls.ones |= b;
             d->st.calls.zeros |= ~b;
         } else if (!record_w(&d->ds, p, d->seq++, e, w)) { /* a special, or nothing */
-            unwritten(d, i, w);
+            if (hole_event(d, i, w, e, only))
+                return 1;
             continue;
         } else if (e->kind == EV_PAD) {
             d->st.padding++;
@@ -472,9 +509,54 @@ void dec_ctx_lost(struct dec_ctx *c)
     c->kept = c->n_open;
 }
 
+/* The tree's rules (tree.c on_setjmp, on_longjmp) on the open calls: a setjmp made in a call
+ * that has closed since is forgotten; a longjmp to a buffer whose call is still the one open
+ * there closes the calls above it. Without it, calls a longjmp skipped would stay open here
+ * and match the exit of a call the trace starts inside, which would then start too high. */
+int dec_ctx_jump(struct dec_ctx *c, int longjmp, uint64_t env)
+{
+    struct dec_jmp *j = NULL;
+    unsigned k = 0;
+
+    for (unsigned i = 0; i < c->n_jmps; i++)
+        if (c->jmps[i].n_open <= c->n_open)
+            c->jmps[k++] = c->jmps[i];
+    c->n_jmps = k;
+    for (unsigned i = 0; i < c->n_jmps && !j; i++)
+        if (c->jmps[i].env == env)
+            j = &c->jmps[i];
+    if (longjmp) {
+        if (j && (j->n_open == 0 || c->open[j->n_open - 1] == j->fn)) {
+            c->n_open = j->n_open;
+            if (c->kept > c->n_open)
+                c->kept = c->n_open;
+        }
+        return 0;
+    }
+    if (!j) {
+        if (c->n_jmps == 1024) { /* tree.c's TREE_JMPS_MAX: the oldest goes */
+            memmove(c->jmps, c->jmps + 1, 1023 * sizeof *c->jmps);
+            c->n_jmps--;
+        }
+        if (c->n_jmps == c->cap_jmps) {
+            size_t room = c->cap_jmps;
+
+            if (vec_grow(&c->jmps, &room, c->n_jmps, sizeof *c->jmps, 16) < 0)
+                return -1;
+            c->cap_jmps = (unsigned)room;
+        }
+        j = &c->jmps[c->n_jmps++];
+        j->env = env;
+    }
+    j->n_open = c->n_open;
+    j->fn = c->n_open ? c->open[c->n_open - 1] : 0;
+    return 0;
+}
+
 void dec_ctx_free(struct dec_ctx *v, unsigned n, struct oaindex *ix)
 {
     for (unsigned i = 0; v && i < n; i++) {
+        free(v[i].jmps);
         free(v[i].open);
         free(v[i].segs);
     }
@@ -784,6 +866,9 @@ static inline __attribute__((always_inline)) int count_w(struct dec *d, struct d
                 if (e.kind == EV_THREAD) {
                     x->os_tid = e.addr;
                     x->vfork = e.data == CYG_THREAD_VFORK;
+                } else if ((e.kind == EV_SETJMP || e.kind == EV_LONGJMP) &&
+                           dec_ctx_jump(x, e.kind == EV_LONGJMP, e.addr) < 0) {
+                    return -1;
                 }
             } else {
                 unwritten(d, i, w);

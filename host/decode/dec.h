@@ -84,6 +84,12 @@ enum ev_kind {
     EV_TIME,     /* a TIME record: no event. It sets the clock (the specials after it take
                     its time); the iterators (dec_next, dec_count, sdec) never return it,
                     dec_record does, for its caller to skip as it skips EV_PAD */
+    EV_SETJMP,   /* setjmp called: addr = the jmp_buf's address */
+    EV_LONGJMP,  /* longjmp called: addr = the jmp_buf's address; the tree builder closes the
+                    calls open since that buffer's EV_SETJMP in the context */
+    EV_HOLE,     /* a slot amid context ctx's chunk was never written (its writer died, or
+                    stored it late): a record of ctx's is missing here (dec_next; the other
+                    iterators skip it). No record: not counted as decoded */
 };
 
 enum ev_lost_why {
@@ -214,6 +220,13 @@ struct dec *dec_open(struct src *s, const struct dec_ring *r);
 int dec_next(struct dec *d, struct ev *e);
 
 /* What one pass over all events learns about each context (dec_count, tree_scan). */
+/* A setjmp the scan saw: the calls open then (in the trace), and the innermost's function. */
+struct dec_jmp {
+    uint64_t env;
+    unsigned n_open;
+    uint64_t fn;
+};
+
 struct dec_ctx {
     uint32_t id;       /* thread index or firmware context id */
     uint64_t os_tid;   /* from the thread record, 0 if it was overwritten */
@@ -225,6 +238,9 @@ struct dec_ctx {
                           last (dec_ctx_free frees it) */
     unsigned n_open, cap_open;
     unsigned kept;     /* of the open calls, those open across the latest loss */
+    struct dec_jmp *jmps; /* setjmps whose frame may still be open (dec_ctx_jump; dec_ctx_free
+                             frees it) */
+    unsigned n_jmps, cap_jmps;
     uint64_t *segs;    /* with an index (dec_count): a bit per segment of the ring that holds
                           a record of this context; NULL without one (dec_ctx_free frees it) */
 };
@@ -247,6 +263,11 @@ int dec_ctx_call(struct dec_ctx *c, int exit, uint64_t addr);
 
 /* Says that c's events may have been lost here (a live stream's EV_LOST). */
 void dec_ctx_lost(struct dec_ctx *c);
+
+/* Accounts a setjmp (EV_SETJMP) or a longjmp (EV_LONGJMP) of the buffer env in c, as the tree
+ * builder does (tree.c): a longjmp closes the calls open since its buffer's setjmp. -1 when out
+ * of memory. */
+int dec_ctx_jump(struct dec_ctx *c, int longjmp, uint64_t env);
 
 /* Frees a table of n contexts, what they hold, and its index. NULL is fine. */
 void dec_ctx_free(struct dec_ctx *v, unsigned n, struct oaindex *ix);

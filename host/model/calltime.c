@@ -120,7 +120,7 @@ static int step_exit(struct calltime *ct, const struct tree_frame *f, unsigned d
     l = level(ct, d);
     if (how == TREE_RETURNED && l->open && l->addr == f->addr) {
         close_known(ct, d, t_exit, CALLTIME_RETURNED, f->vals);
-    } else if (how == TREE_ABANDONED && l->open) {
+    } else if (tree_never_returned(how) && l->open) {
         close_known(ct, d, l->last, CALLTIME_OPEN, NULL);
     } else {
         /* Entered before the trace (or the loss): known from the first event since. A frame

@@ -416,7 +416,8 @@ int filter_time_keep(struct filter_time *t, const struct ev *e)
         e->kind == EV_STOP || e->kind == EV_UNKNOWN)
         return 1;
     if (!t->have_t0) {
-        if (e->kind == EV_LOST) /* lost before the first call: its time is no origin */
+        /* lost before the first call: its time is no origin */
+        if (e->kind == EV_LOST || e->kind == EV_HOLE)
             return 1;
         t->have_t0 = 1;
         t->t0 = e->time;

@@ -219,7 +219,8 @@ int taskstat_feed(struct taskstat *s, const struct ev *e)
 {
     struct ent *c;
 
-    if (e->kind == EV_PAD || e->kind == EV_TIME) /* no events: the clock is in e->time */
+    /* no events: the clock is in e->time */
+    if (e->kind == EV_PAD || e->kind == EV_TIME || e->kind == EV_HOLE)
         return 0;
     if (e->kind == EV_NAME) {
         /* says nothing of who runs: a glue may name tasks before the scheduler starts, and

@@ -6,6 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A setjmp of the context: where a longjmp to its buffer comes back to. */
+struct tree_jmp {
+    uint64_t env;     /* the jmp_buf's address */
+    unsigned depth;   /* frames open at the setjmp: the calls above them are its callees' */
+    uint64_t addr;    /* the function that called setjmp (the frame at depth - 1), 0: unknown */
+    uint64_t t_enter; /* ... and its entry time, so that a later call of it is not taken for it */
+};
+
+/* Setjmps kept at most: they are pruned to the stack's depth as frames close, so only a
+ * program that sets many buffers in one frame comes near it (the oldest goes first). */
+#define TREE_JMPS_MAX 1024u
+
 struct tree {
     struct tree_sink sink;
     tree_func_of func_of;
@@ -14,12 +26,17 @@ struct tree {
     unsigned n, cap;
     unsigned unknown;  /* frames at the bottom still waiting for the exit that names them */
     unsigned kept;     /* frames at the bottom open across the latest loss (unknown ones too) */
+    unsigned holed;    /* frames at the bottom open at the latest hole (EV_HOLE): one that closes
+                          without its exit may have lost it there */
     uint64_t unmatched;
     int pending;       /* the top frame's enter is not told yet: its values may follow */
     struct wval_set **vals; /* a wrapped call's values at each depth, allocated when first used */
     unsigned n_vals;
     uint64_t stray_values;
     uint64_t value_bias; /* tree_set_value_bias */
+    struct tree_jmp *jmps; /* the setjmps whose frame may still be open, oldest first */
+    unsigned n_jmps, cap_jmps;
+    uint64_t jumps_unresolved;
 };
 
 struct tree *tree_new(const struct tree_sink *sink, unsigned start_depth, tree_func_of func_of,
@@ -63,11 +80,24 @@ static void abandon_to(struct tree *t, unsigned n, uint64_t when)
 {
     while (t->n > n) {
         t->n--;
-        if (t->n < t->kept)
+        if (t->n < t->kept) {
             t->kept = t->n;
-        else
+        } else if (t->n < t->holed) {
+            t->holed = t->n;
+            t->sink.exit(t->sink.arg, &t->stack[t->n], t->n, when, TREE_HOLE);
+        } else {
             t->sink.exit(t->sink.arg, &t->stack[t->n], t->n, when, TREE_ABANDONED);
+        }
     }
+}
+
+/* A frame closes (n frames are left): it is no longer one that was open at a hole. */
+static void closed_to(struct tree *t)
+{
+    if (t->kept > t->n)
+        t->kept = t->n;
+    if (t->holed > t->n)
+        t->holed = t->n;
 }
 
 /* Whether frame k runs in the code of the frame below it: the hooks of a function inlined
@@ -213,6 +243,91 @@ void tree_set_value_bias(struct tree *t, uint64_t bias)
     t->value_bias = bias;
 }
 
+/* Forgets the setjmps made in frames that are gone (deeper than the stack is now): a longjmp
+ * to one of them would be undefined, and its buffer is most likely reused. */
+static void jmps_prune(struct tree *t)
+{
+    unsigned k = 0;
+
+    for (unsigned i = 0; i < t->n_jmps; i++)
+        if (t->jmps[i].depth <= t->n)
+            t->jmps[k++] = t->jmps[i];
+    t->n_jmps = k;
+}
+
+/* The frame at depth d - 1 as a setjmp made at depth d remembers it. */
+static void jmp_frame(const struct tree *t, unsigned d, uint64_t *addr, uint64_t *t_enter)
+{
+    *addr = d > t->unknown ? t->stack[d - 1].addr : 0;
+    *t_enter = d > t->unknown ? t->stack[d - 1].t_enter : 0;
+}
+
+static int on_setjmp(struct tree *t, const struct ev *e)
+{
+    struct tree_jmp *j = NULL;
+
+    jmps_prune(t);
+    for (unsigned i = 0; i < t->n_jmps && !j; i++)
+        if (t->jmps[i].env == e->addr)
+            j = &t->jmps[i];
+    if (!j) {
+        if (t->n_jmps == TREE_JMPS_MAX) {
+            memmove(t->jmps, t->jmps + 1, (TREE_JMPS_MAX - 1) * sizeof *t->jmps);
+            t->n_jmps--;
+        }
+        if (t->n_jmps == t->cap_jmps) {
+            unsigned cap = t->cap_jmps ? t->cap_jmps * 2 : 16;
+            struct tree_jmp *v = realloc(t->jmps, cap * sizeof *v);
+
+            if (!v)
+                return -1;
+            t->jmps = v;
+            t->cap_jmps = cap;
+        }
+        j = &t->jmps[t->n_jmps++];
+        j->env = e->addr;
+    }
+    j->depth = t->n;
+    jmp_frame(t, t->n, &j->addr, &j->t_enter);
+    return 0;
+}
+
+/* A longjmp: back to the depth of its buffer's setjmp, when the frame that called setjmp is
+ * still the one open there; the calls above it never return (a frame open across a loss goes
+ * without a word, as abandon_to says). Returns 0 when it could not be resolved (the setjmp is
+ * not in the trace, or its frame is gone). */
+static int on_longjmp(struct tree *t, const struct ev *e)
+{
+    const struct tree_jmp *j = NULL;
+    uint64_t addr, t_enter;
+    unsigned d;
+
+    jmps_prune(t);
+    for (unsigned i = 0; i < t->n_jmps && !j; i++)
+        if (t->jmps[i].env == e->addr)
+            j = &t->jmps[i];
+    if (!j)
+        return 0;
+    d = j->depth;
+    jmp_frame(t, d, &addr, &t_enter);
+    if ((j->addr && addr != j->addr) || t_enter != j->t_enter)
+        return 0;
+    /* d is at least the unnamed frames' count: it was when the setjmp came, and names only
+     * ever come for them by popping them. */
+    while (t->n > d) {
+        t->n--;
+        if (t->n < t->kept) {
+            t->kept = t->n;
+        } else if (t->n < t->holed) { /* its exit may have come before, into the hole */
+            t->holed = t->n;
+            t->sink.exit(t->sink.arg, &t->stack[t->n], t->n, e->time, TREE_HOLE);
+        } else {
+            t->sink.exit(t->sink.arg, &t->stack[t->n], t->n, e->time, TREE_JUMPED);
+        }
+    }
+    return 1;
+}
+
 /* A call made in a loss returns: shown on top of the frames open across the loss, which stay
  * as they are; the frames called after the loss were called from inside it, and are gone. */
 static void leave_lost_call(struct tree *t, const struct ev *e)
@@ -233,8 +348,7 @@ static void on_leave(struct tree *t, const struct ev *e)
             continue;
         abandon_to(t, k + 1, e->time);
         t->n--;
-        if (t->kept > t->n)
-            t->kept = t->n;
+        closed_to(t);
         t->sink.exit(t->sink.arg, &t->stack[t->n], t->n, e->time, TREE_RETURNED);
         return;
     }
@@ -251,8 +365,7 @@ static void on_leave(struct tree *t, const struct ev *e)
     abandon_to(t, t->unknown, e->time);
     t->unknown--;
     t->n--;
-    if (t->kept > t->n)
-        t->kept = t->n;
+    closed_to(t);
     f = &t->stack[t->n];
     f->addr = e->addr;
     f->site = e->site;
@@ -272,6 +385,12 @@ void tree_lost(struct tree *t)
     t->kept = t->n;
 }
 
+void tree_hole(struct tree *t)
+{
+    tree_sync(t);
+    t->holed = t->n;
+}
+
 int tree_feed(struct tree *t, const struct ev *e)
 {
     if (e->kind == EV_VALUE)
@@ -282,6 +401,18 @@ int tree_feed(struct tree *t, const struct ev *e)
         return on_call(t, e);
     case EV_EXIT:
         on_leave(t, e);
+        return 0;
+    case EV_SETJMP:
+        return on_setjmp(t, e);
+    case EV_LONGJMP:
+        /* One that closed what it skipped needs no line: the frames say it. */
+        if (!on_longjmp(t, e)) {
+            t->jumps_unresolved++;
+            t->sink.special(t->sink.arg, e, t->n);
+        }
+        return 0;
+    case EV_HOLE:
+        tree_hole(t);
         return 0;
     case EV_LOST:
         tree_lost(t);
@@ -304,6 +435,11 @@ uint64_t tree_unmatched(const struct tree *t)
     return t->unmatched;
 }
 
+uint64_t tree_jumps_unresolved(const struct tree *t)
+{
+    return t->jumps_unresolved;
+}
+
 uint64_t tree_stray_values(const struct tree *t)
 {
     return t->stray_values;
@@ -316,6 +452,7 @@ void tree_free(struct tree *t)
     for (unsigned d = 0; d < t->n_vals; d++)
         free(t->vals[d]);
     free(t->vals);
+    free(t->jmps);
     free(t->stack);
     free(t);
 }
@@ -349,6 +486,9 @@ int tree_scan_add(struct tree_scan *s, const struct ev *e)
         c->os_tid = e->addr;
         c->vfork = e->data == CYG_THREAD_VFORK;
         break;
+    case EV_SETJMP:
+    case EV_LONGJMP:
+        return dec_ctx_jump(c, e->kind == EV_LONGJMP, e->addr);
     default:
         break;
     }

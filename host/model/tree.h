@@ -3,7 +3,9 @@
  * It owns the repairs: a trace that starts deep in the stack (the writer lapped the oldest
  * entries), exits whose entry is gone, frames that never exit (longjmp, exit(), a crash), a
  * gap in a live stream, and, with call sites, calls made after a longjmp. Renderers only see
- * well-nested calls. Memory is the depth of the stack, never the length of the trace. */
+ * well-nested calls. Memory is the depth of the stack, never the length of the trace.
+ * The runtime records setjmp and longjmp (EV_SETJMP, EV_LONGJMP): a longjmp to a buffer whose
+ * setjmp the trace holds closes exactly the calls it skipped, with or without call sites. */
 #ifndef TREE_H
 #define TREE_H
 
@@ -30,7 +32,17 @@ enum tree_exit_how {
                           the stack, proved it gone (longjmp, an exception) */
     TREE_BEFORE_TRACE, /* returned; its entry came before the trace begins (entry_lost: in a
                           loss) */
+    TREE_JUMPED,       /* it never returned: a longjmp to a setjmp made below it (EV_LONGJMP,
+                          resolved by the EV_SETJMP of its buffer) */
+    TREE_HOLE,         /* its exit is not in the trace, as TREE_ABANDONED, but it was open at a
+                          hole of its context (EV_HOLE): the exit may be what the hole lost */
 };
+
+/* Whether a frame that ends so has no exit in the trace. */
+static inline int tree_never_returned(enum tree_exit_how how)
+{
+    return how == TREE_ABANDONED || how == TREE_JUMPED || how == TREE_HOLE;
+}
 
 /* What a renderer implements. depth is the frame's distance from the bottom of the stack. A
  * call's enter comes once the events after its entry are known not to be its arguments (the
@@ -74,6 +86,11 @@ int tree_feed(struct tree *t, const struct ev *e);
  * call made in the loss. */
 void tree_lost(struct tree *t);
 
+/* Says that a record of this context was lost here, in a hole of its chunk (EV_HOLE, which
+ * tree_feed takes too): a call open now that later closes without its exit is said to have
+ * lost it in the hole (TREE_HOLE), not to have been unwound. */
+void tree_hole(struct tree *t);
+
 /* Tells the sink of the call entered last now, without waiting for the next event (a live view
  * shows a call as it is entered); its values come through the sink's values. */
 void tree_sync(struct tree *t);
@@ -87,6 +104,11 @@ void tree_finish(struct tree *t);
 
 /* Returns how many exits matched no frame at all (counted, not shown as calls). */
 uint64_t tree_unmatched(const struct tree *t);
+
+/* Returns how many longjmps the tree could not resolve: their buffer's setjmp is not in the
+ * trace (before it, or lost), so the calls they skipped stay open until an exit or a call
+ * site proves them gone. */
+uint64_t tree_jumps_unresolved(const struct tree *t);
 
 /* Returns how many value records (EV_VALUE) belonged to no call the trace shows: their call's
  * entry was lost, or words of them were. */

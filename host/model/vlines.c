@@ -208,7 +208,7 @@ static void sk_exit(void *arg, const struct tree_frame *f, unsigned depth, uint6
     } else if (ref && how != TREE_BEFORE_TRACE && (!l || l->addr == f->addr)) {
         /* The call shown at entry ends: its duration on its line; a closing line when calls
          * came under it, or when its line is gone (it carries the duration then). */
-        uint8_t fl = VLINES_DONE | (how == TREE_ABANDONED ? VLINES_NORET : 0);
+        uint8_t fl = VLINES_DONE | (tree_never_returned(how) ? VLINES_NORET : 0);
         uint64_t dur = how == TREE_RETURNED ? tree_span(f->t_enter, t_exit) : 0;
 
         if (l) {

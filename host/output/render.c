@@ -632,6 +632,8 @@ static const char *how_note(const struct tree_frame *f, enum tree_exit_how how)
 {
     switch (how) {
     case TREE_ABANDONED: return "  (never returned: longjmp or unwound)";
+    case TREE_JUMPED: return "  (never returned: longjmp)";
+    case TREE_HOLE: return "  (exit lost in a hole)";
     case TREE_BEFORE_TRACE:
         return f->entry_lost ? "  (entered while events were lost)"
                              : "  (entered before the trace begins)";
@@ -804,6 +806,13 @@ static void on_special(void *arg, const struct ev *e, unsigned depth)
     case EV_CONTEXT:
         /* A tree is one context's: a switch to it is where the context resumes, as it was,
          * which needs no line (its header names it; a wake says who woke it). */
+        break;
+    case EV_LONGJMP:
+        /* The tree sends only a longjmp it could not resolve. */
+        flush_all(r);
+        time_col(r, 0, 0);
+        indent(r, depth);
+        out_str(r, "# longjmp to a setjmp before the trace: the calls it skipped stay open\n");
         break;
     case EV_UNKNOWN:
         flush_all(r);

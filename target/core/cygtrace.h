@@ -44,6 +44,12 @@ CYGTRACE_API void cygtrace_set_mode(int mode);
 /* Records a user mark: an id and a value, shown in the tree where they happened. */
 CYGTRACE_API void cygtrace_mark(uint32_t id, uintptr_t value);
 
+/* Records a setjmp (jump 0) or a longjmp (jump 1) of the buffer env, so that the host closes
+ * the calls a longjmp skips at the depth of its buffer's setjmp (docs/FORMAT.md 7.6). Called
+ * before the real setjmp or longjmp by the wrappers of the Linux runtime, or of a firmware
+ * (GNU ld --wrap=setjmp --wrap=longjmp). Does nothing unless recording. */
+CYGTRACE_API void cygtrace_jump(int jump, const void *env);
+
 /* Records that execution context id (an RTOS task, an interrupt) runs from now on. */
 CYGTRACE_API void cygtrace_context(uint32_t id, uintptr_t handle);
 

@@ -255,6 +255,9 @@ void cyg_ctrl_attach(struct cyg_ctrl *c) CYG_HIDDEN;
  * on its id fired, the gate open. Returns 1 when it is to be recorded. */
 int cyg_ctrl_mark(uintptr_t data, uintptr_t value) CYG_HIDDEN;
 
+/* Whether the gate lets records through (a pending request applied first). */
+int cyg_ctrl_gate(void) CYG_HIDDEN;
+
 /* Whether a wrapped call's values are recorded while the control area arms something. */
 int cyg_ctrl_values(void *fn) CYG_HIDDEN;
 #endif

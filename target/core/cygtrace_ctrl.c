@@ -242,6 +242,15 @@ NOINSTR int cyg_ctrl_mark(uintptr_t data, uintptr_t value)
     return 0;
 }
 
+NOINSTR int cyg_ctrl_gate(void)
+{
+    struct cyg_ctrl *c = cyg_ctrl;
+
+    if (c->gen != c->applied)
+        cyg_ctrl_apply(c);
+    return !cyg_ctrl_on || c->gate;
+}
+
 /* Whether a wrapped call's values are recorded while the control area arms something: as its
  * entry was (the calls it made have returned, so the thread is back at its depth). */
 NOINSTR int cyg_ctrl_values(void *fn)

@@ -30,6 +30,20 @@ NOINSTR void cygtrace_mark_class(unsigned cls, uint32_t id, uintptr_t value)
     cyg_mark((uintptr_t)(cls & 31u) << CYG_MARK_CLASS_SHIFT | (id & CYG_MARK_ID_MASK), value);
 }
 
+/* Recorded whatever the filters hide, so that the depth the host sees at the setjmp and after
+ * the longjmp is the same (what they let through); not while a start trigger holds the gate
+ * shut, which lets nothing through. */
+NOINSTR void cygtrace_jump(int jump, const void *env)
+{
+    if (cyg_rt.ctl->state != CYG_S_RUNNING || cyg_port_busy())
+        return;
+#if CYGTRACE_CONTROL
+    if (CYG_CTRL_ON() && !cyg_ctrl_gate())
+        return;
+#endif
+    cyg_core_special(jump ? CYG_SP_LONGJMP : CYG_SP_SETJMP, 0, (uintptr_t)env, cyg_port_thread());
+}
+
 NOINSTR void cygtrace_context(uint32_t id, uintptr_t handle)
 {
     if (cyg_rt.ctl->state == CYG_S_RUNNING)

@@ -129,10 +129,11 @@ traced() {
               grep -q "branch() {" "$T/$tag-tree.out" && grep -q "leaf(); x2" "$T/$tag-tree.out"'
 }
 
+JMP_WRAP=-Wl,--wrap=_setjmp,--wrap=setjmp,--wrap=__sigsetjmp,--wrap=longjmp,--wrap=_longjmp,--wrap=siglongjmp,--wrap=__longjmp_chk
 cflags=$(pc --cflags cygtrace-static)
 libs=$(pc --libs cygtrace-static)
 check pc-static "cflags '$cflags', libs '$libs'" \
-    [ "$cflags" = "-I$U/include/cygtrace" -a "$libs" = "-L$U/lib -l:libcygtrace.a -lpthread" ]
+    [ "$cflags" = "-I$U/include/cygtrace" -a "$libs" = "-L$U/lib -l:libcygtrace.a -lpthread $JMP_WRAP" ]
 check pc-version "$(pc --modversion cygtrace)" [ "$(pc --modversion cygtrace)" = "$VER" ]
 # shellcheck disable=SC2086
 if gcc -finstrument-functions -g -O1 -fno-inline $cflags -o "$T/app-static" "$T/app.c" $libs \

@@ -692,6 +692,8 @@ static int post_check(struct chk *c, const char *ring, struct post *p, uint64_t 
         if (st.holes != holes)
             chk_gap(c);
         holes = st.holes;
+        if (e.kind == EV_HOLE) /* the same hole, told to its thread's tree: no event */
+            continue;
         chk_event(c, &e);
     }
     chk_end(c);
