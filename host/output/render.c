@@ -810,7 +810,7 @@ static void on_special(void *arg, const struct ev *e, unsigned depth)
     case EV_LONGJMP:
         /* The tree sends only a longjmp it could not resolve. */
         flush_all(r);
-        time_col(r, 0, 0);
+        time_col(r, 0, 0, e->time);
         indent(r, depth);
         out_str(r, "# longjmp to a setjmp before the trace: the calls it skipped stay open\n");
         break;
