@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cygtrace - one Makefile for the host tool, the runtimes, the examples and the tests.
 #
 #   make            build/cygtrace, build/linux/libcygtrace.{a,so}, examples, firmware cores

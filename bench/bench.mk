@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/bench.mk - the benchmarks behind `make bench`: hook cost per event against empty hooks,
 # uftrace and an etrace-style hook; instructions per event; decode throughput. Run from the top
 # of the tree:  make -f bench/bench.mk O=build   (docs/PERFORMANCE.md explains the numbers).

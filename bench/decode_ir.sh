@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # decode_ir.sh O [CMD [ARGS...]] - instructions per event of `cygtrace CMD` (default: tree)
 # under callgrind: deterministic, unlike timings on a shared machine. Records fib(22)
 # (114 626 events) and fib(2) with O/bench/fib_cygtrace, runs `O/cygtrace CMD ARGS ELF RING`

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/decode_real.sh - decode speed on real-shaped traces (issue 13): four Debian programs
 # built from their own sources with -finstrument-functions, each trace decoded by cygtrace and,
 # recorded once more by uftrace, by uftrace. fib (bench/run.sh) calls one function; these call

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drain_rate.c - the events per second the stream drain sustains without loss over a serial
  * link: the Linux runtime records at a set rate (a writer thread, the calls of one round of
  * examples/firmware/stream.c over and over), a second thread drains into a sink that takes at

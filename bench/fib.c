@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fib.c - the hook-cost workload: a recursive fib(n), every call instrumented.
  *
  * Built with -finstrument-functions and linked with each hook variant in turn. main is

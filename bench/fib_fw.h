@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fib_fw.h - fib_work.h on a firmware (bench/cortex-m/fib.c, bench/riscv/fib.c, each including
  * it once, with its board's board.h on the include path): the line that run.sh reads. */
 #ifndef FIB_FW_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fib_mt.c - the multi-threaded hook-cost workload: fib(n) in THREADS threads at once.
  *
  *   fib_mt [N [THREADS]]      N defaults to 32, THREADS to 2 (1 to 64)

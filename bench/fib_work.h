@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fib_work.h - the hook-cost workload of every benchmark: a recursive fib(n), every call
  * instrumented, and how many calls it makes. Each program that times it includes it once, so
  * that it is built (instrumented) with it: bench/fib.c and bench/fib_mt.c on the host,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # fw_common.sh - what bench/cortex-m/run.sh and bench/riscv/run.sh share, sourced by both: a
 # benchmark firmware run on QEMU under -icount shift=0, and the fields of the line it prints.
 

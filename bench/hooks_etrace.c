@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hooks_etrace.c - the etrace way: one text line per event through stdio, as etrace's ptrace.c
  * does (it writes to a FIFO named TRACE; here a file, BENCH_ETRACE_OUT or etrace.out). */
 #include <stdio.h>

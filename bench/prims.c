@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prims.c - what the hook's fast path is made of, each alone in a loop: the clock read, the
  * reservation (an atomic add), and the reservation when two threads share the counter as they
  * share the ring's head. Explains the hook-cost table; prints one line per primitive.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- A Lua workload for decode benchmarks: C calls nested through metamethods and callbacks
 -- (deep C stacks), tables, strings, sorting, closures, the collector. No error() and no
 -- coroutines: both longjmp, which uftrace does not follow, and the two traces must agree.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* real_zlib.c - a zlib workload for bench/decode_real.sh: every file named on stdin (one path a
  * line) is deflated at levels 1, 6 and 9 (the last with Z_FILTERED) through a 4 KB output
  * buffer, inflated back through a 1 KB one and checked against its crc32. Built against the

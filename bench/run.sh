@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/run.sh O - runs the benchmarks that bench/bench.mk built into O/bench and prints the
 # results table (also kept in O/bench/results.txt).
 #

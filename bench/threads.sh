@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/threads.sh O - the thread-scaling curve (issue 12): fib(FIB_MT_N) in each of 1, 2, 4
 # and 8 threads at once (bench/fib_mt.c), every hook variant at every thread count, the cost per
 # event per thread above the baseline at the same thread count. Prints markdown tables for

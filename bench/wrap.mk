@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/wrap.mk - the wrapped-call benchmark on Linux (x86-64): wrap_call.c calling
 # wrap_work.c's functions three ways. bench/wrap.sh builds (after the host tool and the
 # runtime) and runs them:  bench/wrap.sh [BUILD_DIR]

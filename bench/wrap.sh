@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # wrap.sh [BUILD_DIR] - what a wrapped call costs on Linux (x86-64), against the same function
 # called plainly and compiled with -finstrument-functions: nanoseconds per call of bench_inc(int)
 # and bench_len("temperature") (bench/wrap_work.c), 10 million calls each (N), RUNS rounds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wrap_call.c - the wrapped-call benchmark on Linux (bench/wrap.sh): calls bench_inc(i) and then
  * bench_len("temperature") (wrap_work.c) N times each from a loop that records nothing itself,
  * and prints the nanoseconds of each loop:

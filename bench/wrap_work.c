@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wrap_work.c - the functions whose call the wrapped-call benchmarks time, on Linux (bench/wrap.sh)
  * and on the Cortex-M3 (bench/cortex-m/wrap.sh): small, so that what is measured is the call and
  * what is recorded of it. Each benchmark builds this file three ways: plainly; with

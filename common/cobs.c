@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cobs.c - COBS encoding and decoding. */
 #include "cobs.h"
 

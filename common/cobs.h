@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cobs.h - Consistent Overhead Byte Stuffing: a block with no zero byte, so that 0x00 can
  * delimit frames on a byte stream (Cheshire and Baker, 1999). Freestanding C99. */
 #ifndef COBS_H

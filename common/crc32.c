@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* crc32.c - CRC-32 (IEEE 802.3, reflected), four bits at a time: a 64-byte table instead of the
  * usual 1 KB, about 12 instructions a byte on Cortex-M instead of 40 bitwise. The stream drain
  * runs it over every byte it sends; the ring's seal, over 80 bytes at set-up, goes bit by bit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* crc32.h - CRC-32 (IEEE 802.3, reflected, as zlib computes it). Freestanding, with a 64-byte
  * table: the target runs it at init and over every byte the stream drain sends. */
 #ifndef CRC32_H

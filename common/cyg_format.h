@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cyg_format.h - the ring buffer format: the contract between the target runtime and the host.
  *
  * Freestanding C99 (only <stdint.h>, <stddef.h>): compiled into the firmware, the Linux runtime

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cyg_rtt.h - the layout of a SEGGER RTT control block, the ring in target RAM that debug
  * probes read in the background (J-Link, OpenOCD `rtt`, pyOCD, probe-rs, Black Magic Probe),
  * as the target's runtime (target/core/cygtrace_rtt.c) writes it and the host

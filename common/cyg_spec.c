@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cyg_spec.c - trigger texts (cyg_spec.h). */
 #include "cyg_spec.h"
 

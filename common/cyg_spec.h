@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cyg_spec.h - the text of a trigger, as users type it ("freeze@boom+10", "start@main",
  * "freeze@mark:7+100"), parsed the same by the host (cygtrace arm, cygtrace record) and the
  * Linux runtime (CYGTRACE_TRIGGER). Freestanding C99 (<stddef.h>, <stdint.h>, <string.h>); no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cyg_stream.h - the live stream: what the target's drain sends over a byte link (UART, USB,
  * socket, file) and what the host reads. The contract between target/core/cygtrace_drain.c and
  * host/sframe.c + host/sdec.c; docs/FORMAT.md section 5 describes it with examples and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # target/sources.mk - the runtime's sources: the one list that every build of the runtime reads
 # (the top Makefile, the examples' and the benchmarks' makefiles, tools/cygtrace.mk, and
 # tools/cygtrace.cmake, which parses the lines below: "CYGTRACE_RT_SRC_<name> := files", the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_control.c - the control area (triggers, record-time filters, classes of marks) as the
  * real Linux runtime applies it, read back by the real decoder. Each test writes a request
  * through the API (as a program does) or straight into the area's bytes (as `cygtrace arm`

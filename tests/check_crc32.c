@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_crc32.c - the two CRC-32s of common/crc32.c: the table-free one the ring's seal uses
  * (crc32_bits) against the known vectors, and against the nibble-table one that the host and
  * the drain use, over thousands of random inputs. */

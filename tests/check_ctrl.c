@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_ctrl.c - the ring's control area (host/ctrl.c): bytes to struct and back on both word
  * sizes, what a damaged area is refused for, every form of a trigger spec and every malformed
  * one with its message, exclusion lists, event masks, and the text that describes them. */

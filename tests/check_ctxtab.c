@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_ctxtab.c - the per-context table: entries found by id, the last one first, and a
  * trace of 200 000 distinct contexts (a crafted dump can name that many) through the table
  * and the sinks that keep one, which a search per event made quadratic. */

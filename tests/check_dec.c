@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_dec.c - the decoder against rings built byte by byte. */
 #include <check.h>
 #include <stdlib.h>

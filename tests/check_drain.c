@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_drain.c - the real Linux runtime records, its drain streams, the host's deframer and
  * stream decoder (sframe, sdec) read: the two sides of cyg_stream.h against each other, and
  * against the reference ring decoder (dec) reading the same ring. The hooks are called directly

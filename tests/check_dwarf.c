@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_dwarf.c - the DWARF reader against real ELF files: tests/fixtures/dwarfsrc.c built for
  * x86-64 (DWARF 4 and 5), Cortex-M3 and RISC-V by tests/fixtures.mk. Declaration lines are
  * checked against the source's "@line NAME" tags, signatures against the prototypes written

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_export.c - the export writers against fnstat's numbers (the same calls, counted the
  * same way) and the Chrome JSON's begin/end balance, on traces with the tree's repairs. */
 #include <check.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_filter.c - the filter layer between the tree builder and a sink: --only, --hide,
  * --depth, --min-time (with its bounded hold), and the parsing of durations and ranges. */
 #include <check.h>

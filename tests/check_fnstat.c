@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_fnstat.c - per-function statistics on event sequences written by hand, run through the
  * real tree builder (one tree per context), and on random traces checked against a brute-force
  * count. Functions are A = 0x10, B = 0x20, ...; the scripts read "+A@10" (A entered at time

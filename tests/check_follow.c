@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_follow.c - following a ring while it is written: the real Linux runtime in child
  * processes (tests/ring_writer: its set-up from CYGTRACE_OUT, a new run truncating the file),
  * threads of this process writing a file mapping through the runtime's hooks, and rings built

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_format.c - the format pinned: CRC vectors, the lap rule, and the record test vectors
  * of docs/FORMAT.md, encoded by the test generator and decoded by the decoder. */
 #include <check.h>

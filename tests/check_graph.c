@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_graph.c - aggregated call graphs on event sequences written by hand, run through the
  * real tree builder (one tree per context) and, for one test, the real filter; the expected
  * graphs are computed by hand, in ticks. Functions are A = 0x10, B = 0x20, ... (no symbols:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_hdr.c - a ring's control block: parsed field by field, refused with its reason (the
  * one validator, hdr_check, a stream's description goes through too), found in a RAM image
  * with the reason of the first lookalike, and the control area taken from bytes. */

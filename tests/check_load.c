@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_load.c - opening a dump (host/load.c, host/src.c): a header that claims 2^36 records
  * costs what the file really holds (a sparse file's holes are refused, a short file's missing
  * slots are skipped at once); a named pipe is refused without waiting for a writer, as the dump

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_main.c - runs every module's Check suite in one runner, so one summary line counts them
  * all. The suites are those of SUITES (suites.h). */
 #include <check.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_modmap.c - the map of loaded objects (host/modmap.c): its text format line by line,
  * and names through it against a real ELF (tests/fixtures' sym_x86_64 standing in for a
  * shared library placed elsewhere in the process). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_names.c - the names of contexts and objects: NAME words put back together per writing
  * context, CONTEXT bindings, and the lookups. */
 #include <check.h>

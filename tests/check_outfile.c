@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_outfile.c - outputs that never destroy (host/outfile.c): an output that is an input is
  * found through symbolic and hard links; a file is replaced only when the new one is complete,
  * keeps its mode, and a link stays a link; what is not a regular file is written directly. */

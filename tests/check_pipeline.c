@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_pipeline.c - the pipeline over a ring: the scan's contexts and starting depths, a
  * context's own pass, the pass that feeds every context, the filters in the chain. */
 #include <check.h>

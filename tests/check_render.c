@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_render.c - the text styles, driven through the tree builder with hand-written events.
  * Without an ELF, functions print as their addresses (0xa, 0xb, ...). */
 #include <check.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_ringlock.c - the probe that tells a ring a running process still writes: a process
  * that holds the lock as the Linux runtime does (taken, the ring mapped, the descriptor
  * closed), then killed by SIGKILL; files nobody holds; what is no ring. Children die with the

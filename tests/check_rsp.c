@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_rsp.c - the GDB remote protocol's framing and parsing, without a socket: test vectors
  * (the ones in GDB's manual among them), malformed input that must be refused without writing
  * past a buffer, and random round trips. The requests that change a target (memory writes,

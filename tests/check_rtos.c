@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_rtos.c - names from a FreeRTOS target's memory (host/rtos.c), against a fake target:
  * this program's own symbols stand for the glue's table and the queue registry, and a small
  * map of regions for the memory a GDB server would serve. */

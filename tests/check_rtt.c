@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_rtt.c - the RTT sink of the real Linux runtime (target/core/cygtrace_rtt.c): its control
  * block against the offsets of common/cyg_rtt.h at this build's pointer size, the ID, the ring
  * of the up buffer (wrap-around, full, the host's rd_off), a channel of a SEGGER block of the

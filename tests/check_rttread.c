@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_rttread.c - the host's RTT reader (host/rtt.c): the layout's offsets as FORMAT.md 13
  * documents them, the control block's checks against a table of good and bad ones, the finder
  * (by symbol, by a scan whose ID straddles two chunks, the channel by its name, channel 0 for

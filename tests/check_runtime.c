@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_runtime.c - the real Linux runtime writes, the real decoder reads: the two sides of the
  * format against each other. The hooks are called directly with made-up function addresses,
  * on static buffers (the runtime's exit handler may still look at them). */

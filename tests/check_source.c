@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_source.c - the source interface over its file-backed implementations: what a ring
  * says, its events pass after pass, the reasons a file is refused with. (The live stream over
  * a wire: check_stream.c, next to its vectors; a followed ring: e2e live_follow.) */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_stream.c - the live stream pinned: COBS against known vectors and random round trips,
  * frames written byte by byte from cyg_stream.h and decoded to exact events, and what noise,
  * gaps, duplicates and joining mid-stream do to the deframer and the decoder. */

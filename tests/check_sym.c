@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_sym.c - the symbolizer against real ELF files: tests/fixtures/symsrc.c built for
  * x86-64 (PIE), Cortex-M3 (Thumb) and RISC-V by tests/fixtures.mk, a stripped copy and random
  * bytes. What sym.c reads through libbfd is checked against readelf and nm, which do not share

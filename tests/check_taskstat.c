@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_taskstat.c - the per-context scheduling accounting against 32-bit rings built byte by
  * byte, as an RTOS glue writes them: TIME then CONTEXT at each switch, SCHED BLOCK in the
  * blocking context, WAKE in the waker's, RESUME right after the woken one's CONTEXT. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_tree.c - the tree builder's repairs, on event sequences written by hand. Functions are
  * addresses 0xA, 0xB, ...; the recording sink turns calls into a compact log to compare. */
 #include <check.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_vlines.c - the live view's model without a screen: events in, the lines it shows out.
  * No symbol table, so functions are named by address: A = 0xa00, B = 0xb00, ... Each test
  * compares what is shown, oldest first, as one string: a line per shown line, indented two

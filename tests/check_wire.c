@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_wire.c - the byte links against the real thing: a pseudo-terminal pair for the serial
  * port, a listening socket on a free port of the loopback, a FIFO and a file in a temporary
  * directory. Every wait is bounded; each test closes what it opened. */

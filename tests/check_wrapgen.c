@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_wrapgen.c - cygtrace wrap's library part: the prototype parser (wrapproto.c) on good
  * and bad lines, typedefs and the reasons a function is not wrapped; the parameter names a
  * wrapper uses; the C, flags and signature table written (wrapgen.c), exactly, and compiled

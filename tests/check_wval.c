@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_wval.c - a wrapped call's values: VALUE words put back together (wval.c), the
  * signature table (wsig.c), and the tree builder giving values to their call (tree.c). The
  * words are made here as the runtime makes them (FORMAT.md 7.3); check_runtime.c has the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fake_gdb.c - a tiny GDB remote protocol server for the tests of "cygtrace pull" and "cygtrace
  * arm": the bad servers no real one can be made to be (one that answers E01, hangs up in the
  * middle of a read, garbles every checksum, goes silent), and a good one that serves a file as

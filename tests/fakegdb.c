@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fakegdb.c - the unit tests' side of the fake GDB server (fakegdb.h). */
 #include "fakegdb.h"
 

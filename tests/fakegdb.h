@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fakegdb.h - the unit tests' side of tests/fake_gdb.c, a fake GDB server: start it in one of
  * its modes over an image of target memory, connect to it, and see how it ended. */
 #ifndef FAKEGDB_H

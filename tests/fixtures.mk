@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/fixtures.mk - the ELF files tests/check_sym.c reads, built into $(O)/tests/fixtures/.
 #
 # Included by the top Makefile, or on its own: make -f tests/fixtures.mk O=build

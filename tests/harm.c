@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* harm.c - a program that tries to get hurt by the Linux runtime it carries, for
  * tests/e2e/linux_safety.sh. Built with -finstrument-functions, with libcygtrace.a (harm) and
  * without it for cygtrace record's preload (harm-dyn).

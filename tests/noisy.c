@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* noisy.c - a noisy line for the live-stream tests: flips bits, drops and duplicates bytes.
  *
  *   noisy [--flip=RATE] [--drop=RATE] [--dup=RATE] [--seed=N] [--tcp-proxy=LPORT:HOST:PORT]

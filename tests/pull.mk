@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/pull.mk - the fake GDB server that the "cygtrace pull" tests talk to
 # (tests/e2e/pull_bad.sh, fw_arm.sh, live_rtt.sh): bad servers no real one can be made to be.
 #

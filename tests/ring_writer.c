@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* ring_writer.c - a program linked with the Linux runtime that records what it is told, for
  * tests/check_follow.c: the runtime sets its ring up as in any program (before main, from
  * CYGTRACE_OUT and CYGTRACE_SIZE), then each command read from fd 0 (struct ring_writer_cmd)

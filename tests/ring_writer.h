@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* ring_writer.h - the command tests/ring_writer reads: record pairs enter/exit pairs, of
  * functions base + 16 * i. */
 #ifndef RING_WRITER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* ringgen.c - see ringgen.h. */
 #include "ringgen.h"
 

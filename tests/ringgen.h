@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* ringgen.h - builds rings byte by byte for the decoder tests, from the format's definitions
  * (common/cyg_format.h), independently of the target runtime. The test vectors in
  * check_format.c pin this generator and the runtime to the same bytes. */

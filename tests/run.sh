@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # run.sh BUILD_DIR - every test: the Check runner (all module suites), then each end-to-end
 # script. Prints one line per Check suite and one per script (name, passed and failed counts,
 # time), then one total line, `total: N passed, M failed` (CI reads it). The whole output of

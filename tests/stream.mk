@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/stream.mk - noisy, the filter that puts bit flips, dropped and duplicated bytes on a
 # stream (or on a TCP link, --tcp-proxy), for the live-stream tests against a noisy line.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* suites.h - every module's Check suite, for the runner in check_main.c: one list, which
  * declares them here and runs them there. Add a suite: write tests/check_<module>.c with
  * <module>_suite() and add its line to SUITES (in the order the runner runs them). */

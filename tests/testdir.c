@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* testdir.c - see testdir.h. */
 #include "testdir.h"
 

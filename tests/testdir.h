@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* testdir.h - a temporary directory for the suites that make files: made by a fixture,
  * removed with everything in it by the matching teardown. */
 #ifndef TESTDIR_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cygtrace-config.cmake - find_package(cygtrace) for an installed cygtrace (make install, or the
 # Debian package), from PREFIX/lib/cmake/cygtrace/:
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cygtrace.bash - bash completion for cygtrace: its commands, each command's options (read from
 # the program's own --help, so they never go stale), the values of the options that take a
 # choice, and file names for the rest (ELF files, dumps, devices). Installed as

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tools/cygtrace.cmake - cygtrace in a CMake build. In your CMakeLists.txt:
 #
 #   include(path/to/cygtrace/tools/cygtrace.cmake)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cygtrace.gdb - gdb commands for a developer already inside gdb, next to a target that records
 # with the cygtrace runtime (firmware through OpenOCD / J-Link / pyOCD / QEMU, or a Linux
 # process).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tools/cygtrace.mk - cygtrace in a firmware built with make. In your Makefile:
 #
 #   CYGTRACE_DIR := path/to/cygtrace   # the source tree, or PREFIX/share/cygtrace once installed

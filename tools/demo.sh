@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # demo.sh BUILD_DIR [linux|live|rtt|freertos|riscv [virt|sifive_e]] - the product's main job, as a user
 # would run it.
 #   default: a Cortex-M3 firmware (QEMU's mps2-an385 board) crashes in HardFault; cygtrace

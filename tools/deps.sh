@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # deps.sh [check] - installs the Debian packages cygtrace needs to build, test, benchmark and
 # package (make deb: debhelper, dpkg-dev; lintian for tests/e2e/deb.sh; man-db for the man pages'
 # test). Quick and silent when everything is there; otherwise one apt-get run (as root, or via

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # baud.sh [BUILD_DIR] - the events per second the firmware's stream sustains over a UART at
 # 115200 and 921600 baud without losing any: examples/firmware/stream.c on a Cortex-M3 (QEMU
 # mps2-an385), built with -DSTREAM_BAUD=B, whose sink then takes no more bytes than a UART at B

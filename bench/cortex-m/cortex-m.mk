@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/cortex-m/cortex-m.mk - the Cortex-M benchmark firmware, for every QEMU board of the
 # examples: microbit (Cortex-M0), mps2-an385 (M3), mps2-an386 (M4F), mps2-an505 (M33). One
 # instrumented fib.o per board linked with each hook variant in turn. run.sh builds and runs them:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fib.c - the hook-cost workload (bench/fib_work.h) on a Cortex-M firmware, timed with the
  * board's timer (cygtrace_user_clock() of boards/cmsdk.c or boards/nrf51.c). Under
  * qemu-system-arm -icount shift=0 each guest instruction takes exactly 1 ns of virtual time and

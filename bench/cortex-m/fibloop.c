@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fibloop.c - the stream drain's cost on a Cortex-M firmware: fib(10) (177 calls, 354 events,
  * fewer than the 512 records of the ring) LOOPS times, and with BENCH_SINK a cygtrace_drain()
  * after each, into a sink that takes everything (1) or into the UART (2). Timed like fib.c:

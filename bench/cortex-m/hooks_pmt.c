@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hooks_pmt.c - the hooks of Erich Styger's "Poor Man's Trace" (mcuoneclipse.com, 2015), as that
  * design reads when written down plainly, for bench/cortex-m/run.sh to compare against:
  *

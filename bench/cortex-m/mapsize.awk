@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # mapsize.awk - what a GNU ld link map says the linker kept of the runtime: one line per object
 # of the runtime and kind of section, "OBJECT KIND BYTES", KIND one of text, rodata, data, bss
 # and noinit (the ring buffer's section, .noinit.cygtrace).

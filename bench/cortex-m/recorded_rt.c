@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* recorded_rt.c - bench_recorded() for the firmware linked with the runtime: the records the
  * ring has reserved since boot (the low word of the control block's head, byte 88; see
  * docs/FORMAT.md), which fib.c prints and run.sh checks against the workload's events. */

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # run.sh [BUILD_DIR] - the Cortex-M runtime on every QEMU board of the examples: instructions
 # per recorded event against empty hooks and against a "Poor Man's Trace" ring (hooks_pmt.c),
 # the hook's instruction listing, the stream drain's cost (Cortex-M3), and the runtime's flash

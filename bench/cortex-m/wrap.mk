@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/cortex-m/wrap.mk - the wrapped-call benchmark firmware for the Cortex-M3 (mps2-an385):
 # wrapcall.c calling bench/wrap_work.c's functions three ways. bench/cortex-m/wrap.sh builds
 # (after the host tool and $(O)/cortex-m3/libcygtrace.a) and runs them:

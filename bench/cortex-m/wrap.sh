@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # wrap.sh [BUILD_DIR] - what a wrapped call costs on the Cortex-M3 (mps2-an385), against the
 # same function called plainly and compiled with -finstrument-functions; and the flash a
 # wrapper takes. Run from the top of the tree; prints the tables, exits 1 when a check fails.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wrapcall.c - the wrapped-call benchmark's firmware (bench/cortex-m/wrap.sh): calls
  * bench_inc(i) and then bench_len("temperature") (bench/wrap_work.c) CALLS times each, from a
  * loop that records nothing itself, timed with the board timer as fib.c is: under QEMU

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # count.py - gdb (Python): how many instructions each of the FreeRTOS glue's functions executes,
 # from its first instruction to its return, stepped one instruction at a time under QEMU. Run by
 # bench/freertos/run.sh. Prints "FUNCTION N1 N2 ..." a line: the calls it stepped (the first

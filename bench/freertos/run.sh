@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # run.sh [BUILD_DIR] - what the FreeRTOS glue costs on the Cortex-M3 (QEMU mps2-an385): the
 # instructions each of its functions executes per call (stepped by gdb, count.py: a switch, an
 # interrupt's entry and exit, a block on a queue, a wake), and its flash and RAM, linked, from

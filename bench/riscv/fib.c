@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fib.c - the hook-cost workload (bench/fib_work.h) on a RISC-V firmware (examples/riscv's
  * start code and boards), timed with mcycle. Under qemu-system-riscv32 -icount shift=0 QEMU's
  * mcycle is its instruction counter, so ticks are instructions (run.sh). Prints fib_fw.h's line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hooks_empty.c - the baseline firmware: bench/hooks_empty.c's hooks that do nothing (a bare
  * `ret` each), and stubs for what examples/riscv/start.c calls in the runtime, so that a
  * variant's count minus this one is what its hooks cost above the call itself.

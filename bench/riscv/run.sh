@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # run.sh [BUILD_DIR] - the RISC-V runtime (target/riscv) on QEMU's virt and sifive_e boards:
 # instructions per recorded event against empty hooks, the hook's instruction listing, and the
 # runtime's flash and RAM. Run from the top of the tree; prints the tables, exits 1 when a

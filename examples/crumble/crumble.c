@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* crumble.c - an apple crumble recipe with the call structure of etrace's example, without its
  * one-second pauses. Build with -finstrument-functions and the cygtrace runtime, run it, then:
  *     cygtrace tree --style=etrace build/examples/crumble cygtrace.out */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* board.h - what the example programs need from a board: board_base.h's UART, clock rate and
  * idle loop (shared with examples/riscv), and on Cortex-M besides: the UART to stream on, the
  * timer that the trace's clock reads (cygtrace_user_clock), a system reset, an exit. One

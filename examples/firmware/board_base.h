@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* board_base.h - what every example board gives, Cortex-M (board.h here) and RISC-V
  * (examples/riscv/board.h) alike: a UART to print on, the rate of the trace's clock, an idle
  * loop. Each board.h includes it and adds what its own programs need; a program that needs no

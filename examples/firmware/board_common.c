@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* board_common.c - the parts of board.h that are the same on every Cortex-M board: those of
  * every board, Cortex-M or RISC-V (board_print.h), and the reset, idle loop and exit. */
 #include "board.h"

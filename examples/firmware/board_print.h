@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* board_print.h - board_puts, board_putu and board_putx (board_base.h), on the board's
  * board_putc: the same on every board, Cortex-M or RISC-V, so each architecture's
  * board_common.c includes this once and builds it with its own flags (as the programs include

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* crash.c - a bad pointer read a few calls deep: main -> app_run -> parse_packet -> read_field
  * (crash_work.h, shared with examples/riscv), which loads through a corrupt payload pointer.
  * The bus fault lands in HardFault (the configurable faults are off), in

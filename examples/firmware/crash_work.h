@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* crash_work.h - the calls the crash examples make (crash.c here, examples/riscv/crash.c), each
  * including it once, so that they are built, instrumented, with it: app_run -> parse_packet ->
  * read_field, which loads through a corrupt payload pointer. The program says first where that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* demo.c - calls worth a trace: the call structure of the "Poor Man's Trace" example, run
  * DEMO_RUNS times (default 3), then the apple crumble of examples/crumble with the UART for
  * printf. Prints "demo: done" and sleeps, so that a debugger can stop the core and read the ring:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* demo_work.h - the calls the demo and stream examples make, each program including it once
  * (so they are built, instrumented, with it): the call structure of the "Poor Man's Trace"
  * example, then the apple crumble of examples/crumble. The program says where the crumble's

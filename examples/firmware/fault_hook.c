@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fault_hook.c - a crash in the middle of a hook. The main loop makes the deterministic calls of
  * stress_work.h into an overwriting ring of 512 records while a timer interrupt, which records
  * nothing, looks at the PC it interrupted. Once the ring has lapped a few times, the first

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # examples/firmware/firmware.mk - the QEMU firmware examples, included by the top Makefile:
 #   make firmware  ->  $(O)/firmware/<board>/<program>.elf for every board and program below.
 #

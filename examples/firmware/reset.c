@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reset.c - a trace that survives a warm reset. The first boot records a few calls, then asks
  * for a system reset, as a watchdog or NVIC_SystemReset() would. After it, cygtrace_cm_init()
  * finds the ring still valid in RAM and keeps it, frozen: the debugger reads what happened

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rtt.c - the trace streamed live over the debug probe, not the UART: the drain's sink is the
  * RTT up channel of target/core/cygtrace_rtt.c, which a probe (or QEMU's gdbstub) reads while
  * the program runs. The work is stream.c's: the "Poor Man's Trace" DEMO_Run three times, then

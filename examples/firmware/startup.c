@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* startup.c - vector table and reset handler of every example, on every board. Built without
  * -finstrument-functions: nothing may record before cygtrace_cm_init(), and until .data is
  * copied the runtime's own state is not even there.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stream.c - the trace streamed live over the UART while the program runs (common/cyg_stream.h).
  * The work is the demo's calls (the "Poor Man's Trace" DEMO_Run three times, then the apple
  * crumble, whose recipe text is not printed: the UART carries the stream now), STREAM_ROUNDS

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stress.c - interrupts that record in the middle of a record. The main loop calls a chain of
  * instrumented functions of varying depth (stress_work.h) while a fast timer interrupt
  * (stress_timer.h: SysTick on the MPS2 boards, TIMER1 on the nRF51) calls an instrumented chain

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stress_armed.c - stress_ow.c with the control area armed (STRESS_ARMED): a start trigger on
  * work_step, which fires at the main loop's first call, and a depth limit no call reaches, so
  * that every event of the run takes the hooks' slow path through the triggers and filters while

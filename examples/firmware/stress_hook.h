@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stress_hook.h - where a timer interrupt of the stress programs landed: its handler gets the
  * stacked exception frame (the interrupted PC among it) and asks whether that PC lies inside
  * the runtime's hooks, __cyg_profile_func_enter and __cyg_profile_func_exit, or the board clock

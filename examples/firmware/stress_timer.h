@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stress_timer.h - the fast periodic interrupt of the stress programs (stress.c, fault_hook.c):
  * SysTick on the MPS2 boards, TIMER1 (IRQ 9) on the nRF51, which has no SysTick. Each program
  * includes it once; everything here is static and not instrumented, so the trace shows only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stress_work.h - the main loop's instrumented calls in the stress programs (stress.c,
  * fault_hook.c), each program including it once so that it is built, instrumented, with it:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wrapped.c - calls into a precompiled vendor driver (driver/drv.c, built into libdrv.a without
  * -finstrument-functions), recorded with their arguments and return values by the wrappers
  * that `cygtrace wrap` generated from the library's DWARF at build time (firmware.mk): the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* FreeRTOSConfig.h - the FreeRTOS example's kernel configuration, for every board: the port
  * (ARM_CM0, ARM_CM3, ARM_CM4F, ARM_CM33_NTZ) comes from the build, the CPU from its flags.
  * The last line is what a firmware adds to trace with cygtrace. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # examples/freertos/freertos.mk - the FreeRTOS example (main.c), included by the top Makefile
 # after examples/firmware/firmware.mk, whose boards, startup code and runtime objects it uses:
 #   make firmware  ->  $(O)/firmware/<board>/freertos.elf        fault after FREERTOS_ROUNDS

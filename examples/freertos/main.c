@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* main.c - the FreeRTOS example: two tasks and an interrupt, traced with cygtrace.
  *
  * A board timer interrupts every FREERTOS_PERIOD_US and gives the semaphore "tick_sem"; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hardcases.c - the call shapes that are hard to trace, one scenario per run (argv[1]). Each
  * proves something about the runtime or the decoder; tests/e2e/hardcases.sh checks it:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libsdemo.c - a PIE program with an instrumented shared library (libshape.so), a plugin it
  * dlopens (plugin.so), and the process shapes that make more than one trace. Run it under
  * `cygtrace record` (it links no runtime: the preloaded libcygtrace.so records every object):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* plugin.c - plugin.so: instrumented code that libsdemo dlopens after the trace has begun, so
  * the runtime learns where it sits only then. */
 #include <stdint.h>

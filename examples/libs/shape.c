@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* shape.c - libshape.so: an instrumented shared library, linked by libsdemo (DT_NEEDED), so it
  * is loaded before the program's first call; its functions must be named with the library. */
 #include "shape.h"

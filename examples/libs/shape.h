@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* shape.h - the API of libshape.so, the instrumented shared library libsdemo links. */
 #ifndef SHAPE_H
 #define SHAPE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* board_common.c - the parts of board.h that are the same on every RISC-V board: those of
  * every board, RISC-V or Cortex-M (examples/firmware/board_print.h), the clock rate and the
  * idle loop. */

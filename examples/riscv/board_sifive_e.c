@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* board_sifive_e.c - QEMU's sifive_e (the HiFive1's FE310): UART0 at 0x10013000. */
 #include "board.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* board_virt.c - QEMU's virt board: an NS16550A UART at 0x10000000. */
 #include "board.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* crash.c - a bad pointer read a few calls deep: main -> app_run -> parse_packet -> read_field
  * (examples/firmware/crash_work.h, as on Cortex-M), which loads through a corrupt payload
  * pointer. Nothing answers at that address on either board: a load access fault (mcause 5),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # examples/riscv/riscv.mk - the RISC-V firmware examples, included by the top Makefile:
 #   make firmware-riscv  ->  $(O)/firmware/riscv-<board>/{crash,demo,wrap}.elf
 # for QEMU's sifive_e (FE310) and virt boards, RV32IMAC in machine mode. Part of `make` (all)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* start.c - the reset code of every RISC-V example, on both boards. Built without
  * -finstrument-functions: nothing may record before cygtrace_rv_init(), and until .data is
  * copied the runtime's own state is not even there.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ticker.c - a program that keeps running: a little sensor loop, for watching a live trace.
  *
  *     ticker SECONDS [RATE]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vend.c - the vendor's library (vend.h). Freestanding: it builds for Linux and for every
  * Cortex-M core alike, with no C library. */
 #include "vend.h"

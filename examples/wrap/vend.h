@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vend.h - a vendor's library as cygtrace wrap meets it: precompiled with -g but not
  * instrumented, its calls traced through wrappers (examples/wrap/README.md). Each kind of
  * value a wrapper records has a function here, and so has each thing it cannot wrap. */

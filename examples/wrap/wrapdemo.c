@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wrapdemo.c - a program that calls into libvend.a and the C library, linked with the wrappers
  * that cygtrace wrap wrote for both (the Makefile's examples/wrap rules): each call below to a
  * vend_* function (but the three it cannot wrap), and to open, read, close, malloc and free,

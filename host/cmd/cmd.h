@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cmd.h - the subcommands. Each parses its options (through cmd_opts.h), prints its own messages
  * ("cygtrace: INPUT: what is wrong") and returns the exit status: 0 done, 1 bad input or
  * failure, 2 bad usage. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cmd_arm.c - "cygtrace arm": write triggers and record-time filters into a target's ring (its
  * control area, docs/FORMAT.md 2.7) through a GDB server, or read them back (--show).
  *

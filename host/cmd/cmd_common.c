@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cmd_common.c - what the subcommands share: messages, number parsing, and the talk with a GDB
  * server of the commands that reach a target through one (pull, arm). */
 #include <errno.h>

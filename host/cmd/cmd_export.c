@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cmd_export.c - "cygtrace export": the trace as Chrome trace JSON, folded stacks or a
  * callgrind file, through the same filters as tree and report; in Chrome JSON, an RTOS
  * trace's schedule too (taskstat.h). */

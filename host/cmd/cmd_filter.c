@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cmd_filter.c - the filter options that tree, pull, live, report and export share, and how
  * report, export and graph run the pipeline (pipeline.h): a scan, then one pass that feeds
  * every context's tree (behind its filter) at once. */

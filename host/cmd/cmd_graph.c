@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cmd_graph.c - "cygtrace graph": the aggregated call graph of a function (its callers, and
  * the merged tree of what it called) or of each context's bottom-level calls, from graphs fed
  * by the filtered trees: one per context when there are several, and one for them all. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cmd_info.c - "cygtrace info": what a dump's control block says, and what its records hold. */
 #include <inttypes.h>
 #include <stdio.h>

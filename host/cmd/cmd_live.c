@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cmd_live.c - "cygtrace live": a running target's calls as they happen.
  *
  * The source (source.h) is a stream over a link (serial, TCP, a file or pipe, or an RTT

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cmd_opts.c - the one getopt_long loop of the commands (cmd_opts.h). */
 #include "cmd/cmd_opts.h"
 #include "cmd/cmd.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cmd_opts.h - the commands' option parsing: one getopt_long loop for all of them. A command
  * describes its options (its getopt_long table, which of the shared sets it takes, its --help
  * and a function for its own options) and cmd_opts_parse runs the loop, so that every command

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cmd_pull.c - "cygtrace pull": read the ring out of a target's memory through a GDB server
  * (OpenOCD, pyOCD, J-Link, Black Magic Probe, QEMU, gdbserver) and print its call tree, or save
  * it as a dump that "cygtrace tree" decodes later.

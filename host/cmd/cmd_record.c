@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cmd_record.c - "cygtrace record": run a -finstrument-functions program with the runtime
  * preloaded (as uftrace preloads libmcount), wait for it, and say what was recorded. Its exit
  * status is the program's (128 + N when signal N killed it, 127 when it could not be run),

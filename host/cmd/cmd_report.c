@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cmd_report.c - "cygtrace report": a flat profile per function (calls, total, self, avg, max)
  * from fnstat tables fed by the filtered trees: one table per context when there are several,
  * and one for them all; then, for a 32-bit trace of several contexts that switch, one line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cmd_show.c - what "tree" and "pull" share: the display options and the printing of each
  * context's call tree from an opened trace: the scan, then a pass per context
  * (pipeline.h) into a renderer. */

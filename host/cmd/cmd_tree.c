@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cmd_tree.c - "cygtrace tree": decode a dump (or a RAM image) and print its call trees. */
 #include <inttypes.h>
 #include <stdio.h>

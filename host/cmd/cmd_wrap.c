@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cmd_wrap.c - "cygtrace wrap": wrappers that trace the calls into precompiled code (a vendor's
  * static library, a C library) through GNU ld's --wrap, with the functions' signatures from
  * the code's DWARF or from a file of C prototypes. */

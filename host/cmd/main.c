@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* main.c - parses the subcommand and dispatches; everything else lives in cmd_*.c. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* ctrl.c - the ring's control area: bytes to struct and back, and the text of triggers. */
 #include "decode/ctrl.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* ctrl.h - the ring's control area (version 3, docs/FORMAT.md 2.7): triggers, record-time
  * filters and the classes of marks, as bytes (what a dump holds, what `cygtrace arm` writes
  * into a target) and as the text a user types ("freeze@boom+10", "start@main",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dec.c - ring decoding: the records in reservation order (the control block: hdr.c). */
 #include "decode/dec.h"
 

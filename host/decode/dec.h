@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dec.h - the decoder: dump bytes in, validated events out, in the order they were reserved.
  *
  * It never invents an event: a slot whose lap bit says it was reserved but not written, a slot

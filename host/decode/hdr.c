@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* hdr.c - a ring's control block: parsed, checked, located. */
 #include "decode/hdr.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* hdr.h - what a ring is (struct dec_ring, dec.h): its control block parsed and checked, and
  * found in a RAM image; its control area taken. One validator holds the format's limits, for
  * a ring's control block and for a stream's description (sdec.c) alike: a description is the

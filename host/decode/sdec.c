@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sdec.c - stream decoding: description frames, events frames, sequence continuity.
  *
  * An events frame is parsed whole against a copy of the decoder's state (expected sequence

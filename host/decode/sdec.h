@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sdec.h - the stream decoder: checked frame payloads in, events out (struct ev of dec.h).
  *
  * It shows nothing until a description frame has said what the stream is; then every events

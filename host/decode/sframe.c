@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sframe.c - the deframer: 0x00 delimiters, COBS, CRC-32; one frame of memory. */
 #include "decode/sframe.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sframe.h - the stream deframer: link bytes in, checked frame payloads out.
  *
  * Splits the byte stream at 0x00 delimiters, decodes COBS and checks the CRC-32 (cyg_stream.h).

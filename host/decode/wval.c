@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* wval.c - a wrapped call's values from its VALUE records, and their C text. */
 #include "decode/wval.h"
 

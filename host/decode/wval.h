@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* wval.h - the arguments and return value of one wrapped call, put back together from its
  * VALUE records (docs/FORMAT.md 7.1), and written as C: "a=2, b=3", "\"two\"", "VEND_FAST". */
 #ifndef WVAL_H

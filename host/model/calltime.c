@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* calltime.c - one context's stack of levels and the time of its calls (calltime.h). */
 #include "model/calltime.h"
 

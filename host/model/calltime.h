@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* calltime.h - how long each call of one context took, as fnstat, graph and the exports count
  * it (see fnstat.h): a tree sink (calltime_sink) with a stack of levels that knows when each
  * open call was entered, the last event seen inside it and its children's time, and tells its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* ctxtab.c - per-context entries of the tree sinks (ctxtab.h). */
 #include "model/ctxtab.h"
 

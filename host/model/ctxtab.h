@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* ctxtab.h - the per-context entries a tree sink keeps (one for each thread or context id of a
  * trace): found by id through a hash index (a crafted trace may hold hundreds of thousands of
  * ids), the last one found first (events come in runs of one context), and added zeroed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* filter.c - the selection (only, hide, depth) on the tree's depths, then the hold that leaves
  * out short calls, then the sink. */
 #include "model/filter.h"

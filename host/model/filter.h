@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* filter.h - what tree, report and export leave out: a layer between the tree builder and a
  * sink (a struct tree_sink that filters and forwards), plus a test on events for the time
  * range, applied before the tree builder so that every output (and the scan that finds each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fnstat.c - per-function statistics: a row per function found through an address hash, and
  * per context the levels of its stack and the time counted per function (for recursion). */
 #include "model/fnstat.h"

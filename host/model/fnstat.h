@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fnstat.h - per-function statistics of call trees: calls, inclusive and self time, the
  * longest call. It sits behind the tree builder (a struct tree_sink per context), so it sees
  * well-nested calls, whatever the trace's repairs were. It backs the live view's table and

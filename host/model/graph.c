@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* graph.c - the aggregated call graph: nodes (one per distinct call path from the function
  * down) found through a hash on (parent, address), a caller table, and per context the levels
  * of its stack, each knowing the node its call counts into. */

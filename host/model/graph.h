@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* graph.h - the aggregated call graph of a function: its callers, and the tree of everything
  * it called with each distinct call path merged into one node (calls, total and self time per
  * node), as `uftrace graph` shows it. It sits behind the tree builder (a struct tree_sink per

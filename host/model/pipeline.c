@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* pipeline.c - contexts' chains and the passes that feed them.
  *
  * Passes over the trace, all in bounded memory: one that learns the contexts (and how deep

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* pipeline.h - the one way events become call trees. Per context a chain: the tree builder,
  * behind the filters when any is set, into the sink its caller gives (a renderer, the
  * statistics, an export, the live view's lines). Over a trace: the scan that learns the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* taskstat.c - per-context scheduling accounting over one pass in ring order (taskstat.h). */
 #include "model/taskstat.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* taskstat.h - who ran when in a 32-bit RTOS trace: per context (task, interrupt) its running
  * time, its blocked time, how often it was switched in and blocked, and who woke it most,
  * from one pass over every event in ring order (docs/FORMAT.md 7.5).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tee.c - a tree sink that feeds several (tee.h). */
 #include "model/tee.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tee.h - one tree sink that feeds several, each event to each in the order they were added:
  * a context's tree into its own table and the all-contexts one (report), into a graph of its
  * own and the all-contexts one per function asked for (graph). */

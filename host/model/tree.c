@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tree.c - one context's call stack, repaired as the events come. */
 #include "model/tree.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tree.h - the call tree builder: one context's events in, a consistent nesting out.
  *
  * It owns the repairs: a trace that starts deep in the stack (the writer lapped the oldest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* vlines.c - the live view's model: lines of the call trees, fed by tree sinks, and the
  * function table behind them.
  *

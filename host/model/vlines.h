@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* vlines.h - the live view's model: every context's calls as lines, as they happen, and the
  * per-function table behind them. No curses: view.c draws it, the tests drive it directly.
  *

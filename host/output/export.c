@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* export.c - chrome, folded and callgrind writers over the time of each call per context
  * (calltime.h: as fnstat counts it). */
 #include "output/export.h"

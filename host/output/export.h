@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* export.h - the trace in other tools' formats, written from the call trees (a struct
  * tree_sink per context, behind the filters):
  *   chrome     Chrome trace event JSON (Perfetto UI, chrome://tracing): B/E events per thread

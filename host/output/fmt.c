@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fmt.c - the text of names, durations and records for every output (fmt.h). */
 #include "output/fmt.h"
 

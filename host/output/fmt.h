@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fmt.h - the text of what a trace holds, as every output writes it: a function's name for an
  * address, a duration, a fault, a trigger, a mark, a scheduler record, a blocked interval, the
  * control area's notes, and the live view's counts and rates. The renderer, the exports, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* graphout.c - the text of a call graph (graphout.h): the graph is walked through graph.h's
  * nodes, each node's children sorted as they are shown. */
 #include "output/graphout.h"

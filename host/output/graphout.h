@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* graphout.h - the text of a call graph (model/graph.h) as `cygtrace graph` and the live view's
  * graph pane show it: its callers, and the tree of its callees like uftrace's. */
 #ifndef GRAPHOUT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* outfile.c - outputs written beside their place and renamed into it. */
 #include "output/outfile.h"
 

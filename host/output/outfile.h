@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* outfile.h - the files the host tool writes (export -o, pull -o), written so that nothing is
  * ever destroyed: an output that is one of the command's inputs is refused before anything is
  * opened, and a regular file is written into a temporary file beside it and renamed over it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* render.c - the text styles of the call tree. */
 #include "output/render.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* render.h - call tree renderers: the tree builder's calls in, text out.
  *
  * Three styles: "tree" (indented, with durations when the trace has timestamps), "etrace"

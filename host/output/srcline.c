@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* srcline.c - the DWARF's signatures and source lines for the tree, cached (srcline.h). */
 #include "output/srcline.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* srcline.h - what --srcline and --signatures add to the tree's lines: a function's call as
  * its signature says it, "decide(int i)", its source location " [demo.c:42]", and a call
  * site's " <- demo.c:60". Each is looked up in the DWARF once per function or call site, then

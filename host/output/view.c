@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* view.c - the ncurses live view: the screen and the keys, drawn from the model in vlines.c
  * (the lines of the call trees, the function table) that the events feed.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* view.h - the live view: a running target's calls on a terminal (ncurses), as they happen.
  *
  * The caller (cmd_live.c) owns the loop: it reads the link or the followed ring, passes every

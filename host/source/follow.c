@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* follow.c - follows a running Linux program's ring through a read-only shared mapping of its
  * file, while the program writes it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* follow.h - follows the ring of a Linux program while it runs (the file its runtime maps,
  * CYGTRACE_OUT): each poll decodes the records written since the last one, as the firmware's
  * drain would, from the shared mapping. etrace's two-terminal use, without a FIFO in the way.

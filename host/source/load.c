@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* load.c - the ELF and the dump, opened and checked against each other. */
 #include "source/load.h"
 

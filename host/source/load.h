@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* load.h - opens what every decoding command needs: the ELF and the trace's source (source.h),
  * and checks that they belong together (machine, word size, GNU build-id); then the names
  * (DUMP.maps, the trace's NAME records). */

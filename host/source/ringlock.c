@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* ringlock.c - asks the lock that a ring's writer holds (see ringlock.h). */
 #include "source/ringlock.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* ringlock.h - whether a running traced process still writes a ring file. The Linux runtime
  * holds flock(LOCK_EX) on its ring for as long as it has it mapped (the lock goes with the
  * process: at its exit, also by kill -9, or when it unmaps the ring); a shared lock that cannot

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* rsp.c - the GDB remote serial protocol client: the session (requests, waits, stop replies,
  * cleanup) over a link (wire.h), in packets that rspcodec.h frames and decodes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* rsp.h - a client of the GDB remote serial protocol: the one interface that OpenOCD, pyOCD,
  * J-Link GDB Server, Black Magic Probe, st-util, QEMU and gdbserver all serve. Enough of it to
  * read a target's memory and leave the target as it was found, and to write a request into it

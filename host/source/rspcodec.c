@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* rspcodec.c - the GDB remote protocol's packets, without a connection: framing, escaping,
  * run-length decoding, hex, error replies, qSupported and the auxiliary vector.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* rspcodec.h - the GDB remote protocol's packets as bytes: framing and checksums, escapes and
  * run-length encoding, hex, error replies, qSupported, the auxiliary vector. Pure functions,
  * tested against vectors (tests/check_rsp.c) and fuzzed; the session that sends and waits is

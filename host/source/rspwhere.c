@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* rspwhere.c - the address of a GDB server as --gdb= gives it.
  *
  * The syntax is checked here, when the options are read, so that a typo is an error at once and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* rspwhere.h - where a GDB server is, as "--gdb=" gives it: HOST:PORT ("tcp:" in front is
  * fine, [ADDR]:PORT for IPv6, :PORT for this machine), or a serial device path[:BAUD]. */
 #ifndef RSPWHERE_H

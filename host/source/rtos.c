@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* rtos.c - task and object names from a FreeRTOS target's memory (rtos.h). */
 #include <stdio.h>
 #include <string.h>

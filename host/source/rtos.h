@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* rtos.h - the names an RTOS kernel keeps in a target's memory, read through a debugger: for
  * a pulled trace whose ring wrapped past the records that named its tasks at creation.
  *

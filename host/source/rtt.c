@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* rtt.c - the RTT reader: the control block found and checked, the channel read, and the
  * poller that reads it through a GDB server while the target runs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* rtt.h - the reader of an RTT up channel (common/cyg_rtt.h, docs/FORMAT.md section 13): finds
  * a control block in target memory (at a symbol's address, else by scanning the RAM sections
  * for its ID), checks it, picks the channel named "cygtrace", and reads the bytes that came

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* source.c - the interface, and its implementations: a ring decoded where it lies and a saved
  * stream read back, both over a src (a file read with pread, or a pull's memory image), pass
  * after pass; a live stream over a wire; a followed Linux ring. */

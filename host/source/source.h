@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* source.h - where the events come from, behind one interface: what the trace is (its ring's
  * description), its events one after the other, a new pass where the source can give one,
  * and what was skipped and decoded. One implementation per kind:

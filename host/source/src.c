@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* src.c - dump byte sources: files and memory behind one tiny interface. */
 #include "source/src.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* src.h - a source of dump bytes: a file read with pread (bounded memory whatever its size) or
  * a buffer already in memory (a dump pulled from a target). Random access: the decoder reads a
  * wrapped ring from the middle. */

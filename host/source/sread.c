@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sread.c - stream bytes read as events: chunks (of a file, or as a link gives them) ->
  * deframer -> stream decoder -> events.
  *

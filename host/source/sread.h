@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sread.h - stream bytes read as events, in bounded memory: the deframer and the stream
  * decoder over a saved stream (the bytes "cygtrace live --save" kept: pass after pass) or
  * over what a live link gives. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* wire.c - byte links: a serial port, a TCP socket, a file, named pipe or character device,
  * an RTT channel read by a poller (its socket).
  *

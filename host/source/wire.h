@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* wire.h - byte links a live stream comes over: a serial port (termios: raw, 8N1, the baud
  * given), a TCP socket (ser2net, QEMU -serial tcp:), a file, named pipe or character device,
  * and an RTT channel that a poller reads through a GDB server (rtt.h). One tiny interface, one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* bfdq.c - libbfd, quietly. */
 #include "symbols/bfdq.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* bfdq.h - libbfd, quietly: what every reader of ELF files through bfd (sym.c, wrapin.c) needs
  * first. A library must not print; bfd would, on stderr. */
 #ifndef BFDQ_H

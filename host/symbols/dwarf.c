@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dwarf.c - source lines and signatures from DWARF with libdwarf.
  *
  * An address is mapped to its compilation unit through a sorted table of address ranges

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dwarf.h - source lines and function signatures from an ELF file's DWARF (libdwarf), for the
  * ELF files the symbolizer reads (ARM, RISC-V, x86-64; DWARF 4 and 5).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dwdecl.c - C declarators built inside out: a pointer to a function returning int is
  * "int (*)(int)", each type of the chain wrapping the declarator of the one before. */
 #include "symbols/dwdecl.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dwdecl.h - C declarations printed from DWARF types: "const char *", "int (*)(int)", "enum
  * mode", and a function's signature "decide(int i)". For the source lines' signatures
  * (dwarf.c) and the types the wrappers' table shows (cygtrace wrap, wrapdw.c). */

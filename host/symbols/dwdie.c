@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dwdie.c - DIE attributes, names and children, read quietly. */
 #include "symbols/dwdie.h"
 

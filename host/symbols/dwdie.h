@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dwdie.h - libdwarf's DIEs, read quietly: the attributes, names and children that every
  * reader of DWARF in the host asks for (dwarf.c's lines and functions, dwdecl.c's declarators,
  * cygtrace wrap's signatures in wrapdw.c), in libdwarf's own types. Each returns "absent"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* elfhdr.c - the ELF header, and fields in the file's byte order. */
 #include "symbols/elfhdr.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* elfhdr.h - what every hand reader of ELF files in the host needs first: the ELF header,
  * read and checked once (the symbolizer's symbol sizes, elfsize.c; the relocated objects of
  * cygtrace wrap, elfrel.c), the section headers, and any field in the file's byte order and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* elfrel.c - a relocatable object's DWARF, relocated in memory and served to libdwarf.
  *
  * Every read of the file is bounds-checked: it may come from a library the user did not

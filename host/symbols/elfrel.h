@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* elfrel.h - the DWARF of a relocatable ELF object (a .o file, or an archive's member) held in
  * memory, for libdwarf.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* elfsize.c - st_size of every sized symbol, sorted by (value, hash of the name). */
 #include "symbols/elfsize.h"
 

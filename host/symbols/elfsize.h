@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* elfsize.h - symbol sizes (st_size) read from an ELF file's own .symtab and .dynsym.
  *
  * Why by hand: libbfd keeps them only in elf_symbol_type, whose header (elf-bfd.h) is not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* modmap.c - a process's map of loaded objects: parsed once, each object's ELF opened on the
  * first address that falls in it, so a trace that never enters a library never reads it. */
 #include "symbols/modmap.h"

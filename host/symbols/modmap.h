@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* modmap.h - the map of a Linux process's loaded objects (RING.maps, written by the runtime
  * beside the ring): names the functions of shared libraries and dlopen'ed plugins, and says
  * which process wrote the ring and which other processes of the run wrote their own.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* names.c - the names of contexts and kernel objects: two tables indexed by key (util/oaindex.h,
  * bounded by NAMES_CAP keys each), and the NAME words of each writing context being put back
  * together. */

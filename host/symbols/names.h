@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* names.h - what the contexts and the kernel objects of a trace are called: a task's name for
  * its context id, a queue's for its handle. Filled from the trace's NAME records (the scan pass
  * reads them all before any tree is printed), from a pulled target's memory (the FreeRTOS

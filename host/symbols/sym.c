@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sym.c - the symbolizer: an ELF file's function symbols as a table sorted by address.
  *
  * libbfd reads the symbols, the sections and the build-id note, so any ELF works whatever the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sym.h - the symbolizer: an ELF file's function symbols as a sorted table (libbfd), for any
  * architecture the runtime supports (x86-64, ARM, RISC-V), whatever the host is. */
 #ifndef SYM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* vectab.c - the Cortex-M vector table, read through libbfd. Entry 0 is the initial stack
  * pointer and entry 1 the reset handler: neither is an interrupt of a running program. */
 #include "symbols/vectab.h"

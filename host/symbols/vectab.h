@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* vectab.h - a Cortex-M ELF's vector table: which exception each handler serves, so that a
  * context an interrupt runs in is named by its handler (render.c, through sym_exception). */
 #ifndef VECTAB_H

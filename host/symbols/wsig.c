@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* wsig.c - the wrappers' signature table (.cygtrace_wrap), parsed. */
 #include "symbols/wsig.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* wsig.h - the signatures of wrapped functions (cygtrace wrap), as the wrappers' table in the
  * ELF's .cygtrace_wrap section gives them: parameter names, types and enumerators, so that a
  * wrapped call shows as "vend_set_mode(m=VEND_FAST) = VEND_SLOW". docs/FORMAT.md 7.2 has the

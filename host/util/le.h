@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* le.h - little-endian fields of the format (every supported target is little-endian), read
  * and written byte by byte, whatever the host's own order. The one reader of the host: the
  * decoder's hot path reads its words through it, so the whole words of a little-endian host

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* mono.h - the monotonic clock, for timeouts, rates and how long a message stays: never the
  * wall clock, which may jump. */
 #ifndef MONO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* numfmt.h - decimal digits without printf, for the decoders' hot paths (the tree's durations,
  * the exports' timestamps): two digits per division, from a table. */
 #ifndef NUMFMT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* oaindex.h - an open-addressing index: finds an element of the caller's array by its key.
  *
  * The index holds positions in that array (pos + 1; 0 is an empty slot) in a table whose size

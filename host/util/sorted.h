@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sorted.h - the search every address table does: in an array sorted by a 64-bit key (a start
  * address), the last element at or below a key. */
 #ifndef SORTED_H

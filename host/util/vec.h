@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* vec.h - arrays that grow by doubling: the one way every module makes room for one more, or
  * for a level of a stack reached at any depth. */
 #ifndef VEC_H

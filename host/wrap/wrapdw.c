@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* wrapdw.c - function signatures from DWARF for cygtrace wrap.
  *
  * A type is followed through its typedefs and qualifiers to what decides how it is passed: a

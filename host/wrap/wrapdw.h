@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* wrapdw.h - the signatures of a library's functions from its DWARF (libdwarf), for cygtrace
  * wrap: each external function's defining DW_TAG_subprogram, its parameters' names and types
  * and its return type, typedefs resolved to the C types they are on the DWARF's target (a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* wrapgen.c - the wrapped functions' set, and the C, flags and table `cygtrace wrap` writes.
  *
  * A set is an arena (every string and array its functions point at, freed at once: readers

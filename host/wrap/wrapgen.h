@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* wrapgen.h - what `cygtrace wrap` knows of a function it wraps, and what it writes: the
  * wrappers in C (each call to f reaches __wrap_f through GNU ld's --wrap=f, records the call,
  * its arguments and its return value, and calls __real_f), the linker flags, and the signature

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* wrapin.c - what an input of cygtrace wrap defines, and its DWARF. */
 #include "wrap/wrapin.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* wrapin.h - the inputs of cygtrace wrap: the functions a static library (an ar archive of ELF
  * objects), an ELF relocatable object or a shared library defines, and their signatures from
  * its DWARF. libbfd reads archives and symbols (any ELF, whatever the host); each object's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* wrapproto.c - C prototypes, a line at a time: a tokenizer and a small recursive descent
  * over the part of C's declarations that a function's signature uses.
  *

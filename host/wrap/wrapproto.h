@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* wrapproto.h - the signatures of a --signatures file: C prototypes, one a line,
  *
  *   int open(const char *path, int flags, unsigned int mode);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace.c - the portable core: the hooks' fast path, the ring and the control API. The
  * hooks' slow path and the control area's triggers and filters are cygtrace_ctrl.c's, the
  * program's own records (marks, contexts, names) cygtrace_mark.c's; what they share with this

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace.h - the runtime's public API. Include it to control recording from your program; the
  * hooks themselves need nothing: build with -finstrument-functions and link the runtime. */
 #ifndef CYGTRACE_H

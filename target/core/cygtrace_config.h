@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_config.h - compile-time settings of the runtime. Override any of them with -D or in
  * a cygtrace_user_config.h found on the include path (define CYGTRACE_USER_CONFIG to use it). */
 #ifndef CYGTRACE_CONFIG_H

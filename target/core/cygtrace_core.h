@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_core.h - what the core's files share among themselves, not with the ports:
  * cygtrace.c (the hooks' fast path, the ring, the control API), cygtrace_ctrl.c (the hooks'
  * slow path and the control area) and cygtrace_mark.c (the records a program writes itself).

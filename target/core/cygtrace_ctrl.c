@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_ctrl.c - the hooks' slow path and the control area of a ring (docs/FORMAT.md 2.7).
  * The slow path takes the events that the ring does not take the fast way: not running (full,
  * or not set up yet: the port's lazy set-up), or running with the control area armed. The

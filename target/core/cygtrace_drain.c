@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_drain.c - the stream drain: the ring's records out as the frames of cyg_stream.h, to
  * a byte sink of the user's (a UART, a socket, a file).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_internal.h - what the core and its ports share; not for users.
  *
  * A port provides "cygtrace_port.h" (found on the include path) with:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_layout.h - what a ring this runtime lays out says of itself: its format version and
  * the fields of its control block that its layout fixes. Not for users: the core's set-up
  * (cyg_core_fresh) and the bare-metal ports' (cygtrace_static.c, which builds a block to

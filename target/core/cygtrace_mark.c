@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_mark.c - the records a program writes of its own, beside its calls: marks (which
  * the control area filters by class), contexts and the switches between them, an RTOS's
  * scheduler events, and the names of contexts and objects (docs/FORMAT.md 7). Each is a special

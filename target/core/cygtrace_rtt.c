@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_rtt.c - the drain's sink as an RTT up channel (cygtrace_rtt.h, common/cyg_rtt.h).
  *
  * One writer (the drain: one caller, never two at once), one reader (the probe). The writer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_rtt.h - the stream over the debug probe: an RTT up channel (SEGGER's Real Time
  * Transfer: a ring in target RAM that J-Link, OpenOCD, pyOCD, probe-rs, Black Magic Probe and
  * `cygtrace live --gdb` read while the core runs, or halt, read and resume) as the drain's sink:

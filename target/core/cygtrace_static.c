@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_static.c - a ring in a static buffer that survives warm resets: the boot-time set-up
  * of the bare-metal ports (Cortex-M, RISC-V), one source for both. cygtrace_cm.h states the
  * policy; the port names the functions (CYG_STATIC_API) and supplies the clock's start

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_static.h - what the bare-metal ports (target/cortex-m, target/riscv) share: the
  * single-core part of the port contract (cygtrace_internal.h), and the contract of
  * cygtrace_static.c, the ring in a static buffer that survives warm resets (the policy is

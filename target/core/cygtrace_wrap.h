@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_wrap.h - what the wrappers that `cygtrace wrap` writes include: one macro a value,
  * whatever the target's word size, so that one generated file builds for Linux and for every
  * Cortex-M core. fn is the wrapper's own address; idx the argument (0..14) or CYGTRACE_RET.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_cm.c - the Cortex-M runtime around the portable core: the fault handler and where
  * the hooks go on. The hooks themselves (cygtrace_cm_hooks.h), the static ring and its set-up
  * at boot are compiled in target/core/cygtrace_static.c, the clock's start is

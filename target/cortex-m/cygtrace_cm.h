@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_cm.h - the Cortex-M runtime: the ring in a static buffer that survives warm resets,
  * set up at boot, and a fault handler that freezes it. Include it (it includes cygtrace.h) in
  * your startup code; link target/core/cygtrace.c, target/core/cygtrace_static.c,

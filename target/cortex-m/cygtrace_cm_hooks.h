@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_cm_hooks.h - the Cortex-M hooks in assembly. Not a header for users:
  * target/core/cygtrace_static.c includes it (CYG_PORT_STATIC_HOOKS) once it has defined the
  * static ring, so that the ring's capacity is in the hooks' instructions (a shift and a field

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_port.h (cortex-m) - the port contract of cygtrace_internal.h for Cortex-M cores:
  * ARMv6-M (M0, M0+), ARMv7-M (M3, M4, M7) and ARMv8-M (M23, M33), one source for all.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_envctrl.c - the Linux runtime's triggers and record-time filters from its
  * environment: CYGTRACE_TRIGGER, CYGTRACE_EXCLUDE, CYGTRACE_HIDE, CYGTRACE_DEPTH and
  * CYGTRACE_EVENTS, in the syntax of `cygtrace record`'s options (host/decode/ctrl.c checks the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_file.c - the trace's files and messages, as a library inside someone else's program
  * must handle them.
  *

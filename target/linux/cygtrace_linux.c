@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_linux.c - the Linux port: the ring is a shared mapping of a file, so that it
  * outlives the process (a crash, abort(), kill -9) and a host can decode it afterwards.
  *

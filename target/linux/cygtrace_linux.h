@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_linux.h - what the Linux port's files share; not for users.
  *
  * The port lives inside other people's processes. Everything below that may run at a hook's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_maps.c - RING.maps: where each loaded object sits (the program, its shared
  * libraries, what dlopen brings in later), so that the host names a library's functions
  * (docs/FORMAT.md section 12); and whether any loaded object calls the hooks at all.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_port.h (linux) - the port contract of cygtrace_internal.h for Linux processes:
  * threads share one ring through an atomic counter, each thread tags its records with a small
  * index, and the clock is the CPU's counter where it has a cheap one. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_syms.c - functions by name, for the triggers and filters of the environment
  * (CYGTRACE_TRIGGER=freeze@boom+10): the run-time address of a function of the program or of
  * one of its loaded libraries.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_port.h (riscv) - the port contract of cygtrace_internal.h for 32-bit RISC-V
  * microcontrollers running in machine mode on one hart: RV32 with the A extension (rv32imac,
  * rv32imafc, ...), bare metal.

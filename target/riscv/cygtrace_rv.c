@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_rv.c - the RISC-V runtime around the portable core: the trap support that records a
  * fault. The static ring and its set-up at boot, with warm-reset survival (the policy of the
  * Cortex-M port, cygtrace_rv.h), are target/core/cygtrace_static.c's. Built with

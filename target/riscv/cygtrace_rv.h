@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_rv.h - the RISC-V (RV32, machine mode) runtime: the ring in a static buffer that
  * survives warm resets, set up at boot, and trap support that records a fault and freezes the
  * ring. Include it (it includes cygtrace.h) in your startup code; link target/core/cygtrace.c,

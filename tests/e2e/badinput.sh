@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # badinput.sh - what cygtrace does with inputs that are wrong: one line "cygtrace: INPUT: what is
 # wrong" and exit 1 (2 for usage), never a hang or a crash; and for damage it can live with
 # (a short dump, a slot that was never written) the tree of what is there plus a note.

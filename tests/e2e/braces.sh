@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # braces.sh - the braces style (Poor Man's Trace) of a crumble trace with call sites:
 # "{ SITE->FUNCTION  caller:0xOFFSET->callee", one "{" and one "}" line per call.
 set -u

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # crash_linux.sh - kill -9 trials: the stress workload (tests/stress/stress_linux.c) with 1 or
 # 4 threads, a 4K, 64K or 1M ring, overwrite or stop mode, with or without its timer signals,
 # killed with SIGKILL after a random delay, mostly in the middle of a hook; then the ring file

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # crumble.sh - the crumble example end to end: recorded by the linked runtime and by
 # `cygtrace record` (preload into a program built without it), decoded in every style.
 set -u

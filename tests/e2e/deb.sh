@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # deb.sh - the Debian package as a user gets it: "make deb" (about 20 s) into $BUILD/deb/, its
 # control fields and file list, lintian (skipped when absent), then its files unpacked with
 # dpkg -x into a temp root (never installed system-wide) and used from there only: a program

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # export.sh - report and the three exports on real traces, each read back by its real consumer:
 # the Chrome JSON by jq (begin/end balanced and nested per thread), the callgrind file by
 # callgrind_annotate (inclusive costs equal report's totals), the folded stacks summed per

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # freertos.sh - the FreeRTOS example (examples/freertos) on QEMU's board models, traced through
 # the glue (target/rtos/freertos) and read through the real gdbstub, on each board:
 #   crash  freertos.elf runs 40 rounds of producer -> queue "jobs" -> consumer, the producer

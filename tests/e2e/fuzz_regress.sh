@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # fuzz_regress.sh - every input a fuzz target ever crashed or hung on (tests/fuzz/regress/
 # TARGET/, one test each) and the seed corpus, replayed through the same fuzz targets built
 # with the normal compiler (fuzz_replay_TARGET, tests/fuzz/replay.c). A crash, a hang (20 s)

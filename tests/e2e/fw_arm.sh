@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # fw_arm.sh - "cygtrace arm" against QEMU's gdbstub, the GDB server of a real Cortex-M board model
 # running the example firmware ($BUILD/firmware/BOARD/{demo,stream_live}.elf), on each board:
 #   reset   armed while QEMU holds the core at reset (-S): the breakpoint on cyg_ctrl_ready, the

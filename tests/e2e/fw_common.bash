@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # fw_common.bash - what the firmware stress scripts share (fw_stress.sh, fw_overwrite.sh,
 # fw_fault_in_hook.sh); sourced after lib.sh, never run (run.sh runs *.sh only).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # fw_fault_in_hook.sh - a crash in the middle of a hook, on every core (fault_hook.elf): once
 # the overwriting ring has lapped a few times, the first timer interrupt that lands inside
 # __cyg_profile_func_enter, __cyg_profile_func_exit or the clock they call makes the interrupted

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # fw_integration.sh - a user's firmware built the two documented ways, outside the cygtrace
 # tree: the project in tests/e2e/integration/ (app.c, fast.c, the board support of
 # examples/firmware by path, for mps2-an385) copied to a temp dir and built with make and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # fw_overwrite.sh - interrupt safety in overwrite mode on every core (stress_ow.elf: stress.c
 # built with STRESS_OVERWRITE): a fast timer interrupt records its own calls in the middle of
 # the main loop's records, with periods that vary so that it lands all over the hooks, while a

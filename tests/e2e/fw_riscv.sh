@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # fw_riscv.sh - the RISC-V port (target/riscv) on QEMU's 32-bit RISC-V boards, sifive_e (the
 # FE310) and virt, running examples/riscv: "cygtrace pull" through QEMU's gdbstub of
 #   - crash.elf: the tree ends with the load access fault, named from mcause, and the call

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # fw_seq.awk - reads a ring pulled from stress_ow.elf or fault_hook.elf straight from its bytes,
 # independently of cygtrace's decoder, and checks every record it holds against the sequence
 # that the firmware's code makes (examples/firmware/stress_work.h): the k-th event of the main

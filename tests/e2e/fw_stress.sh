@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # fw_stress.sh - interrupt safety on every core (build/firmware/BOARD/stress.elf, stress.c): a
 # fast timer interrupt records while the main loop records, under QEMU with -icount shift=0 (one
 # instruction per ns: the timer's period is in instructions, and every run is the same). The

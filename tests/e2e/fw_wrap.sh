@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # fw_wrap.sh - wrapped calls on firmware (cygtrace wrap, issue 14): build/firmware/BOARD/
 # wrapped.elf calls a precompiled driver library (examples/firmware/driver, no
 # -finstrument-functions) through the wrappers that `cygtrace wrap` generated from the

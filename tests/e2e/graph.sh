@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # graph.sh - `cygtrace graph` on the crumble example (Linux): the call graphs whose call counts
 # its source (examples/crumble/crumble.c) gives, compared line by line except for the times
 # and the order of siblings (by total time: the run decides it); totals against report's; the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # hardcases.sh - every scenario of examples/hardcases, recorded for real and decoded, with
 # assertions on the tree's text: recursion, function pointers, longjmp, inlined calls with call
 # sites, threads, crashes (SIGSEGV, abort, SIGKILL), exit() from deep inside, a ring that wraps

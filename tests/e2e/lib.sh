@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # lib.sh - what the end-to-end scripts share; sourced, never run.
 #
 # Gives a script: ROOT (the source tree), BUILD (env CYGTRACE_BUILD, default build), CT (the

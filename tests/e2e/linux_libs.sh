@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # linux_libs.sh - examples/libs recorded with cygtrace record: functions of a shared library
 # and of a dlopen'ed plugin named with their library in a PIE program's tree; a forked child
 # and exec'ed programs each with a ring of their own, listed by record and by info; a crash

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # linux_safety.sh - the Linux runtime never harms the program it traces. Each test is an attack
 # that hurt a traced program before (tests/harm.c is the victim): a second run in the same
 # directory, a full disk, a daemon that closes every descriptor, a first traced call in a signal

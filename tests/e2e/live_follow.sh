@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # live_follow.sh - "cygtrace live --follow --from-start" started before the program it follows:
 # every event the program made is either shown or counted lost, whether its ring lapped before
 # the first poll (overwrite mode) or filled up and dropped the rest (stop mode); and the names

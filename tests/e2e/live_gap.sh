@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # live_gap.sh - a live stream with a gap in the middle (a link that lost some frames): the tree
 # keeps the calls open across the gap. The stream example firmware (stream.elf: main runs 100
 # rounds of stream_round and never returns) streams its calls into a file through QEMU's UART;

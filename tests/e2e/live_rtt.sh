@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # live_rtt.sh - "cygtrace live --gdb": the rtt example firmware (build/firmware/BOARD/rtt.elf)
 # streams its calls into the RTT channel "cygtrace" in RAM, and live reads it through QEMU's
 # gdbstub, halting the target for each read. On every QEMU board: the channel found (by the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # live_stream.sh - "cygtrace live" on real links: the stream example firmware
 # (build/firmware/BOARD/stream.elf) streaming its calls over the UART of QEMU's board models,
 # read over TCP (QEMU -serial tcp:) and over a pseudo-terminal (-serial pty); the saved stream

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # live_view.sh - the ncurses live view, driven for real in tmux: "cygtrace live --follow" on the
 # ring of the ticker example while it runs. The tree and the table show its functions, the keys
 # react (pause, Tab, the graph pane, help, search, fold, filter, sort), a resize redraws cleanly (a tiny window

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # man.sh - the man pages (docs/man/, make man) and the bash completion (tools/cygtrace.bash)
 # against the program: a page for every command `cygtrace --help` lists, every option of each
 # command's --help in its page, every page rendering without a warning, cygtrace-runtime(3)

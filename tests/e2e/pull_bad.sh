@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # pull_bad.sh - "cygtrace pull" against servers that go wrong: one that answers E01, hangs up in
 # the middle of the records, garbles every checksum, goes silent, holds no control block; an ELF
 # from another build; hosts and ports where nobody answers; bad --gdb syntax. Each gets one line

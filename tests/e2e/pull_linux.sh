@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # pull_linux.sh - "cygtrace pull" against a real GDB server: gdbserver attached to a running
 # Linux example (hardcases wait: a few calls, then asleep inside wait_here). What pull reads
 # out of the process's memory must be what its trace file holds: the same tree, the same bytes

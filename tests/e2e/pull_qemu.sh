@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # pull_qemu.sh - "cygtrace pull" against QEMU's gdbstub, the GDB server of a real Cortex-M board
 # model running the example firmware (build/firmware/BOARD/{demo,crash,reset}.elf): the demo's
 # call tree, a HardFault's tree that ends with the fault and the call stack, and a trace that

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # record_linux.sh - what "cygtrace record" gives back and what it leaves alone: the program's
 # exit status whatever was recorded (an exit code, 128 + the signal that killed it, 127 when it
 # cannot run), a SIGTERM for record handed on to the program; the ELF named in each ring's hint

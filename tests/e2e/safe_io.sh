@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # safe_io.sh - inputs and outputs that could make the host tool destroy, hang or lie (issue 13):
 # an output that is one of the command's inputs (directly, through a symbolic or a hard link,
 # or as the standard output); outputs cut short by an error or by Ctrl-C, which must leave the

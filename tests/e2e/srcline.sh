@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # srcline.sh - --srcline and --signatures on the real examples: crumble, hardcases with call
 # sites (CYGTRACE_CALLSITES=1), and the Cortex-M stream firmware run in QEMU with its UART
 # saved to a file. Every "[FILE:LINE]" must be a line of FILE that declares the function, every

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # stress_linux.sh - the Linux runtime under load: 4 worker threads and their per-thread timer
 # signals (whose handler records too, often in the middle of a hook) write one small ring in
 # overwrite mode while a reader follows it (host/follow.c, the lock-free read of a running

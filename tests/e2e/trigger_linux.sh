@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # trigger_linux.sh - triggers and record-time filters of the Linux runtime, set through the
 # environment (CYGTRACE_TRIGGER, _EXCLUDE, _HIDE, _DEPTH, _EVENTS) and through cygtrace
 # record's options: freeze@FUNC+N (the ring ends exactly N events after FUNC's entry),

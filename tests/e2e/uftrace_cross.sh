@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # uftrace_cross.sh - the same -finstrument-functions programs traced by uftrace (record +
 # replay) and by cygtrace (record, the runtime preloaded, + tree): the same function names in
 # the same order and nesting, line for line. The programs are built here without our runtime,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # wrap_gen.sh - cygtrace wrap, the wrapper generator (issue 14), end to end. examples/wrap's
 # vendor library (vend.c: -g, not instrumented) built into libvend.a for x86-64 and for every
 # Cortex-M core; "cygtrace wrap" on each: the same functions wrapped, the same three skipped

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # wrap_linux.sh - a Linux program's calls into precompiled code, traced through the wrappers
 # `cygtrace wrap` wrote (examples/wrap: libvend.a from its DWARF, open/read/close/malloc/free
 # from libc.sig), as every output shows them: the tree with arguments and return values, line

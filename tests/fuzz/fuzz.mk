@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/fuzz/fuzz.mk - libFuzzer targets for the decoders and the GDB remote protocol client,
 # their seed corpus, and the plain-compiler replay of the regression inputs.
 #

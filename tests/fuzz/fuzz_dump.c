@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz_dump.c - libFuzzer target: a ring dump (or a RAM image holding one, or a saved stream)
  * decoded through the pipeline (pipeline.h) as "cygtrace tree", "report" and "export" drive
  * it, without an ELF: load_attach finds the control block, the scan learns the contexts (its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz_rsp.c - libFuzzer target: the GDB remote protocol client against a server that says
  * anything at all.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz_stream.c - libFuzzer target: a live stream as "cygtrace live" reads it. Link bytes go
  * to the deframer (sframe: 0x00 delimiters, COBS, CRC-32) in chunks of random size, each good
  * frame to the stream decoder (sdec), each event to a call tree per context rendered to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz_wsig.c - libFuzzer target: the wrappers' signature table (.cygtrace_wrap), which comes
  * from an ELF file the user may not trust, parsed and used as the renderers use it, with the
  * words of wrapped calls' values (VALUE records) put back together and written as C.

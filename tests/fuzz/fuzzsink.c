@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzzsink.c - chains and renderers over /dev/null for the fuzz targets. */
 #include "fuzzsink.h"
 

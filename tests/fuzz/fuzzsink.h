@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzzsink.h - what the fuzz targets do with the events they decode: the pipeline's chain
  * (pipeline.h) into a renderer writing to /dev/null, as "cygtrace tree" and "cygtrace live"
  * use them. The renderer's options come from one byte of the input, so the fuzzer reaches

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* replay.c - a fuzz target without libFuzzer: feeds files (or every file of a directory) to
  * its LLVMFuzzerTestOneInput, one call each, as the fuzzer would. Built with the normal
  * compiler by the normal build; tests/e2e/fuzz_regress.sh runs it over the regression inputs

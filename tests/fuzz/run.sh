@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # run.sh BUILD SECONDS PARALLEL TARGET... - runs each libFuzzer target of BUILD/fuzz for SECONDS
 # (or until FUZZ_RUNS executions when the environment sets it; PARALLEL at once, 2 at most),
 # growing BUILD/fuzz/corpus/TARGET from the seeds; prints one line per target (executions,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* seedgen.c - the fuzz targets' seed corpus, made at build time from the real producers:
  * rings recorded by the real Linux runtime (its hooks called directly on a small buffer) and
  * by tests/ringgen.c (32-bit firmware rings, which a Linux host cannot record), the stream the

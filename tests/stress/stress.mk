@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # tests/stress/stress.mk - the runtime under stress on Linux: 4 threads and their signal
 # handlers into one small ring while a reader follows it, and kill -9 trials.
 #

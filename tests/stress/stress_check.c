@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* stress_check.c - checks what stress_linux recorded, event by event, against the pattern it
  * must have followed (stress_pattern.h).
  *

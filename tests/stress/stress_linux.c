@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* stress_linux.c - the runtime under load: worker threads that each run a known call pattern
  * (stress_pattern.h) into one small ring, while per-thread timers interrupt them with a signal
  * whose handler records too, wherever the worker is, hooks included.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* stress_pattern.h - what the stress workload (stress_linux.c) must have done, as data: the
  * checker (stress_check.c) compares every decoded event with it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmsdk.c - the MPS2 boards (mps2-an385, -an386, -an505): the CMSDK APB UART and APB timer of
  * ARM's Cortex-M System Design Kit. Their addresses and the clock come from the build: the AN505
  * runs secure and reaches them through the secure aliases (0x5xxxxxxx). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* nrf51.c - the micro:bit (nRF51822, Cortex-M0): UART0 and TIMER0 of the nRF51. The M0 here has
  * no SysTick, so the trace's clock is TIMER0 at 16 MHz, read through a capture task. */
 #include "board.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drv.c - the made-up vendor driver of drv.h: the peripheral is a few words of RAM. Built as a
  * vendor builds it (firmware.mk: -g -Os, no -finstrument-functions, into libdrv.a), so that its
  * calls show in a trace only through the wrappers `cygtrace wrap` writes from its DWARF.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drv.h - the API of a made-up vendor driver, the kind that comes as a precompiled library
  * (libdrv.a) with a header: a peripheral whose registers, mode and name the firmware reads and
  * sets. firmware.mk builds it per board with -g -Os and without -finstrument-functions, as a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_freertos.c - what the trace macros of cygtrace_freertos.h call. Built without
  * -finstrument-functions (every function is also marked): it runs inside the scheduler and at
  * the edges of interrupts, where a call record would land in the wrong context.

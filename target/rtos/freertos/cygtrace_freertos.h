@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cygtrace_freertos.h - FreeRTOS glue: the kernel's trace macros record context switches,
  * interrupts, blocking and waking, and the names of tasks and registered queues into the ring
  * (docs/FORMAT.md 7.5), so that `cygtrace tree` and `pull` show a call tree per task and per

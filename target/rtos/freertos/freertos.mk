@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # target/rtos/freertos/freertos.mk - the FreeRTOS kernel built for tracing with cygtrace, for a
 # firmware's Makefile to include. In:
 #   FREERTOS_DIR   the FreeRTOS-Kernel source tree

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* app.c - the firmware of tests/e2e/fw_integration.sh, built outside the cygtrace tree the two
  * documented ways (Makefile: tools/cygtrace.mk; CMakeLists.txt: tools/cygtrace.cmake) with the
  * board support of examples/firmware. Its trace must show every call but those of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # arm-none-eabi.cmake - a CMake toolchain file for bare-metal Cortex-M with arm-none-eabi-gcc.
 set(CMAKE_SYSTEM_NAME Generic)
 set(CMAKE_SYSTEM_PROCESSOR arm)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* vendor.c - stands for a vendor's precompiled library in the integration firmware: built
  * plainly (no -finstrument-functions) into a library of its own, its calls traced through the
  * wrappers that cygtrace wrap writes from its DWARF (tools/cygtrace.mk: cygtrace_wrap;
