@@ -851,6 +851,76 @@ START_TEST(test_follow_stop_mode_lost)
 }
 END_TEST
 
+/* Writes record seq of g's ring (a call record of thread, time ts) into both g and the mapping,
+ * word b last: a writer that stores after the others. */
+static void store_late(struct ringgen *g, uint8_t *map, uint64_t seq, int exit, uint64_t fn,
+                       uint64_t ts, unsigned thread)
+{
+    uint64_t a, b, h = g->head;
+    size_t off = CYG_HDR_BYTES + (seq & (((uint64_t)1 << g->cap_log2) - 1)) * g->rec;
+
+    g->head = seq;
+    rg_event(g, exit, fn, ts, thread, 0);
+    g->head = h;
+    memcpy(&a, g->buf + off, 8);
+    memcpy(&b, g->buf + off + 8, 8);
+    memcpy(map + off, &a, 8);
+    __atomic_store_n((uint64_t *)(void *)(map + off + 8), b, __ATOMIC_RELEASE);
+}
+
+/* Each thread's events in its order, across chunks: thread 1 took the last slot of its chunk
+ * (seq 3) and a signal came before its store; the handler's records went to a chunk of their
+ * own (4..7), not yet written when the reader first looked, so that both chunks wait. The
+ * handler's records come in first: they must wait for seq 3, which the thread stores once the
+ * handler is done. (Seen as a thread's later-chunk record delivered before an earlier chunk's
+ * in stress_linux.sh's armed runs, where every event takes the slow path.) */
+START_TEST(test_follow_chunk_order_across_pending)
+{
+    static struct seen s;
+    const char *path = testdir_path("ring");
+    struct ringgen g;
+    struct follow *f;
+    uint8_t *map;
+    char err[256] = "";
+
+    memset(&s, 0, sizeof s);
+    rg_init(&g, 8, 6, CYG_F_OVERWRITE | CYG_F_LAPTAG); /* 64 records */
+    g.chunk_log2 = 2;                                  /* chunks of 4 */
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    write_file(path, g.buf, g.size);
+    map = map_rw(path, g.size);
+    f = follow_open(path, 1, err, sizeof err);
+    ck_assert_msg(f != NULL, "%s", err);
+    rg_event(&g, 0, 0x1000, 10, 1, 0); /* seq 0..2 */
+    rg_event(&g, 0, 0x1100, 11, 1, 0);
+    rg_event(&g, 1, 0x1100, 12, 1, 0);
+    rg_skip(&g); /* seq 3: taken, the signal came before its store */
+    rg_skip(&g); /* seq 4..7: the handler's chunk, claimed */
+    rg_skip(&g);
+    rg_skip(&g);
+    rg_skip(&g);
+    publish(map, &g, CYG_S_RUNNING);
+    ck_assert_int_eq(poll_all(f, &s), 3);
+
+    /* The handler records (seq 4, 5), and is still at it: nothing of thread 1 yet. */
+    store_late(&g, map, 4, 0, 0x9000, 13, 1);
+    store_late(&g, map, 5, 1, 0x9000, 14, 1);
+    ck_assert_int_eq(poll_all(f, &s), 0);
+    ck_assert_int_eq(poll_all(f, &s), 0);
+
+    /* The thread stores seq 3: then all of it, in its order. */
+    store_late(&g, map, 3, 1, 0x1000, 15, 1);
+    ck_assert_int_eq(poll_all(f, &s), 3);
+    for (size_t i = 0; i < s.n; i++)
+        ck_assert_uint_eq(s.ev[i].seq, i);
+    ck_assert_uint_eq(s.lost, 0);
+    follow_close(f);
+    munmap(map, g.size);
+    rg_free(&g);
+    unlink(path);
+}
+END_TEST
+
 /* A 32-bit target's counter wraps at 2^32: the follow goes on, it is no new run. */
 START_TEST(test_follow_counter_wraps)
 {
@@ -1098,6 +1168,7 @@ Suite *follow_suite(void)
     tcase_add_test(tc, test_follow_waits_for_setup);
     tcase_add_test(tc, test_follow_from_start_lapped_before_open);
     tcase_add_test(tc, test_follow_stop_mode_lost);
+    tcase_add_test(tc, test_follow_chunk_order_across_pending);
     tcase_add_loop_test(tc, test_follow_concurrent_writers, 0, 2);
     suite_add_tcase(s, tc);
     return s;
