@@ -576,8 +576,9 @@ static long step(struct follow *f, unsigned room, int *more)
  * that chunk is done, and so does a pending chunk at one for the pending chunks before it. A pending chunk is done when all of it is delivered, or when what is
  * left will never be written: its process is gone, or its thread has gone on to a later chunk
  * and did not come back within FOLLOW_MOVED_MS. Those slots are counted as unfilled: no event. A
- * slot that a later record of its chunk follows is a hole (its writer died, or is late, in the
- * middle of the record): after half a ring, it is one record lost. A pending chunk that the
+ * hole, by dec.c's rule (dec_hole: a slot that a later record of its chunk follows, its writer
+ * dead or late in the middle of the record; a chunk's last slot after a written one, under a
+ * record stored laps late), is one record lost after half a ring. A pending chunk that the
  * writers lap (the reader fell a ring behind) is lost from there: its thread may have filled
  * it since the last look, or may have idled (then the loss said is more than there was). */
 
@@ -644,14 +645,15 @@ static int written(const struct follow *f, const uint8_t *rec, uint64_t seq)
  * writer_gone() was asked, then its answer. */
 static int pend_step(struct follow *f, unsigned i, unsigned room, unsigned *k, int *gone)
 {
-    const uint64_t cap = f->r.cap;
+    const uint64_t cap = f->r.cap, chunk = (uint64_t)1 << f->r.chunk_log2;
     struct pend *p = &f->pend[i];
     struct copy_io io;
     uint64_t head, s;
     int back;
 
-    io.from = p->seq;
-    io.n = p->end - p->seq < FOLLOW_BATCH ? (unsigned)(p->end - p->seq) : FOLLOW_BATCH;
+    /* From the slot before the next one when it is of the chunk: dec_hole looks at it. */
+    io.from = p->seq & (chunk - 1) ? p->seq - 1 : p->seq;
+    io.n = p->end - io.from < FOLLOW_BATCH ? (unsigned)(p->end - io.from) : FOLLOW_BATCH;
     if (guard(f, copy_recs, &io) < 0)
         return -1;
     head = unwrap_head(f, io.head, &back);
@@ -669,7 +671,7 @@ static int pend_step(struct follow *f, unsigned i, unsigned room, unsigned *k, i
         const uint8_t *rec = f->raw + (size_t)(s - io.from) * f->r.rec_bytes;
         struct ev *e = &f->evs[*k];
         struct dec_state ds = f->ds;
-        int later = 0, past, left;
+        int hole, past, left;
 
         if (dec_record(&ds, rec, s, e)) {
             if (e->kind == EV_PAD) {
@@ -689,21 +691,20 @@ static int pend_step(struct follow *f, unsigned i, unsigned room, unsigned *k, i
             f->ds = ds;
             continue;
         }
-        for (uint64_t t = s + 1; t < io.from + io.n && !later; t++)
-            later = written(f, f->raw + (size_t)(t - io.from) * f->r.rec_bytes, t);
-        /* A hole: the writer laps it within half a ring. An end of a chunk: its thread may
-         * still come back to it (it idles, or was preempted before its store) until the
-         * writers lap it, unless it went on to a later chunk a while ago. */
-        past = later && head - s > cap / 2;
-        left = !later && p->moved && mono_ms() - p->moved_ms > FOLLOW_MOVED_MS;
+        /* A hole (dec.c's rule): the writer laps it within half a ring. An end of a chunk: its
+         * thread may still come back to it (it idles, or was preempted before its store)
+         * until the writers lap it, unless it went on to a later chunk a while ago. */
+        hole = dec_hole(&f->ds, f->raw, io.from, io.n, s);
+        past = hole && head - s > cap / 2;
+        left = !hole && p->moved && mono_ms() - p->moved_ms > FOLLOW_MOVED_MS;
         if (!past && !left && *gone < 0)
             *gone = writer_gone(f);
-        if (later && (past || *gone > 0)) { /* one record lost */
+        if (hole && (past || *gone > 0)) { /* one record lost */
             lost_ev(e, &f->ds, s, 1);
             (*k)++;
             continue;
         }
-        if (!later && (past || left || *gone > 0)) {
+        if (!hole && (left || *gone > 0)) {
             f->unfilled += p->end - s; /* its thread will not come back to it */
             s = p->end;
         }
