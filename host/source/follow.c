@@ -649,7 +649,7 @@ static int pend_step(struct follow *f, unsigned i, unsigned room, unsigned *k, i
     struct pend *p = &f->pend[i];
     struct copy_io io;
     uint64_t head, s;
-    int back;
+    int back, asked = 0;
 
     /* From the slot before the next one when it is of the chunk: dec_hole looks at it. */
     io.from = p->seq & (chunk - 1) ? p->seq - 1 : p->seq;
@@ -683,8 +683,9 @@ static int pend_step(struct follow *f, unsigned i, unsigned room, unsigned *k, i
                 }
                 /* A record of a thread with an earlier chunk pending (a signal handler that
                  * went on to a chunk of its own while the thread it interrupted had yet to
-                 * store its record) comes after that chunk's. */
-                if (e->ctx < FOLLOW_THREADS && pend_blocks(f, i, e->ctx))
+                 * store its record) comes after that chunk's. Asked once: the chunks before
+                 * this one stay as they are meanwhile, and all its records are one thread's. */
+                if (!asked++ && e->ctx < FOLLOW_THREADS && pend_blocks(f, i, e->ctx))
                     break;
                 (*k)++;
             }
