@@ -208,6 +208,11 @@ live_run() {
             cut -c2)
         # A ring that never wrapped (frozen early) still holds the main thread's set-up.
         [ -n "$trig" ] && [ "$RC" -eq 0 ] && [ -z "$fam" ] && continue
+        # A small ring may keep nothing of a thread but a signal handler's call (the end of its
+        # last chunk, after its worker's records were overwritten): checked as a tree of no
+        # worker family (x: none), the handler's functions only.
+        [ "$RC" -eq 0 ] && [ -z "$fam" ] && tree_body "$T/$tag-tree$th.out" | grep -q -E '^ *h0\(\)' &&
+            fam=x
         if [ "$RC" -ne 0 ] || [ -z "$fam" ]; then
             bad="$bad thread $th: status $RC, no worker call;"
             continue
