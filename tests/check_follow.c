@@ -852,6 +852,140 @@ START_TEST(test_follow_stop_mode_lost)
 }
 END_TEST
 
+/* Writes record seq of g's ring (a call record of thread, time ts) into both g and the mapping,
+ * word b last: a writer that stores after the others. */
+static void store_late(struct ringgen *g, uint8_t *map, uint64_t seq, int exit, uint64_t fn,
+                       uint64_t ts, unsigned thread)
+{
+    uint64_t a, b, h = g->head;
+    size_t off = CYG_HDR_BYTES + (seq & (((uint64_t)1 << g->cap_log2) - 1)) * g->rec;
+
+    g->head = seq;
+    rg_event(g, exit, fn, ts, thread, 0);
+    g->head = h;
+    memcpy(&a, g->buf + off, 8);
+    memcpy(&b, g->buf + off + 8, 8);
+    memcpy(map + off, &a, 8);
+    __atomic_store_n((uint64_t *)(void *)(map + off + 8), b, __ATOMIC_RELEASE);
+}
+
+/* Each thread's events in its order, across chunks: thread 1 took the last slot of its chunk
+ * (seq 3) and a signal came before its store; the handler's records went to a chunk of their
+ * own (4..7), not yet written when the reader first looked, so that both chunks wait. The
+ * handler's records come in first: they must wait for seq 3, which the thread stores once the
+ * handler is done. (Seen as a thread's later-chunk record delivered before an earlier chunk's
+ * in stress_linux.sh's armed runs, where every event takes the slow path.) */
+START_TEST(test_follow_chunk_order_across_pending)
+{
+    static struct seen s;
+    const char *path = testdir_path("ring");
+    struct ringgen g;
+    struct follow *f;
+    uint8_t *map;
+    char err[256] = "";
+
+    memset(&s, 0, sizeof s);
+    rg_init(&g, 8, 6, CYG_F_OVERWRITE | CYG_F_LAPTAG); /* 64 records */
+    g.chunk_log2 = 2;                                  /* chunks of 4 */
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    write_file(path, g.buf, g.size);
+    map = map_rw(path, g.size);
+    f = follow_open(path, 1, err, sizeof err);
+    ck_assert_msg(f != NULL, "%s", err);
+    rg_event(&g, 0, 0x1000, 10, 1, 0); /* seq 0..2 */
+    rg_event(&g, 0, 0x1100, 11, 1, 0);
+    rg_event(&g, 1, 0x1100, 12, 1, 0);
+    rg_skip(&g); /* seq 3: taken, the signal came before its store */
+    rg_skip(&g); /* seq 4..7: the handler's chunk, claimed */
+    rg_skip(&g);
+    rg_skip(&g);
+    rg_skip(&g);
+    publish(map, &g, CYG_S_RUNNING);
+    ck_assert_int_eq(poll_all(f, &s), 3);
+
+    /* The handler records (seq 4, 5), and is still at it: nothing of thread 1 yet. */
+    store_late(&g, map, 4, 0, 0x9000, 13, 1);
+    store_late(&g, map, 5, 1, 0x9000, 14, 1);
+    ck_assert_int_eq(poll_all(f, &s), 0);
+    ck_assert_int_eq(poll_all(f, &s), 0);
+
+    /* The thread stores seq 3: then all of it, in its order. */
+    store_late(&g, map, 3, 1, 0x1000, 15, 1);
+    ck_assert_int_eq(poll_all(f, &s), 3);
+    for (size_t i = 0; i < s.n; i++)
+        ck_assert_uint_eq(s.ev[i].seq, i);
+    ck_assert_uint_eq(s.lost, 0);
+    follow_close(f);
+    munmap(map, g.size);
+    rg_free(&g);
+    unlink(path);
+}
+END_TEST
+
+/* dec.c's rule for a chunk's last slot after a written one that holds a record stored two laps
+ * late (its lap bit right, its tag not): the record of the chunk's thread there is lost, one
+ * record said lost, not a chunk's unused end (which would leave read + lost short of what was
+ * written). Its writer gone, the reader says so at once; the unused end of the next chunk
+ * stays no event. */
+START_TEST(test_follow_chunk_end_late_store)
+{
+    static struct seen s;
+    const char *path = testdir_path("ring");
+    struct ringgen g;
+    struct follow *f;
+    uint64_t a, b, pad, unfilled, pending;
+    uint8_t *p;
+    char err[256] = "";
+    pid_t dead;
+
+    memset(&s, 0, sizeof s);
+    rg_init(&g, 8, 4, CYG_F_OVERWRITE | CYG_F_LAPTAG); /* 16 records */
+    g.chunk_log2 = 2;
+    for (unsigned i = 0; i < 40; i++) /* laps 0 to 2 */
+        rg_event(&g, (int)(i & 1), 0x1000 + (i & ~1u) * 16, 100 + i, 1, 0);
+    rg_event(&g, 0, 0xa0, 200, 1, 0); /* seq 40..43: thread 1 */
+    rg_event(&g, 1, 0xa0, 201, 1, 0);
+    rg_event(&g, 0, 0xb0, 202, 1, 0);
+    rg_event(&g, 1, 0xb0, 203, 1, 0); /* seq 43, then covered by the late store */
+    rg_event(&g, 0, 0xc0, 204, 1, 0); /* seq 44..47: thread 1 goes on, its end unused */
+    rg_skip(&g);
+    rg_skip(&g);
+    rg_skip(&g);
+    /* the writer of seq 11 (two laps before) stores its record over seq 43's */
+    rg_encode(8, 4, 11, 0, 0xdead0, 7, 2, &a, &b);
+    b = cyg64_lap_tag(11, 4) | 7;
+    p = g.buf + CYG_HDR_BYTES + (43 & 15) * 16;
+    memcpy(p, &a, 8);
+    memcpy(p + 8, &b, 8);
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    dead = fork();
+    ck_assert_int_ge(dead, 0);
+    if (dead == 0)
+        _exit(0);
+    ck_assert_int_eq(waitpid(dead, NULL, 0), dead);
+    put_pid(g.buf, (uint32_t)dead);
+    write_file(path, g.buf, g.size);
+    f = follow_open(path, 1, err, sizeof err);
+    ck_assert_msg(f != NULL, "%s", err);
+    while (poll_all(f, &s) > 0) /* the frontier waits at seq 44 for the chunk before */
+        ;
+    for (size_t i = 0; i < s.n; i++)
+        ck_assert(s.ev[i].addr != 0xdead0);
+    ck_assert_uint_eq(s.recs, 13 - 1); /* 32..44, but 43 */
+    ck_assert_uint_eq(s.lost, 32 + 1);
+    ck_assert_uint_eq(s.ev[s.n - 2].kind, EV_LOST);
+    ck_assert_uint_eq(s.ev[s.n - 2].seq, 43);
+    ck_assert_uint_eq(s.ev[s.n - 2].addr, 1);
+    ck_assert_uint_eq(s.ev[s.n - 1].seq, 44);
+    follow_slots(f, &pad, &unfilled, &pending);
+    ck_assert_uint_eq(unfilled, 3);
+    check_slots(&s, f);
+    follow_close(f);
+    rg_free(&g);
+    unlink(path);
+}
+END_TEST
+
 /* A 32-bit target's counter wraps at 2^32: the follow goes on, it is no new run. */
 START_TEST(test_follow_counter_wraps)
 {
@@ -1099,6 +1233,8 @@ Suite *follow_suite(void)
     tcase_add_test(tc, test_follow_waits_for_setup);
     tcase_add_test(tc, test_follow_from_start_lapped_before_open);
     tcase_add_test(tc, test_follow_stop_mode_lost);
+    tcase_add_test(tc, test_follow_chunk_order_across_pending);
+    tcase_add_test(tc, test_follow_chunk_end_late_store);
     tcase_add_loop_test(tc, test_follow_concurrent_writers, 0, 2);
     suite_add_tcase(s, tc);
     return s;

@@ -87,7 +87,7 @@ struct live {
     struct rtt_chan ch;
     const char *ch_where; /* how the block was found: a symbol's name, or "a scan" */
     const char *follow_path;
-    int from_start;
+    int from_start; /* --from-start, or no ring was there at the first look */
     struct source *src; /* the link's stream, or the followed ring once it is there */
     FILE *save;
     const char *save_path;
@@ -129,7 +129,8 @@ static void usage(FILE *f)
             "  --duration=SECONDS          stop after that long\n"
             "  --from-start                --follow: begin with the ring's first event (those\n"
             "                              it no longer holds are counted lost), not with\n"
-            "                              the new ones\n"
+            "                              the new ones; a ring that comes after live\n"
+            "                              started is read from its first event anyway\n"
             "  --poll=HZ                   --gdb: reads of the channel a second (100); each\n"
             "                              halts the target for a few of the server's round\n"
             "                              trips\n"
@@ -418,6 +419,10 @@ static int follow_try(struct live *l)
         l->failed = 1;
         return -1;
     }
+    /* No ring yet: the one that comes is made after we came, and all of it is news (its
+     * main's entry, the calls before our first look). "From now" is for a ring that was
+     * there already. */
+    l->from_start = 1;
     if (!l->link_error[0] && l->plain)
         fprintf(stderr, "cygtrace: %s: %s; waiting for the program (CYGTRACE_OUT=%s)\n",
                 l->follow_path, why, l->follow_path);

@@ -114,7 +114,9 @@ void dec_state_init(struct dec_state *s, const struct dec_ring *r)
     memset(s, 0, sizeof *s);
     s->version = r->version;
     s->word_bytes = r->word_bytes;
+    s->rec_bytes = r->rec_bytes;
     s->cap_log2 = r->cap_log2;
+    s->chunk_log2 = r->chunk_log2;
     s->flags = r->flags;
     s->ts_mask = r->ts_bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << r->ts_bits) - 1;
     s->clock.flip = (r->flags & CYG_F_TS_DOWN) ? s->ts_mask : 0;
@@ -267,36 +269,55 @@ static int late_store(const struct dec_state *s, const uint8_t *p, uint64_t seq,
            stale(s, seq, b, w);
 }
 
-/* An unwritten slot, at window index i: a hole when a later slot of its chunk is written (its
- * writer reserved it and went on: it died, or is late, in the middle of the record) or when a
- * late store covers the chunk's last slot after a written one (the chunk's last record under
- * another thread's record of an earlier lap: seen in the kill -9 trials under load), else the
- * unused end of a chunk. A chunk's end unused for laps holds older laps' records too, every
- * other lap with the lap bit its slots expect: a run of them, the first after a written slot,
- * is that end, not a hole (a late store is one slot). Without chunks every unwritten slot is
- * a hole. */
-static __attribute__((noinline)) uint32_t unwritten(struct dec *d, uint64_t i, unsigned w)
+/* dec_hole, w a constant; *owner, for a hole, the written slot of its chunk that tells whose
+ * record is missing (NULL without chunks: nothing says). A chunk's end unused for laps holds
+ * older laps' records too, every other lap with the lap bit its slots expect: a run of them,
+ * the first after a written slot, is that end, not a hole (a late store is one slot: seen in
+ * the kill -9 trials under load, the chunk's last record under another thread's record of an
+ * earlier lap). Without chunks every unwritten slot is a hole. */
+static int hole_w(const struct dec_state *s, const uint8_t *win, uint64_t win_seq, uint64_t n,
+                  uint64_t seq, unsigned w, const uint8_t **owner)
 {
     /* the chunk's last slot, not the one after it: that is 0 for the chunk that ends at 2^64 */
-    uint64_t seq = d->win_seq + i, last = seq | ((UINT64_C(1) << d->r.chunk_log2) - 1);
-    const uint8_t *p = d->buf + i * d->r.rec_bytes;
+    uint64_t i = seq - win_seq, last = seq | ((UINT64_C(1) << s->chunk_log2) - 1);
+    const uint8_t *p = win + i * s->rec_bytes;
 
-    d->st.unwritten++;
-    if (d->r.chunk_log2 == 0) {
-        d->st.holes++;
-        return 0;
+    *owner = NULL;
+    if (s->chunk_log2 == 0)
+        return 1;
+    if (seq == last && i > 0 && slot_written(s, p - s->rec_bytes, seq - 1, w) &&
+        late_store(s, p, seq, w)) {
+        *owner = p - s->rec_bytes;
+        return 1;
     }
-    if (seq == last && i > 0 && slot_written(&d->ds, p - d->r.rec_bytes, seq - 1, w) &&
-        late_store(&d->ds, p, seq, w)) {
-        d->st.holes++;
-        return slot_thread(p - d->r.rec_bytes, w);
-    }
-    for (seq++, i++; seq <= last && i < d->win_n; seq++, i++)
-        if (slot_written(&d->ds, d->buf + i * d->r.rec_bytes, seq, w)) {
-            d->st.holes++;
-            return slot_thread(d->buf + i * d->r.rec_bytes, w);
+    for (seq++, i++; seq <= last && i < n; seq++, i++)
+        if (slot_written(s, win + i * s->rec_bytes, seq, w)) {
+            *owner = win + i * s->rec_bytes;
+            return 1;
         }
     return 0;
+}
+
+int dec_hole(const struct dec_state *s, const uint8_t *win, uint64_t win_seq, uint64_t n,
+             uint64_t seq)
+{
+    const uint8_t *owner;
+
+    return s->word_bytes == 8 ? hole_w(s, win, win_seq, n, seq, 8, &owner)
+                              : hole_w(s, win, win_seq, n, seq, 4, &owner);
+}
+
+/* An unwritten slot, at window index i: counted, and as a hole when it is one (dec_hole).
+ * Returns the thread whose record the hole lost, when its chunk tells (64-bit rings), else 0. */
+static __attribute__((noinline)) uint32_t unwritten(struct dec *d, uint64_t i, unsigned w)
+{
+    const uint8_t *owner;
+
+    d->st.unwritten++;
+    if (!hole_w(&d->ds, d->buf, d->win_seq, d->win_n, d->win_seq + i, w, &owner))
+        return 0;
+    d->st.holes++;
+    return owner ? slot_thread(owner, w) : 0;
 }
 
 int dec_record(struct dec_state *s, const uint8_t *rec, uint64_t seq, struct ev *e)

@@ -196,7 +196,9 @@ static inline uint64_t dec_clock_unwrap(struct dec_clock *c, uint64_t raw, uint6
 struct dec_state {
     unsigned version;      /* the ring's: marks carry a class from 3 on */
     unsigned word_bytes;
+    unsigned rec_bytes;
     unsigned cap_log2;
+    unsigned chunk_log2;   /* 0: one slot an event */
     unsigned flags;        /* CYG_F_* */
     uint64_t ts_mask;      /* the ring's ts_bits */
     struct dec_clock clock;
@@ -211,6 +213,17 @@ void dec_state_init(struct dec_state *s, const struct dec_ring *r);
  * or written in another lap); then s is unchanged. A PAD record gives EV_PAD, which is no
  * event. Records come in sequence order, but for those of a chunk filled late (follow.c). */
 int dec_record(struct dec_state *s, const uint8_t *rec, uint64_t seq, struct ev *e);
+
+/* Whether the slot of seq, which does not hold its record (dec_record gave 0), is a hole: what
+ * its writer stored there, if it did, is lost. Else it is the unused end of its thread's chunk
+ * (no event, or not yet: its thread may still fill it). A hole is a slot that a later slot of
+ * its chunk follows written (its writer died, or is late, in the middle of the record), or a
+ * chunk's last slot after a written one under a record stored laps late; without chunks,
+ * every such slot. The n slots at win are those of win_seq on, as read (seq among them); only
+ * those are looked at (the slot before seq too, when it is there). The one rule for the
+ * decoder of a dump and for follow.c's of a running ring. */
+int dec_hole(const struct dec_state *s, const uint8_t *win, uint64_t win_seq, uint64_t n,
+             uint64_t seq);
 
 struct dec;
 

@@ -574,11 +574,12 @@ static long step(struct follow *f, unsigned room, int *more)
  * the chunk as pending and goes on, and each step first delivers what the pending chunks hold
  * since. A thread's records stay in its order: the frontier stops at a record of a thread that
  * owns a pending chunk (or at any record while a pending chunk's owner is not known yet), until
- * that chunk is done. A pending chunk is done when all of it is delivered, or when what is
+ * that chunk is done, and so does a pending chunk at one for the pending chunks before it. A pending chunk is done when all of it is delivered, or when what is
  * left will never be written: its process is gone, or its thread has gone on to a later chunk
  * and did not come back within FOLLOW_MOVED_MS. Those slots are counted as unfilled: no event. A
- * slot that a later record of its chunk follows is a hole (its writer died, or is late, in the
- * middle of the record): after half a ring, it is one record lost. A pending chunk that the
+ * hole, by dec.c's rule (dec_hole: a slot that a later record of its chunk follows, its writer
+ * dead or late in the middle of the record; a chunk's last slot after a written one, under a
+ * record stored laps late), is one record lost after half a ring. A pending chunk that the
  * writers lap (the reader fell a ring behind) is lost from there: its thread may have filled
  * it since the last look, or may have idled (then the loss said is more than there was). */
 
@@ -610,19 +611,25 @@ static void pend_add(struct follow *f, uint64_t seq, uint32_t owner)
     f->owned[owner]++;
 }
 
-/* Whether a record of thread t must wait for a pending chunk; marks t's chunks as left. */
-static int pend_blocks(struct follow *f, uint32_t t)
+/* Whether a record of thread t after the first n pending chunks must wait for one of them: one
+ * of t's, or one whose thread is not known yet. t has gone on to a later chunk: its pending
+ * chunks are marked as left. */
+static int pend_blocks(struct follow *f, unsigned n, uint32_t t)
 {
-    if (f->owned[0])
-        return 1;
-    if (!f->owned[t])
+    int wait = 0;
+
+    if (n == f->npend && !f->owned[0] && !f->owned[t])
         return 0;
-    for (unsigned i = 0; i < f->npend; i++)
-        if (f->pend[i].owner == t && !f->pend[i].moved) {
-            f->pend[i].moved = 1;
-            f->pend[i].moved_ms = mono_ms();
+    for (unsigned i = 0; i < n; i++) {
+        struct pend *p = &f->pend[i];
+
+        wait |= p->owner == 0 || p->owner == t;
+        if (p->owner == t && !p->moved) {
+            p->moved = 1;
+            p->moved_ms = mono_ms();
         }
-    return 1;
+    }
+    return wait;
 }
 
 /* Whether the copied slot of seq, at rec, holds its record. */
@@ -639,14 +646,15 @@ static int written(const struct follow *f, const uint8_t *rec, uint64_t seq)
  * writer_gone() was asked, then its answer. */
 static int pend_step(struct follow *f, unsigned i, unsigned room, unsigned *k, int *gone)
 {
-    const uint64_t cap = f->r.cap;
+    const uint64_t cap = f->r.cap, chunk = (uint64_t)1 << f->r.chunk_log2;
     struct pend *p = &f->pend[i];
     struct copy_io io;
     uint64_t head, s;
-    int back;
+    int back, asked = 0;
 
-    io.from = p->seq;
-    io.n = p->end - p->seq < FOLLOW_BATCH ? (unsigned)(p->end - p->seq) : FOLLOW_BATCH;
+    /* From the slot before the next one when it is of the chunk: dec_hole looks at it. */
+    io.from = p->seq & (chunk - 1) ? p->seq - 1 : p->seq;
+    io.n = p->end - io.from < FOLLOW_BATCH ? (unsigned)(p->end - io.from) : FOLLOW_BATCH;
     if (guard(f, copy_recs, &io) < 0)
         return -1;
     head = unwrap_head(f, io.head, &back);
@@ -663,9 +671,10 @@ static int pend_step(struct follow *f, unsigned i, unsigned room, unsigned *k, i
     for (s = p->seq; s < io.from + io.n && *k < room; s++) {
         const uint8_t *rec = f->raw + (size_t)(s - io.from) * f->r.rec_bytes;
         struct ev *e = &f->evs[*k];
-        int later = 0, past, left;
+        struct dec_state ds = f->ds;
+        int hole, past, left;
 
-        if (dec_record(&f->ds, rec, s, e)) {
+        if (dec_record(&ds, rec, s, e)) {
             if (e->kind == EV_PAD) {
                 f->padding++;
             } else if (e->kind != EV_TIME) { /* a clock reading: no event */
@@ -673,25 +682,31 @@ static int pend_step(struct follow *f, unsigned i, unsigned room, unsigned *k, i
                     f->owned[0]--;
                     f->owned[p->owner = e->ctx]++;
                 }
+                /* A record of a thread with an earlier chunk pending (a signal handler that
+                 * went on to a chunk of its own while the thread it interrupted had yet to
+                 * store its record) comes after that chunk's. Asked once: the chunks before
+                 * this one stay as they are meanwhile, and all its records are one thread's. */
+                if (!asked++ && e->ctx < FOLLOW_THREADS && pend_blocks(f, i, e->ctx))
+                    break;
                 (*k)++;
             }
+            f->ds = ds;
             continue;
         }
-        for (uint64_t t = s + 1; t < io.from + io.n && !later; t++)
-            later = written(f, f->raw + (size_t)(t - io.from) * f->r.rec_bytes, t);
-        /* A hole: the writer laps it within half a ring. An end of a chunk: its thread may
-         * still come back to it (it idles, or was preempted before its store) until the
-         * writers lap it, unless it went on to a later chunk a while ago. */
-        past = later && head - s > cap / 2;
-        left = !later && p->moved && mono_ms() - p->moved_ms > FOLLOW_MOVED_MS;
+        /* A hole (dec.c's rule): the writer laps it within half a ring. An end of a chunk: its
+         * thread may still come back to it (it idles, or was preempted before its store)
+         * until the writers lap it, unless it went on to a later chunk a while ago. */
+        hole = dec_hole(&f->ds, f->raw, io.from, io.n, s);
+        past = hole && head - s > cap / 2;
+        left = !hole && p->moved && mono_ms() - p->moved_ms > FOLLOW_MOVED_MS;
         if (!past && !left && *gone < 0)
             *gone = writer_gone(f);
-        if (later && (past || *gone > 0)) { /* one record lost */
+        if (hole && (past || *gone > 0)) { /* one record lost */
             lost_ev(e, &f->ds, s, 1);
             (*k)++;
             continue;
         }
-        if (!later && (past || left || *gone > 0)) {
+        if (!hole && (left || *gone > 0)) {
             f->unfilled += p->end - s; /* its thread will not come back to it */
             s = p->end;
         }
@@ -802,7 +817,7 @@ static long step_chunked(struct follow *f, unsigned room, int *more)
         }
         if (e->kind == EV_TIME) /* a clock reading: no event */
             continue;
-        if (e->ctx < FOLLOW_THREADS && pend_blocks(f, e->ctx)) {
+        if (e->ctx < FOLLOW_THREADS && pend_blocks(f, f->npend, e->ctx)) {
             /* An earlier chunk of its thread is pending: this record waits for it. The
              * decoder's state moved on with it: the clock only, which takes steps back. */
             *more = 0;

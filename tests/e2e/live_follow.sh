@@ -3,7 +3,9 @@
 # live_follow.sh - "cygtrace live --follow --from-start" started before the program it follows:
 # every event the program made is either shown or counted lost, whether its ring lapped before
 # the first poll (overwrite mode) or filled up and dropped the rest (stop mode); and the names
-# are resolved, however early in the program's set-up the follow came.
+# are resolved, however early in the program's set-up the follow came. Without --from-start,
+# the same: a ring that comes after live started is read from its first record (main's entry,
+# the calls before the first poll), whether the program paces its calls or runs flat out.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -47,20 +49,24 @@ if ! gcc -std=gnu11 -finstrument-functions -g -O1 -fno-inline -o "$T/burst" "$T/
     finish
 fi
 
-# follow TAG ENV... -- ARGS: starts live --follow --from-start on $T/TAG.ring before the ring
-# exists, then runs burst ARGS with CYGTRACE_OUT=$T/TAG.ring and the ENV settings; live's
-# output in $T/TAG.out and .err, its status in $LRC. Both run under timeout, and live is
-# killed by its pid if it has not ended 10 s after the program.
+# follow TAG [--now] ENV... -- ARGS: starts live --follow --from-start (--now: without it) on
+# $T/TAG.ring before the ring exists, then runs burst ARGS with CYGTRACE_OUT=$T/TAG.ring and
+# the ENV settings; live's output in $T/TAG.out and .err, its status in $LRC. Both run under
+# timeout, and live is killed by its pid if it has not ended 10 s after the program.
 follow() {
-    local tag=$1 env=() lpid i
+    local tag=$1 env=() lpid i start=--from-start
     shift
+    if [ "$1" = --now ]; then
+        start=
+        shift
+    fi
     while [ "$1" != -- ]; do
         env+=("$1")
         shift
     done
     shift
     rm -f "$T/$tag.ring" "$T/$tag.ring.maps"
-    timeout 30 "$CT" live --plain --no-collapse --follow="$T/$tag.ring" --from-start "$T/burst" \
+    timeout 30 "$CT" live --plain --no-collapse --follow="$T/$tag.ring" $start "$T/burst" \
         </dev/null >"$T/$tag.out" 2>"$T/$tag.err" &
     lpid=$!
     sleep 0.2 # live is waiting for the ring now
@@ -119,5 +125,28 @@ account full
 check full-accounted "$ACCOUNT" [ $? -eq 0 ]
 check full-says-why "summary: $(grep '^# [0-9]' "$T/full.out" | tr '\n' '|')" \
     grep -q '^# [0-9]* events were lost: the ring was full (stop mode)$' "$T/full.out"
+
+# --- without --from-start: the ring came after live, so all of it is shown ---------------------
+# paced: main's entry, then calls at 5 a millisecond (the first ones before live's first poll);
+# flat: 3000 calls and the exit in a few hundred microseconds, before live's first look. The
+# ring (1M) holds them all: every event is shown, none lost (the THREAD and START records
+# count as events too: 2 a call + 2).
+for spec in "paced 0 200" "flat 3000 0"; do
+    set -- $spec
+    tag=now-$1
+    follow "$tag" --now -- "$2" "$3"
+    calls=$(sed -n 's/^calls //p' "$T/$tag.prog")
+    check "$tag-status" "live status $LRC: $(tail -n 1 "$T/$tag.err")" [ "$LRC" -eq 0 ]
+    check "$tag-main" "main's entry or exit not shown: $(sed -n 2,3p "$T/$tag.out" | tr '\n' '|')" \
+        eval 'grep -q "^ *main() {$" "$T/$tag.out" && grep -q "} /\* main \*/$" "$T/$tag.out"'
+    shown=$(grep -c ' leaf();$' "$T/$tag.out")
+    check "$tag-calls" "leaf() shown $shown times, the program made $((${calls:-1} - 1))" \
+        [ "$shown" -eq $((${calls:-1} - 1)) -a "$shown" -eq $(($2 + $3)) ]
+    events=$(sed -n 's/^# \([0-9]*\) events; .*/\1/p' "$T/$tag.out")
+    check "$tag-events" "$(grep '^# [0-9]' "$T/$tag.out" | tr '\n' '|'), the program made ${calls:-?} calls" \
+        eval '[ "${events:-0}" -eq $((2 * ${calls:-0} + 2)) ] && ! grep -q "events were lost" "$T/$tag.out"'
+    account "$tag"
+    check "$tag-accounted" "$ACCOUNT" [ $? -eq 0 ]
+done
 
 finish

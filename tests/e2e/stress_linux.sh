@@ -28,7 +28,10 @@
 # while all run: the same checks of what the ring holds, but the ring ends frozen, N events
 # after the trigger's own, with the threads inside their calls (the program goes on, its events
 # after the freeze counted by the program only: read + lost <= its count; "balanced" does not
-# apply), and the TRIGGER record in a thread's tree.
+# apply), and the TRIGGER record in a thread's tree. The fourth arms a trigger that never fires
+# (a mark the program never makes): every event takes the hooks' slow path all run long, with a
+# signal every 20 us, which widens the window between a slot's take and its store; the checks
+# are the first run's.
 . "$(dirname "$0")/lib.sh"
 
 SB=$BUILD/tests/stress
@@ -95,14 +98,16 @@ tree_check() {
         END { if (n) print "end: " n " calls left open"; if (!started) print "no whole call" }'
 }
 
-# live_run TAG EVENTS RING [TRIGGER]: one run, its checks, and the figures it printed.
+# live_run TAG EVENTS RING [TRIGGER [ARMED]]: one run, its checks, and the figures it printed.
+# ARMED: a trigger that never fires instead (TRIGGER empty), signals every 20 us.
 live_run() {
-    local tag=$1 ev=$2 ring=$3 trig=${4:-} head read lost events specials th fam bad
-    echo "    $tag: $ev events, ring $ring, 4 threads, signals every 50 us${trig:+, $trig}"
-    env ${trig:+CYGTRACE_TRIGGER=$trig} \
+    local tag=$1 ev=$2 ring=$3 trig=${4:-} arm=${5:-} head read lost events specials th fam bad
+    local us=${arm:+20}
+    echo "    $tag: $ev events, ring $ring, 4 threads, signals every ${us:-50} us${trig:+, $trig}${arm:+, $arm armed}"
+    env ${trig:+CYGTRACE_TRIGGER=$trig} ${arm:+CYGTRACE_TRIGGER=$arm} \
         timeout 900 "$SB/stress_check" live --timeout 800 "$T/$tag.ring" "$T/$tag.table" -- \
         "$SB/stress_linux" --threads 4 --events "$ev" --ring "$ring" --out "$T/$tag.ring" \
-        --table "$T/$tag.table" --go </dev/null >"$T/$tag.log" 2>&1
+        --table "$T/$tag.table" --signal-us "${us:-50}" --go </dev/null >"$T/$tag.log" 2>&1
     RC=$?
     grep -E '^(program|reader|note|post):' "$T/$tag.log" | sed 's/^/    /'
     if [ $RC -ge 124 ] || ! grep -q '^live: ' "$T/$tag.log"; then
@@ -208,6 +213,11 @@ live_run() {
             cut -c2)
         # A ring that never wrapped (frozen early) still holds the main thread's set-up.
         [ -n "$trig" ] && [ "$RC" -eq 0 ] && [ -z "$fam" ] && continue
+        # A small ring may keep nothing of a thread but a signal handler's call (the end of its
+        # last chunk, after its worker's records were overwritten): checked as a tree of no
+        # worker family (x: none), the handler's functions only.
+        [ "$RC" -eq 0 ] && [ -z "$fam" ] && tree_body "$T/$tag-tree$th.out" | grep -q -E '^ *h0\(\)' &&
+            fam=x
         if [ "$RC" -ne 0 ] || [ -z "$fam" ]; then
             bad="$bad thread $th: status $RC, no worker call;"
             continue
@@ -234,5 +244,6 @@ live_run stress-4k $((EVENTS / 5)) 4K
 # fc_mid2: a function of the third worker, which fires while the others record; the window
 # (2000 events) fits in the 64K ring (4096 records), so the ring still holds the trigger.
 live_run stress-trigger $((EVENTS / 5)) 64K freeze@fc_mid2+2000
+live_run stress-armed $((EVENTS / 10)) 64K "" freeze@mark:4000
 
 finish
