@@ -155,6 +155,20 @@ int cmd_wrap(int argc, char **argv);
 /* Prints "cygtrace: " and the formatted message to stderr. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Whether a write to the standard output failed so far (a full disk, a closed descriptor):
+ * 1 after saying so once ("cygtrace: standard output: REASON"), else 0. A command that would
+ * go on for long (a live session, a big dump) asks between its pieces of output and stops. */
+int cmd_stdout_failed(void);
+
+/* Says once "cygtrace: standard output: REASON", e the errno of the failed write (0: not
+ * known, as when a flush inside printf hit it: the stream keeps the error, not the reason). */
+void cmd_stdout_error(int e);
+
+/* The end of every command (main): flushes and closes the standard output and says once why
+ * it could not be written. Returns rc, or 1 in place of 0 when the output was not all
+ * written: a full disk never leaves a cut report and status 0. */
+int cmd_stdout_close(int rc);
+
 /* Opens the ELF and the dump that follow the options (argv[optind], argv[optind + 1]) into l.
  * Returns 0, or the exit status after a message: 2 when they are not two, 1 when they cannot
  * be loaded or do not belong together. */

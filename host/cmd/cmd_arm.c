@@ -414,7 +414,7 @@ rsp_fail:
     cmd_gdb_error(err, name, what);
     rc = 1;
 out:
-    fflush(stdout);
+    cmd_stdout_failed();
     sig = cmd_gdb_close(c); /* detach: the target runs on */
     return sig ? 128 + sig : rc;
 }

@@ -17,16 +17,63 @@
 #include "source/rsp.h"
 #include "source/rspwhere.h"
 
+/* Set once the standard output's write error was said: it is said once, whoever sees it. */
+static int stdout_told;
+
+void cmd_stdout_error(int e)
+{
+    if (stdout_told)
+        return;
+    stdout_told = 1;
+    fprintf(stderr, "cygtrace: standard output: %s\n", e ? strerror(e) : "a write failed");
+}
+
 void cmd_error(const char *fmt, ...)
 {
     va_list ap;
 
-    fflush(stdout);
+    if (fflush(stdout) != 0) /* what came before the message fails to come: said first */
+        cmd_stdout_error(errno);
     fputs("cygtrace: ", stderr);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+}
+
+int cmd_stdout_failed(void)
+{
+    int e;
+
+    if (stdout_told)
+        return 1;
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    e = errno;
+    cmd_stdout_error(e);
+    return 1;
+}
+
+int cmd_stdout_close(int rc)
+{
+    int bad = ferror(stdout), e;
+
+    errno = 0;
+    if (fflush(stdout) != 0)
+        bad = 1;
+    e = errno;
+    /* A close that fails says what a write-back found (NFS); one of a descriptor that was
+     * closed all along, with nothing written to it, lost nothing. */
+    if (fclose(stdout) != 0 && (bad || errno != EBADF)) {
+        if (!bad)
+            e = errno;
+        bad = 1;
+    }
+    if (!bad)
+        return rc;
+    cmd_stdout_error(e);
+    return rc ? rc : 1;
 }
 
 int cmd_parse_u64(const char *s, unsigned long long *v)

@@ -1,6 +1,7 @@
 /* cmd_export.c - "cygtrace export": the trace as Chrome trace JSON, folded stacks or a
  * callgrind file, through the same filters as tree and report; in Chrome JSON, an RTOS
  * trace's schedule too (taskstat.h). */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -155,7 +156,10 @@ int cmd_export(int argc, char **argv)
         goto out;
     }
     if (export_end(x, err, sizeof err) < 0) { /* the message it always was; err says more */
-        cmd_error("%s: cannot write (or out of memory)", outname ? outname : "standard output");
+        if (!outname && ferror(stdout))
+            cmd_stdout_error(errno); /* export_end's flush just failed: errno says why */
+        else
+            cmd_error("%s: cannot write (or out of memory)", outname ? outname : "standard output");
         rc = 1;
         goto out;
     }

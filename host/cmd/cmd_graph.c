@@ -162,7 +162,7 @@ oom:
     cmd_error("%s: out of memory", dump);
     rc = 1;
 out:
-    fflush(stdout);
+    cmd_stdout_failed();
     for (size_t i = 0; i < r->n; i++) {
         for (unsigned k = 0; k < r->nfunc; k++)
             graph_free(r->fan[i]->own[k]);

@@ -269,7 +269,7 @@ static int report_tasks(struct tasks *t, const char *elf, const char *dump)
                "(CONTEXT records)\n");
     rc = 0;
 out:
-    fflush(stdout);
+    cmd_stdout_failed();
     tree_scan_free(&sc);
     return rc;
 }
@@ -352,7 +352,7 @@ oom:
     cmd_error("%s: out of memory", dump);
     rc = 1;
 out:
-    fflush(stdout);
+    cmd_stdout_failed();
     for (size_t i = 0; i < r.n; i++) {
         fnstat_free(r.tee[i]->own);
         free(r.tee[i]);

@@ -316,6 +316,8 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
             cmd_error("%s: read error", dump);
             goto out;
         }
+        if (ferror(stdout)) /* the rest would go nowhere: said at out */
+            goto out;
     }
     if (o->have_thread && !shown) {
         cmd_show_no_thread(o, dump, thread);
@@ -326,7 +328,7 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
     notes(l, &st, &sk, &ro);
     rc = 0;
 out:
-    fflush(stdout);
+    cmd_stdout_failed();
     dwarf_src_close(ro.dwarf);
     tree_scan_free(&sc);
     return rc;
