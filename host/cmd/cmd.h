@@ -174,6 +174,15 @@ int cmd_stdout_close(int rc);
  * be loaded or do not belong together. */
 int cmd_load_args(int argc, char **argv, const char *cmd, int force, struct load *l);
 
+/* Whether the dump l reads changed while it was read (source_check: cut short, replaced): 1
+ * after saying so (once, whoever asks), else 0. Asked after a read error, which a file cut
+ * short gives, before its own message; and before an output is kept. */
+int cmd_dump_changed(struct load *l);
+
+/* The end of a command that read a dump: load_close, and rc; or 1 in place of 0 after the
+ * message when the dump changed while it was read (a shorter tree must not look whole). */
+int cmd_load_close(struct load *l, int rc);
+
 /* Prints what load_open could not check or use (l->warning, l->map_err) as warnings. */
 void cmd_load_warn(const struct load *l);
 

@@ -101,6 +101,31 @@ int cmd_load_args(int argc, char **argv, const char *cmd, int force, struct load
     return 0;
 }
 
+/* Set once the dump's change was said: a read error it caused and the command's end say it
+ * once. */
+static int dump_told;
+
+int cmd_dump_changed(struct load *l)
+{
+    char err[768];
+
+    if (dump_told)
+        return 1;
+    if (!l->source || source_check(l->source, err, sizeof err) == 0)
+        return 0;
+    cmd_error("%s", err);
+    dump_told = 1;
+    return 1;
+}
+
+int cmd_load_close(struct load *l, int rc)
+{
+    if (cmd_dump_changed(l) && !rc)
+        rc = 1;
+    load_close(l);
+    return rc;
+}
+
 const char *cmd_ctx_word(unsigned word_bytes)
 {
     return word_bytes == 8 ? "thread" : "context";

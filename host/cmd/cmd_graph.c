@@ -278,6 +278,5 @@ int cmd_graph(int argc, char **argv)
     r.l = &l;
     r.hz = a.ticks ? 0 : l.ring.ts_hz;
     rc = graph(&r, argv[optind], argv[optind + 1], &o);
-    load_close(&l);
-    return rc;
+    return cmd_load_close(&l, rc);
 }

@@ -253,7 +253,8 @@ static int report_tasks(struct tasks *t, const char *elf, const char *dump)
     }
     setvbuf(stdout, NULL, _IOFBF, 1 << 16);
     if (pipeline_scan(t->l, ft, &sc, &st, &checked, &known) < 0) {
-        cmd_error("%s: read error", dump);
+        if (!cmd_dump_changed(t->l))
+            cmd_error("%s: read error", dump);
         goto out;
     }
     if (t->o->have_thread && cmd_show_thread(t->l, t->o, dump, &t->thread) < 0)
@@ -261,7 +262,8 @@ static int report_tasks(struct tasks *t, const char *elf, const char *dump)
     t->wrapped = st.dec.overwritten > 0;
     if (print_tasks(t, ft, &shown, err, sizeof err) < 0) {
         /* the message it always was; err says more (a change of output: not in a refactoring) */
-        cmd_error("%s: read error (or out of memory)", dump);
+        if (!cmd_dump_changed(t->l))
+            cmd_error("%s: read error (or out of memory)", dump);
         goto out;
     }
     if (!shown)
@@ -343,7 +345,8 @@ static int report(struct load *l, const char *elf, const char *dump, const struc
         t.wrapped = run.st.dec.overwritten > 0;
         t.sep = 1;
         if (print_tasks(&t, ft, &shown, err, sizeof err) < 0) {
-            cmd_error("%s: read error (or out of memory)", dump); /* the message it always was */
+            if (!cmd_dump_changed(l)) /* the message it always was */
+                cmd_error("%s: read error (or out of memory)", dump);
             rc = 1;
         }
     }
@@ -411,6 +414,5 @@ int cmd_report(int argc, char **argv)
     } else {
         rc = report(&l, argv[optind], argv[optind + 1], &o, a.key, a.ticks);
     }
-    load_close(&l);
-    return rc;
+    return cmd_load_close(&l, rc);
 }

@@ -280,7 +280,8 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
     }
     sc.want_index = 1; /* each context has a pass of its own */
     if (pipeline_scan(l, ft, &sc, &st, &checked, &known) < 0) {
-        cmd_error("%s: read error", dump);
+        if (!cmd_dump_changed(l))
+            cmd_error("%s: read error", dump);
         goto out;
     }
     if (checked && !known && !o->force) {
@@ -313,7 +314,8 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
         }
         shown++;
         if (render_ctx(l, &ro, &sc, c, &fo, ft, &sk) < 0) {
-            cmd_error("%s: read error", dump);
+            if (!cmd_dump_changed(l))
+                cmd_error("%s: read error", dump);
             goto out;
         }
         if (ferror(stdout)) /* the rest would go nowhere: said at out */

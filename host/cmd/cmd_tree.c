@@ -61,6 +61,5 @@ int cmd_tree(int argc, char **argv)
         return 1;
     }
     rc = cmd_show(&l, argv[optind], argv[optind + 1], &o);
-    load_close(&l);
-    return rc;
+    return cmd_load_close(&l, rc);
 }
