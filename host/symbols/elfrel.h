@@ -22,7 +22,9 @@ struct elfrel;
 struct elfrel *elfrel_open(void *buf, size_t len, char *err, size_t errlen);
 
 /* libdwarf on the object (its errors quiet, dwdie_quiet): 0 and *dbg, or -1 with err "no
- * DWARF" or "its DWARF cannot be read". The elfrel ends the Dwarf_Debug when closed. */
+ * DWARF" or "its DWARF cannot be read". Its units, DIEs, types, strings and lines; not its
+ * range and location lists (.debug_rnglists, .debug_loclists: libdwarf does not see them).
+ * The elfrel ends the Dwarf_Debug when closed. */
 int elfrel_dwarf(struct elfrel *e, Dwarf_Debug *dbg, char *err, size_t errlen);
 
 /* Finishes its Dwarf_Debug and frees it all. NULL is fine. */

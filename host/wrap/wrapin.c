@@ -146,8 +146,12 @@ static const char *read_dwarf(struct obj *o, struct wrapgen_set *sigs, char *why
     if (bfd_get_file_flags(o->abfd) & DYNAMIC) {
         if (o->abfd->my_archive)
             return "a shared library inside an archive";
+        Dwarf_Error derr = NULL; /* libdwarf writes through it unchecked on some errors */
+
         ok = dwarf_init_path(o->path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY, dwdie_quiet, NULL,
-                             &dbg, NULL, 0, NULL, NULL) == DW_DLV_OK;
+                             &dbg, NULL, 0, NULL, &derr) == DW_DLV_OK;
+        if (derr)
+            dwarf_dealloc_error(NULL, derr);
     } else {
         if (!(buf = obj_bytes(o, &len)))
             return "cannot be read into memory";

@@ -352,6 +352,15 @@ check quiet-silent "status $RC, stderr: $(head -n 1 "$T/quiet.err")" \
 expect_error quiet-error 1 'no function to wrap \(all were skipped: run without -q' \
     "$CT" wrap -q -o "$T/quiet" --functions=vend_sum "$X/libvend.a"
 
+# A damaged DWARF (vend.o with a byte changed, tests/fuzz/regress/wrap/): parameters whose type
+# does not resolve read as void once, and the generator read past its table of macros (a
+# crash). Now such a function is skipped with its reason, and the rest build.
+run flipped "$CT" wrap -o "$T/flipped" "$ROOT/tests/fuzz/regress/wrap/wrapdw-param-void-flip73"
+check flipped-skips "status $RC: $(grep -m1 "'void'" "$T/flipped.err")" \
+    eval '[ "$RC" -eq 0 ] && grep -q "vend_half: not wrapped: parameter 0 (f): .void., not a type a parameter can have" "$T/flipped.err"'
+run flipped-cc gcc $WERROR -O2 $INC -c "$T/flipped/cygtrace_wrap.c" -o "$T/flipped/cygtrace_wrap.o"
+check flipped-compiles "status $RC: $(head -n 2 "$T/flipped-cc.err" | tr '\n' '|')" [ "$RC" -eq 0 ]
+
 # Names of 500 to 520 characters: up to 512 wrapped, in declarations as long as the calls that
 # name them (a 512-byte buffer once cut "__wrap_" + a name of 505 and more), and the wrappers
 # compile, link and run; longer ones skipped with their reason.
