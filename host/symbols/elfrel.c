@@ -168,8 +168,8 @@ static int read_headers(struct elfrel *e, char *err, size_t errlen)
 
     if (elfhdr_parse(e->buf, e->len, e->len, h, err, errlen) < 0)
         return -1;
-    if (h->type != ET_REL) {
-        why = "not a relocatable ELF object";
+    if (h->type != ET_REL && h->type != ET_DYN) { /* a shared library's DWARF is linked */
+        why = "not a relocatable ELF object or a shared library";
         goto fail;
     }
     if (h->shentsize != (h->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr)) ||

@@ -69,7 +69,9 @@ $(FUZZ_SEEDS)/.done: $(FUZZ_DIR)/seedgen $(O)/examples/crumble $(O)/examples/har
 	    cp $(O)/examples/wrap/libvend.a $(FUZZ_SEEDS)/wrap/libvend-x86_64.a && \
 	    cp $(O)/examples/wrap/cm3/obj/vend.o $(FUZZ_SEEDS)/wrap/vend-cortex-m3.o && \
 	    $(CC) -std=gnu11 -g -gdwarf-4 -O1 -c examples/wrap/vend.c \
-	        -o $(FUZZ_SEEDS)/wrap/vend-x86_64-dwarf4.o
+	        -o $(FUZZ_SEEDS)/wrap/vend-x86_64-dwarf4.o && \
+	    $(CC) -std=gnu11 -g -O1 -shared -fPIC -nostdlib -ffreestanding -Wl,--build-id=none \
+	        -Wl,-z,noseparate-code -o $(FUZZ_SEEDS)/wrap/libvend-x86_64.so examples/wrap/vend.c
 	$(Q)touch $@
 
 fuzz-seeds: $(FUZZ_SEEDS)/.done
