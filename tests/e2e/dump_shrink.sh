@@ -11,6 +11,9 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
+# CYGTRACE_COMPARE's wrapper runs each command twice: the first run's cut would be the
+# second's dump.
+[ -n "${CYGTRACE_COMPARE:-}" ] && CT=$CT_NATIVE
 CRUMBLE=$BUILD/examples/crumble
 need "$CT" "$CRUMBLE"
 if [ ! -e "$BUILD/linux/libcygtrace.a" ]; then
