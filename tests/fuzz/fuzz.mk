@@ -23,6 +23,8 @@ FUZZ_CFLAGS := -std=gnu11 $(WARN) -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE \
                -DCYGTRACE_VERSION='"fuzz"' $(HOST_INC) -Itests -Itests/fuzz -Itarget/core
 FUZZ_HOST_OBJ := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(HOST_LIB_SRC))
 FUZZ_SEEDS := $(FUZZ_DIR)/seeds
+# The Cortex-M3 build of the wrap example's library, a seed of fuzz_wrap where its compiler is.
+FUZZ_WRAP_CM3 := $(if $(shell command -v $(ARM_CC) 2>/dev/null),$(O)/examples/wrap/cm3/obj/vend.o)
 
 .PHONY: fuzz fuzz-build fuzz-seeds fuzz-replay
 
@@ -51,7 +53,7 @@ $(FUZZ_DIR)/seedgen: tests/fuzz/seedgen.c $(O)/tests/obj/tests/ringgen.o $(O)/ho
 	    -Itarget/core -o $@ $^ $(HOST_LIBS) -lpthread
 
 $(FUZZ_SEEDS)/.done: $(FUZZ_DIR)/seedgen $(O)/examples/crumble $(O)/examples/hardcases \
-                     $(O)/examples/wrap/wrapdemo $(O)/examples/wrap/cm3/libvend.a tests/fuzz/fuzz.mk
+                     $(O)/examples/wrap/wrapdemo $(FUZZ_WRAP_CM3) tests/fuzz/fuzz.mk
 	$(Q)rm -rf $(FUZZ_SEEDS) && mkdir -p $(FUZZ_SEEDS)/dump $(FUZZ_SEEDS)/stream $(FUZZ_SEEDS)/rsp \
 	    $(FUZZ_SEEDS)/wsig $(FUZZ_SEEDS)/wrap
 	$(call say,GEN,$(FUZZ_SEEDS))CYGTRACE_OFF=1 $(FUZZ_DIR)/seedgen $(FUZZ_SEEDS) >/dev/null
@@ -67,7 +69,7 @@ $(FUZZ_SEEDS)/.done: $(FUZZ_DIR)/seedgen $(O)/examples/crumble $(O)/examples/har
 	    printf '\321\160\000temper'; } >$(FUZZ_SEEDS)/wsig/wrapdemo-values
 	$(Q)cp $(O)/examples/wrap/obj/vend.o $(FUZZ_SEEDS)/wrap/vend-x86_64.o && \
 	    cp $(O)/examples/wrap/libvend.a $(FUZZ_SEEDS)/wrap/libvend-x86_64.a && \
-	    cp $(O)/examples/wrap/cm3/obj/vend.o $(FUZZ_SEEDS)/wrap/vend-cortex-m3.o && \
+	    $(if $(FUZZ_WRAP_CM3),cp $(FUZZ_WRAP_CM3) $(FUZZ_SEEDS)/wrap/vend-cortex-m3.o &&) \
 	    $(CC) -std=gnu11 -g -gdwarf-4 -O1 -c examples/wrap/vend.c \
 	        -o $(FUZZ_SEEDS)/wrap/vend-x86_64-dwarf4.o && \
 	    $(CC) -std=gnu11 -g -O1 -shared -fPIC -nostdlib -ffreestanding -Wl,--build-id=none \
