@@ -12,8 +12,8 @@
 #   make deps       install missing Debian packages (quick and silent when all are there)
 #   make bench      hook cost and decode throughput benchmarks (bench/)
 #   make fuzz       libFuzzer on the dump decoder, the stream decoder, the GDB protocol
-#                   parser and the wrappers' signature table (FUZZ_SECONDS=N each, default 60;
-#                   tests/fuzz/fuzz.mk)
+#                   parser, the wrappers' signature table and the objects cygtrace wrap reads
+#                   (FUZZ_SECONDS=N each, default 60; tests/fuzz/fuzz.mk)
 #   make stress     the runtime under stress: 100M events from 4 threads and their signal
 #                   handlers, kill -9 trials, Cortex-M interrupts and faults (tests/stress/)
 #   make install PREFIX=/usr/local [DESTDIR=...]   (make uninstall: the same files gone)

@@ -3,12 +3,15 @@
  * says, its events pass after pass, the reasons a file is refused with. (The live stream over
  * a wire: check_stream.c, next to its vectors; a followed ring: e2e live_follow.) */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cyg_format.h"
 #include "ringgen.h"
 #include "source/source.h"
+#include "testdir.h"
 
 /* Two threads' calls: 4 events of thread 0, 2 of thread 1. */
 static void two_threads(struct ringgen *g)
@@ -104,6 +107,82 @@ START_TEST(test_source_refuses_with_reason)
 }
 END_TEST
 
+/* A ring file written to the test directory; its path. */
+static const char *ring_file(struct ringgen *g)
+{
+    const char *path = testdir_path("ring.trace");
+    FILE *f = fopen(path, "wb");
+
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(g->buf, 1, g->size, f), g->size);
+    ck_assert_int_eq(fclose(f), 0);
+    return path;
+}
+
+/* A file cut short between two reads (a program that truncates or replaces a dump under a
+ * reader): the read that finds it short fails instead of giving fewer bytes (which the
+ * decoder would take for a dump that always ended there), and src_check says what changed;
+ * so does a size that changed after the last read. A file left alone, and memory: no change. */
+START_TEST(test_source_file_cut_while_read)
+{
+    struct ringgen g;
+    struct src *s;
+    uint8_t buf[64];
+    char err[512];
+    const char *path;
+
+    testdir_make("source");
+    two_threads(&g);
+    path = ring_file(&g);
+    ck_assert_ptr_nonnull(s = src_open_file(path, err, sizeof err));
+    ck_assert_int_eq(src_read(s, 0, buf, sizeof buf), sizeof buf);
+    ck_assert_int_eq(src_check(s, err, sizeof err), 0);
+    ck_assert_int_eq(truncate(path, 100), 0);
+    ck_assert_int_eq(src_read(s, 64, buf, sizeof buf), -1); /* bytes 100.. are gone */
+    ck_assert_int_eq(src_check(s, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "shrank from") && strstr(err, " to 100 bytes"), "%s", err);
+    ck_assert_uint_eq(src_size(s), g.size); /* what every pass reads, as opened */
+    /* written again to its old size: still not what was read before */
+    ck_assert_int_eq(truncate(path, (off_t)g.size), 0);
+    ck_assert_int_eq(src_check(s, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "ended at byte 100"), "%s", err);
+    src_close(s);
+
+    /* cut after the last read: the size at the end differs from the size at open */
+    path = ring_file(&g);
+    ck_assert_ptr_nonnull(s = src_open_file(path, err, sizeof err));
+    ck_assert_int_eq(src_read(s, 0, buf, sizeof buf), sizeof buf);
+    ck_assert_int_eq(truncate(path, 10), 0);
+    ck_assert_int_eq(src_check(s, err, sizeof err), -1);
+    src_close(s);
+
+    /* through the source: a pass that meets the cut fails, and says why with the file's name */
+    {
+        struct source *so;
+        struct ev e;
+        int rc;
+
+        path = ring_file(&g);
+        ck_assert_ptr_nonnull(so = source_open_file(path, err, sizeof err));
+        ck_assert_int_eq(source_check(so, err, sizeof err), 0);
+        ck_assert_int_eq(truncate(path, CYG_HDR_BYTES + 8), 0);
+        ck_assert_int_eq(source_rewind(so), 0);
+        while ((rc = source_next(so, &e, err, sizeof err)) == 1)
+            ;
+        ck_assert_int_eq(rc, -1);
+        ck_assert_int_eq(source_check(so, err, sizeof err), -1);
+        ck_assert_msg(!strncmp(err, path, strlen(path)) && strstr(err, "shrank"), "%s", err);
+        source_close(so);
+    }
+
+    ck_assert_ptr_nonnull(s = src_open_mem("mem", g.buf, g.size, 0));
+    ck_assert_int_eq(src_check(s, err, sizeof err), 0);
+    src_close(s);
+    rg_free(&g);
+    testdir_remove();
+}
+END_TEST
+
 Suite *source_suite(void)
 {
     Suite *s = suite_create("source");
@@ -112,6 +191,7 @@ Suite *source_suite(void)
     tcase_add_test(tc, test_source_ring_describes_and_rewinds);
     tcase_add_test(tc, test_source_ring_counts);
     tcase_add_test(tc, test_source_refuses_with_reason);
+    tcase_add_test(tc, test_source_file_cut_while_read);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -166,6 +166,20 @@ int cmd_wrap(int argc, char **argv);
 /* Prints "cygtrace: " and the formatted message to stderr. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Whether a write to the standard output failed so far (a full disk, a closed descriptor):
+ * 1 after saying so once ("cygtrace: standard output: REASON"), else 0. A command that would
+ * go on for long (a live session, a big dump) asks between its pieces of output and stops. */
+int cmd_stdout_failed(void);
+
+/* Says once "cygtrace: standard output: REASON", e the errno of the failed write (0: not
+ * known, as when a flush inside printf hit it: the stream keeps the error, not the reason). */
+void cmd_stdout_error(int e);
+
+/* The end of every command (main): flushes and closes the standard output and says once why
+ * it could not be written. Returns rc, or 1 in place of 0 when the output was not all
+ * written: a full disk never leaves a cut report and status 0. */
+int cmd_stdout_close(int rc);
+
 /* The trace a command reads when it is given none: what the Linux runtime writes by default. */
 #define CMD_DEFAULT_DUMP "cygtrace.out"
 
@@ -190,6 +204,15 @@ int cmd_inputs(int argc, char **argv, const char *cmd, int elf_optional, struct 
  * loaded or do not belong together. */
 int cmd_load_args(int argc, char **argv, const char *cmd, int force, struct cmd_inputs *in,
                   struct load *l);
+
+/* Whether the dump l reads changed while it was read (source_check: cut short, replaced): 1
+ * after saying so (once, whoever asks), else 0. Asked after a read error, which a file cut
+ * short gives, before its own message; and before an output is kept. */
+int cmd_dump_changed(struct load *l);
+
+/* The end of a command that read a dump: load_close, and rc; or 1 in place of 0 after the
+ * message when the dump changed while it was read (a shorter tree must not look whole). */
+int cmd_load_close(struct load *l, int rc);
 
 /* Prints what load_open could not check or use (l->warning, l->map_err) as warnings. */
 void cmd_load_warn(const struct load *l);

@@ -134,12 +134,44 @@ static const char *state_name(unsigned s)
 
 enum { RING_FOUND, RING_NONE, RING_ERROR, RING_RSP };
 
+#define ARM_BUFFER "cygtrace_buffer"
+
+/* Whether the ring whose control block g->r is at g->ctl lies, control area and all, inside
+ * the ELF's cygtrace_buffer: the only place a firmware's runtime lays its ring out. A header
+ * found anywhere else (a stray cyg_rt.ctl, a valid header copied into other memory) is not
+ * the ring, and its control area is whatever lies there: nothing is written through it.
+ * Without the symbol (a runtime that maps its ring), where the ring may lie is unknown: read,
+ * but never written (writing). 0, or -1 after a message. */
+static int ring_inside(const struct sym_table *sym, const char *elf, const char *name,
+                       const struct arm_ring *g, int writing)
+{
+    uint64_t buf, size, len = dec_ctrl_off(&g->r) + CYG_CTRL_BYTES;
+
+    if (sym_find(sym, ARM_BUFFER, &buf, &size) < 0) {
+        if (!writing)
+            return 0;
+        cmd_error("%s: %s has no %s, so where its ring may lie is unknown; nothing written "
+                  "(a Linux program: arm it with CYGTRACE_TRIGGER and the like)",
+                  name, elf, ARM_BUFFER);
+        return -1;
+    }
+    if (g->ctl >= buf && g->ctl - buf <= size && len <= size - (g->ctl - buf))
+        return 0;
+    cmd_error("%s: cyg_rt points at a ring at 0x%" PRIx64 "..0x%" PRIx64 ", not inside %s's "
+              "%s (0x%" PRIx64 "..0x%" PRIx64 "): a stray pointer, or another program; "
+              "nothing %s",
+              name, g->ctl, g->ctl + len, elf, ARM_BUFFER, buf, buf + size,
+              writing ? "written" : "shown");
+    return -1;
+}
+
 /* Reads cyg_rt.ctl, the control block and the control area: RING_FOUND; RING_NONE when cyg_rt
- * points at no ring (before init); RING_ERROR after a message; RING_RSP when the server
- * failed (err says why, *what which read). */
+ * points at no ring (before init); RING_ERROR after a message (a ring outside the ELF's
+ * buffer too: ring_inside, writing says whether the caller means to write); RING_RSP when the
+ * server failed (err says why, *what which read). */
 static int read_ring(struct rsp *c, struct sym_table *sym, uint64_t rt, const char *elf,
-                     const char *name, struct arm_ring *g, const char **what, char *err,
-                     size_t errlen)
+                     const char *name, int writing, struct arm_ring *g, const char **what,
+                     char *err, size_t errlen)
 {
     unsigned word = sym_word_bytes(sym);
     uint8_t ptr[8], blk[CYG_HDR_BYTES];
@@ -171,6 +203,8 @@ static int read_ring(struct rsp *c, struct sym_table *sym, uint64_t rt, const ch
         cmd_error("%s: the target runs another build than %s; give the ELF it runs", name, elf);
         return RING_ERROR;
     }
+    if (ring_inside(sym, elf, name, g, writing) < 0)
+        return RING_ERROR;
     g->area = g->ctl + dec_ctrl_off(&g->r);
     *what = "the control area: ";
     if (rsp_read_mem(c, g->area, g->bytes, sizeof g->bytes, NULL, NULL, err, errlen) < 0)
@@ -357,7 +391,7 @@ static int arm(const struct arm_opts *o, const uint64_t *addr, const char *elf,
     early = !o->show && at_reset(c, sym);
     rc = 1;
     found = early ? RING_NONE
-                  : read_ring(c, sym, rt, elf, name, &g, &what, err, sizeof err);
+                  : read_ring(c, sym, rt, elf, name, !o->show, &g, &what, err, sizeof err);
     if (found == RING_RSP)
         goto rsp_fail;
     if (found == RING_ERROR)
@@ -372,7 +406,7 @@ static int arm(const struct arm_opts *o, const uint64_t *addr, const char *elf,
         if (run_to_ready(c, o, sym, elf, name))
             goto out;
         early = 1;
-        found = read_ring(c, sym, rt, elf, name, &g, &what, err, sizeof err);
+        found = read_ring(c, sym, rt, elf, name, !o->show, &g, &what, err, sizeof err);
         if (found == RING_RSP)
             goto rsp_fail;
         if (found == RING_NONE)
@@ -415,7 +449,7 @@ rsp_fail:
     cmd_gdb_error(err, name, what);
     rc = 1;
 out:
-    fflush(stdout);
+    cmd_stdout_failed();
     sig = cmd_gdb_close(c); /* detach: the target runs on */
     return sig ? 128 + sig : rc;
 }

@@ -20,16 +20,63 @@
 #include "source/rsp.h"
 #include "source/rspwhere.h"
 
+/* Set once the standard output's write error was said: it is said once, whoever sees it. */
+static int stdout_told;
+
+void cmd_stdout_error(int e)
+{
+    if (stdout_told)
+        return;
+    stdout_told = 1;
+    fprintf(stderr, "cygtrace: standard output: %s\n", e ? strerror(e) : "a write failed");
+}
+
 void cmd_error(const char *fmt, ...)
 {
     va_list ap;
 
-    fflush(stdout);
+    if (fflush(stdout) != 0) /* what came before the message fails to come: said first */
+        cmd_stdout_error(errno);
     fputs("cygtrace: ", stderr);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+}
+
+int cmd_stdout_failed(void)
+{
+    int e;
+
+    if (stdout_told)
+        return 1;
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    e = errno;
+    cmd_stdout_error(e);
+    return 1;
+}
+
+int cmd_stdout_close(int rc)
+{
+    int bad = ferror(stdout), e;
+
+    errno = 0;
+    if (fflush(stdout) != 0)
+        bad = 1;
+    e = errno;
+    /* A close that fails says what a write-back found (NFS); one of a descriptor that was
+     * closed all along, with nothing written to it, lost nothing. */
+    if (fclose(stdout) != 0 && (bad || errno != EBADF)) {
+        if (!bad)
+            e = errno;
+        bad = 1;
+    }
+    if (!bad)
+        return rc;
+    cmd_stdout_error(e);
+    return rc ? rc : 1;
 }
 
 int cmd_parse_u64(const char *s, unsigned long long *v)
@@ -115,6 +162,31 @@ int cmd_load_args(int argc, char **argv, const char *cmd, int force, struct cmd_
     }
     cmd_load_warn(l);
     return 0;
+}
+
+/* Set once the dump's change was said: a read error it caused and the command's end say it
+ * once. */
+static int dump_told;
+
+int cmd_dump_changed(struct load *l)
+{
+    char err[768];
+
+    if (dump_told)
+        return 1;
+    if (!l->source || source_check(l->source, err, sizeof err) == 0)
+        return 0;
+    cmd_error("%s", err);
+    dump_told = 1;
+    return 1;
+}
+
+int cmd_load_close(struct load *l, int rc)
+{
+    if (cmd_dump_changed(l) && !rc)
+        rc = 1;
+    load_close(l);
+    return rc;
 }
 
 void cmd_ctx_header(const struct load *l, const struct tree_scan *sc, uint32_t id)

@@ -113,9 +113,12 @@ static int list(struct load *l, const char *dump)
                e.ctx, t, fmt_kind(e.kind), w, e.addr, text[0] ? "  " : "", text);
     }
     if (rc < 0) {
-        cmd_error("%s", err[0] ? err : "read error");
+        if (!cmd_dump_changed(l)) /* a file cut short says so, not "read error" */
+            cmd_error("%s", err[0] ? err : "read error");
         return 1;
     }
+    if (cmd_dump_changed(l)) /* a shorter list must not end as if whole */
+        return 1;
     source_stats(l->source, &st);
     if (!l->stream) {
         gap(next, st.dec.end_seq);
@@ -151,6 +154,5 @@ int cmd_dump(int argc, char **argv)
     if (!isatty(STDOUT_FILENO))
         setvbuf(stdout, NULL, _IOFBF, 1 << 16);
     rc = list(&l, in.dump);
-    load_close(&l);
-    return rc;
+    return cmd_load_close(&l, rc);
 }

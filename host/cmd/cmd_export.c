@@ -2,6 +2,7 @@
 /* cmd_export.c - "cygtrace export": the trace as Chrome trace JSON, folded stacks or a
  * callgrind file, through the same filters as tree and report; in Chrome JSON, an RTOS
  * trace's schedule too (taskstat.h). */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -154,12 +155,20 @@ int cmd_export(int argc, char **argv)
         goto out;
     if (xo.format == EXPORT_CHROME && l.ring.word_bytes == 4 && run.sc.n > 1 &&
         schedule(&l, elf, dump, &o, x) < 0) {
-        cmd_error("%s: read error (or out of memory)", dump);
+        if (!cmd_dump_changed(&l))
+            cmd_error("%s: read error (or out of memory)", dump);
         rc = 1;
         goto out;
     }
     if (export_end(x, err, sizeof err) < 0) { /* the message it always was; err says more */
-        cmd_error("%s: cannot write (or out of memory)", outname ? outname : "standard output");
+        if (!outname && ferror(stdout))
+            cmd_stdout_error(errno); /* export_end's flush just failed: errno says why */
+        else
+            cmd_error("%s: cannot write (or out of memory)", outname ? outname : "standard output");
+        rc = 1;
+        goto out;
+    }
+    if (cmd_dump_changed(&l)) { /* an output of half a dump must not replace a whole one */
         rc = 1;
         goto out;
     }
@@ -189,6 +198,5 @@ out:
     tree_scan_free(&run.sc);
     outfile_abort(of); /* after an error: the file it would have replaced stays as it was */
     dwarf_src_close(xo.dwarf);
-    load_close(&l);
-    return rc;
+    return cmd_load_close(&l, rc);
 }

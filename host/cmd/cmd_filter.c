@@ -102,7 +102,8 @@ int cmd_filter_run(struct load *l, const char *elf, const char *dump, const stru
     }
     fo.max_depth = o->max_depth;
     if (pipeline_scan(l, ft, &run->sc, &run->st, &checked, &known) < 0) {
-        cmd_error("%s: read error", dump);
+        if (!cmd_dump_changed(l))
+            cmd_error("%s: read error", dump);
         return 1;
     }
     if (checked && !known && !o->force) {
@@ -115,7 +116,8 @@ int cmd_filter_run(struct load *l, const char *elf, const char *dump, const stru
     n = pipeline_run(l, &run->sc, &fo, ft, o->have_thread ? &thread : NULL, sink_of, arg, &t,
                      err, sizeof err);
     if (n < 0) {
-        cmd_error("%s", err);
+        if (!cmd_dump_changed(l))
+            cmd_error("%s", err);
         return 1;
     }
     if (o->have_thread && !n) {

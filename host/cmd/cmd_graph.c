@@ -163,7 +163,7 @@ oom:
     cmd_error("%s: out of memory", dump);
     rc = 1;
 out:
-    fflush(stdout);
+    cmd_stdout_failed();
     for (size_t i = 0; i < r->n; i++) {
         for (unsigned k = 0; k < r->nfunc; k++)
             graph_free(r->fan[i]->own[k]);
@@ -280,6 +280,5 @@ int cmd_graph(int argc, char **argv)
     r.l = &l;
     r.hz = a.ticks ? 0 : l.ring.ts_hz;
     rc = graph(&r, in.elf, in.dump, &o);
-    load_close(&l);
-    return rc;
+    return cmd_load_close(&l, rc);
 }

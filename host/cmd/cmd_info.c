@@ -255,8 +255,7 @@ int cmd_info(int argc, char **argv)
     if (l.map)
         print_map(l.map);
     rc = print_records(&l);
-    if (rc < 0)
+    if (rc < 0 && !cmd_dump_changed(&l))
         cmd_error("%s: read error", dump);
-    load_close(&l);
-    return rc < 0;
+    return cmd_load_close(&l, rc < 0);
 }

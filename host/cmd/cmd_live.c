@@ -100,6 +100,7 @@ struct live {
     /* a condition that ends the command with status 1 (checked after each batch) */
     int failed;
     char err[512];
+    int out_failed; /* --plain: the standard output could not be written (said already) */
 };
 
 static volatile sig_atomic_t live_stop;
@@ -320,11 +321,14 @@ static void on_event(struct live *l, const struct ev *e)
         plain_event(l, e);
 }
 
+/* The lines so far out to the standard output; one that cannot be written ends the session
+ * (a full disk would otherwise take a followed program's events for ever, and show nothing). */
 static void plain_flush(struct live *l)
 {
-    if (l->cur >= 0)
-        render_flush(l->ctx[l->cur].render);
-    fflush(stdout);
+    if (l->cur >= 0 && render_flush(l->ctx[l->cur].render) < 0)
+        cmd_stdout_error(errno);
+    if (cmd_stdout_failed())
+        l->out_failed = 1;
 }
 
 /* The bytes of the link, as they are read: counted, and kept (--save). */
@@ -509,7 +513,7 @@ static void plain_finish(struct live *l)
     fprintf(f, "; %s\n", l->link_error[0] ? l->link_error
                           : live_stop                 ? "interrupted"
                                                       : "the time given is up");
-    fflush(stdout);
+    cmd_stdout_failed();
 }
 
 /* What parse_args learns of the options besides l's. */
@@ -770,7 +774,7 @@ static void run(struct live *l, double duration)
             usleep(LIVE_TICK_MS * 1000);
         if (!l->view) {
             plain_flush(l);
-            if (ended)
+            if (ended || l->out_failed)
                 break;
             continue;
         }
@@ -859,7 +863,7 @@ int cmd_live(int argc, char **argv)
 out:
     if (l.view)
         view_close(l.view);
-    if (l.plain && !l.failed && rc == 0)
+    if (l.plain && !l.failed && !l.out_failed && rc == 0)
         plain_finish(&l);
     else if (rc == 0)
         rtt_notes(&l, stderr, "cygtrace: note: ");

@@ -254,7 +254,8 @@ static int report_tasks(struct tasks *t, const char *elf, const char *dump)
     }
     setvbuf(stdout, NULL, _IOFBF, 1 << 16);
     if (pipeline_scan(t->l, ft, &sc, &st, &checked, &known) < 0) {
-        cmd_error("%s: read error", dump);
+        if (!cmd_dump_changed(t->l))
+            cmd_error("%s: read error", dump);
         goto out;
     }
     if (t->o->have_thread && cmd_show_thread(t->l, t->o, dump, &t->thread) < 0)
@@ -262,7 +263,8 @@ static int report_tasks(struct tasks *t, const char *elf, const char *dump)
     t->wrapped = st.dec.overwritten > 0;
     if (print_tasks(t, ft, &shown, err, sizeof err) < 0) {
         /* the message it always was; err says more (a change of output: not in a refactoring) */
-        cmd_error("%s: read error (or out of memory)", dump);
+        if (!cmd_dump_changed(t->l))
+            cmd_error("%s: read error (or out of memory)", dump);
         goto out;
     }
     if (!shown)
@@ -270,7 +272,7 @@ static int report_tasks(struct tasks *t, const char *elf, const char *dump)
                "(CONTEXT records)\n");
     rc = 0;
 out:
-    fflush(stdout);
+    cmd_stdout_failed();
     tree_scan_free(&sc);
     return rc;
 }
@@ -344,7 +346,8 @@ static int report(struct load *l, const char *elf, const char *dump, const struc
         t.wrapped = run.st.dec.overwritten > 0;
         t.sep = 1;
         if (print_tasks(&t, ft, &shown, err, sizeof err) < 0) {
-            cmd_error("%s: read error (or out of memory)", dump); /* the message it always was */
+            if (!cmd_dump_changed(l)) /* the message it always was */
+                cmd_error("%s: read error (or out of memory)", dump);
             rc = 1;
         }
     }
@@ -353,7 +356,7 @@ oom:
     cmd_error("%s: out of memory", dump);
     rc = 1;
 out:
-    fflush(stdout);
+    cmd_stdout_failed();
     for (size_t i = 0; i < r.n; i++) {
         fnstat_free(r.tee[i]->own);
         free(r.tee[i]);
@@ -413,6 +416,5 @@ int cmd_report(int argc, char **argv)
     } else {
         rc = report(&l, in.elf, in.dump, &o, a.key, a.ticks);
     }
-    load_close(&l);
-    return rc;
+    return cmd_load_close(&l, rc);
 }

@@ -307,7 +307,8 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
     }
     sc.want_index = 1; /* each context has a pass of its own */
     if (pipeline_scan(l, ft, &sc, &st, &checked, &known) < 0) {
-        cmd_error("%s: read error", dump);
+        if (!cmd_dump_changed(l))
+            cmd_error("%s: read error", dump);
         goto out;
     }
     if (checked && !known && !o->force) {
@@ -338,9 +339,12 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
         }
         shown++;
         if (render_ctx(l, &ro, &sc, c, &fo, ft, &sk) < 0) {
-            cmd_error("%s: read error", dump);
+            if (!cmd_dump_changed(l))
+                cmd_error("%s: read error", dump);
             goto out;
         }
+        if (ferror(stdout)) /* the rest would go nowhere: said at out */
+            goto out;
     }
     if (o->have_thread && !shown) {
         cmd_show_no_thread(o, dump, thread);
@@ -351,7 +355,7 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
     notes(l, &st, &sk, &ro);
     rc = 0;
 out:
-    fflush(stdout);
+    cmd_stdout_failed();
     dwarf_src_close(ro.dwarf);
     tree_scan_free(&sc);
     return rc;

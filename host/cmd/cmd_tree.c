@@ -64,6 +64,5 @@ int cmd_tree(int argc, char **argv)
         return 1;
     }
     rc = cmd_show(&l, in.elf, in.dump, &o);
-    load_close(&l);
-    return rc;
+    return cmd_load_close(&l, rc);
 }

@@ -48,7 +48,7 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
-        return 0;
+        return cmd_stdout_close(0);
     }
     if (!strcmp(argv[1], "--version")) {
         printf("cygtrace %s%s%s%s\n"
@@ -57,11 +57,11 @@ int main(int argc, char **argv)
                CYGTRACE_VERSION, CYGTRACE_GIT[0] ? " (git " : "", CYGTRACE_GIT,
                CYGTRACE_GIT[0] ? ")" : "", CYG_VERSION_MIN, CYG_VERSION, CYG_STREAM_VERSION_MIN,
                CYG_STREAM_VERSION);
-        return 0;
+        return cmd_stdout_close(0);
     }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(argv[1], cmds[i].name))
-            return cmds[i].run(argc - 1, argv + 1);
+            return cmd_stdout_close(cmds[i].run(argc - 1, argv + 1));
     cmd_error("%s: unknown command; try 'cygtrace --help'", argv[1]);
     return 2;
 }

@@ -910,10 +910,10 @@ void render_header(struct render *r)
         out_fmt(r, "%s\n", "FUNCTION");
 }
 
-void render_flush(struct render *r)
+int render_flush(struct render *r)
 {
     out_flush(r);
-    fflush(r->out);
+    return fflush(r->out) == 0 && !ferror(r->out) ? 0 : -1;
 }
 
 void render_free(struct render *r)

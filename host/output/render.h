@@ -62,8 +62,9 @@ const struct tree_sink *render_sink(struct render *r);
 void render_header(struct render *r);
 
 /* Writes out the lines built so far (a live view's tail); the call and the run of leaf calls
- * held back stay held until the next event decides them. */
-void render_flush(struct render *r);
+ * held back stay held until the next event decides them. 0, or -1 when the output could not
+ * be written (errno says why). */
+int render_flush(struct render *r);
 
 /* Frees the renderer. NULL is fine. */
 void render_free(struct render *r);

@@ -250,6 +250,19 @@ fail:
     return NULL;
 }
 
+int source_check(struct source *s, char *err, size_t errlen)
+{
+    char why[160];
+
+    if (s->ops != &ring_ops && s->ops != &stream_ops)
+        return 0;
+    if (src_check(((struct filesrc *)s)->src, why, sizeof why) == 0)
+        return 0;
+    snprintf(err, errlen, "%s: %s, and what was shown is not all of it; is a program still "
+             "writing it? decode a copy made once it is done", s->name, why);
+    return -1;
+}
+
 struct source *source_open_file(const char *path, char *err, size_t errlen)
 {
     char why[256];

@@ -112,6 +112,11 @@ void source_stats(const struct source *s, struct source_stats *st);
 /* Whether the events come as a stream's (frames: sframe and sdec statistics), not a ring's. */
 int source_is_stream(const struct source *s);
 
+/* Whether a dump file (a ring, a saved stream) is still what was opened (src_check): 0, or -1
+ * with "PATH: what changed; what to do" in err. Every other source: 0. A command that read a
+ * file asks at its end, and after a read error, which a file cut short gives. */
+int source_check(struct source *s, char *err, size_t errlen);
+
 /* Returns what was opened, for messages (a path, a pull's name, "/dev/ttyUSB0"). */
 const char *source_name(const struct source *s);
 

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,8 @@ struct src {
     int fd;            /* -1 for memory */
     unsigned char *mem;
     int owned;
-    uint64_t size;
+    uint64_t size;     /* at open: what every pass reads */
+    uint64_t cut;      /* where a read found the file ended short of size; 0: none did */
 };
 
 const char *src_not_regular(unsigned mode)
@@ -110,11 +112,33 @@ long src_read(struct src *s, uint64_t off, void *buf, size_t len)
             continue;
         if (n < 0)
             return -1;
-        if (n == 0)
-            break;
+        if (n == 0) { /* before size: the file shrank since the open */
+            if (!s->cut)
+                s->cut = off + done;
+            return -1;
+        }
         done += (size_t)n;
     }
     return (long)done;
+}
+
+int src_check(struct src *s, char *err, size_t errlen)
+{
+    struct stat st;
+    uint64_t now;
+
+    if (s->fd < 0 || fstat(s->fd, &st) < 0)
+        return 0;
+    now = (uint64_t)st.st_size;
+    if (now != s->size)
+        snprintf(err, errlen, "the file %s from %" PRIu64 " to %" PRIu64 " bytes while it was "
+                 "read", now < s->size ? "shrank" : "grew", s->size, now);
+    else if (s->cut)
+        snprintf(err, errlen, "the file ended at byte %" PRIu64 " of its %" PRIu64 " while it "
+                 "was read (cut short, then written again)", s->cut, s->size);
+    else
+        return 0;
+    return -1;
 }
 
 uint64_t src_data_bytes(struct src *s, uint64_t off, uint64_t len)

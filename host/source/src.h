@@ -21,8 +21,16 @@ const char *src_not_regular(unsigned mode);
 /* Wraps len bytes at buf; the source frees buf on close when owned is set. */
 struct src *src_open_mem(const char *name, void *buf, size_t len, int owned);
 
-/* Reads up to len bytes at off into buf; returns the bytes read (fewer at the end), or -1. */
+/* Reads up to len bytes at off into buf; returns the bytes read (fewer at the end of the size
+ * src_size gave at open), or -1: a read error, or a file that ends before that size (it shrank
+ * since: src_check says so). */
 long src_read(struct src *s, uint64_t off, void *buf, size_t len);
+
+/* Whether the file is still what was opened: 0; or -1 with what changed in err ("the file
+ * shrank from N to M bytes while it was read") when its size differs now, or a read found it
+ * shorter than at open. A writer that cuts or replaces a dump under a reader would otherwise
+ * give a shorter tree that looks whole. Memory is never changed: 0. */
+int src_check(struct src *s, char *err, size_t errlen);
 
 /* Returns how many of the len bytes at off the source really holds: all of them but a sparse
  * file's holes (which read as zeros, and cost time to read all the same). */

@@ -207,12 +207,17 @@ static int dw_open(struct dwarf_src *d)
 {
     Dwarf_Arange *ar = NULL;
     Dwarf_Signed n = 0;
+    Dwarf_Error derr = NULL; /* libdwarf writes through it unchecked on some errors */
+    int rc;
 
     if (d->state)
         return d->state == 1 ? 0 : -1;
     d->state = -1;
-    if (dwarf_init_path(d->path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY, dwdie_quiet, NULL,
-                        &d->dbg, NULL, 0, NULL, NULL) != DW_DLV_OK)
+    rc = dwarf_init_path(d->path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY, dwdie_quiet, NULL,
+                         &d->dbg, NULL, 0, NULL, &derr);
+    if (derr)
+        dwarf_dealloc_error(NULL, derr);
+    if (rc != DW_DLV_OK)
         return -1;
     d->state = 1;
     if (dwarf_get_aranges(d->dbg, &ar, &n, NULL) == DW_DLV_OK) {

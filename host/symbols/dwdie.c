@@ -87,9 +87,18 @@ Dwarf_Die dwdie_child(Dwarf_Die die)
 Dwarf_Die dwdie_next(Dwarf_Debug dbg, Dwarf_Die die)
 {
     Dwarf_Die next = NULL;
+    Dwarf_Off at = 0, to = 0;
 
     if (dwarf_siblingof_b(dbg, die, 1, &next, NULL) != DW_DLV_OK)
         next = NULL;
+    /* A sibling lies after the DIE: one that does not (a DW_AT_sibling that points back, in a
+     * damaged DWARF) would make every walk over the siblings go round for ever (found by
+     * tests/fuzz/fuzz_wrap). */
+    if (next && (dwarf_dieoffset(die, &at, NULL) != DW_DLV_OK ||
+                 dwarf_dieoffset(next, &to, NULL) != DW_DLV_OK || to <= at)) {
+        dwarf_dealloc_die(next);
+        next = NULL;
+    }
     dwarf_dealloc_die(die);
     return next;
 }

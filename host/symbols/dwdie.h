@@ -35,7 +35,8 @@ Dwarf_Half dwdie_tag(Dwarf_Die die);
 /* The first child of die, or NULL; the caller deallocates it (or hands it to dwdie_next). */
 Dwarf_Die dwdie_child(Dwarf_Die die);
 
-/* The sibling after die, or NULL; die itself is deallocated. A walk over a DIE's children:
+/* The sibling after die, or NULL (at the end, or where a damaged DWARF names one that does not
+ * lie after die: a walk never goes round); die itself is deallocated. A walk over a DIE's children:
  * for (c = dwdie_child(p); c; c = dwdie_next(dbg, c)), deallocating c when it stops early. */
 Dwarf_Die dwdie_next(Dwarf_Debug dbg, Dwarf_Die die);
 

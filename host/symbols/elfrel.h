@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* elfrel.h - the DWARF of a relocatable ELF object (a .o file, or an archive's member) held in
- * memory, for libdwarf.
+ * memory, for libdwarf; a shared library's too, which has no relocations of its DWARF left.
  *
  * Why not dwarf_init_path: an archive's member is no file, and in a relocatable object the
  * DWARF's references to other sections (names in .debug_str, code addresses) are relocations
@@ -18,12 +18,14 @@ struct elfrel;
 
 /* Takes buf (len bytes from malloc; the elfrel owns it from now on, freed on failure too) and
  * applies the relocations of its DWARF sections. NULL with a one-line reason in err ("not a
- * relocatable ELF object", "truncated ELF", "DWARF relocations of machine 8 are not known",
+ * relocatable ELF object or a shared library", "truncated ELF", "DWARF relocations of machine 8 are not known",
  * "compressed DWARF (-gz)"...) when it cannot. */
 struct elfrel *elfrel_open(void *buf, size_t len, char *err, size_t errlen);
 
 /* libdwarf on the object (its errors quiet, dwdie_quiet): 0 and *dbg, or -1 with err "no
- * DWARF" or "its DWARF cannot be read". The elfrel ends the Dwarf_Debug when closed. */
+ * DWARF" or "its DWARF cannot be read". Its units, DIEs, types, strings and lines; not its
+ * range and location lists (.debug_rnglists, .debug_loclists: libdwarf does not see them).
+ * The elfrel ends the Dwarf_Debug when closed. */
 int elfrel_dwarf(struct elfrel *e, Dwarf_Debug *dbg, char *err, size_t errlen);
 
 /* Finishes its Dwarf_Debug and frees it all. NULL is fine. */

@@ -18,6 +18,7 @@
 #define TYPE_DEPTH 16u /* longer chains of typedefs and qualifiers (or a cycle): unknown */
 #define SHOWN_MAX 256u /* a type's text for the table, at most */
 #define MAX_ENUMERATORS 65536u
+#define ENUMERATOR_NAME_MAX 256u /* a longer name (a damaged string offset): the value alone */
 
 #define Q_CONST 1u
 #define Q_VOLATILE 2u
@@ -225,7 +226,11 @@ static int enumerators(struct ctx *c, Dwarf_Die t, unsigned bytes, int sgn, stru
         const char *name = dwdie_name(e);
         uint64_t v;
 
-        if (dwdie_tag(e) == DW_TAG_enumerator && name && en->n < MAX_ENUMERATORS &&
+        /* An empty name would be a table line the host refuses (wsig.c), a very long one a
+         * line longer than it reads: such an enumerator (a damaged DWARF) is left out, and
+         * its value is shown as a number. */
+        if (dwdie_tag(e) == DW_TAG_enumerator && name && *name &&
+            strlen(name) < ENUMERATOR_NAME_MAX && en->n < MAX_ENUMERATORS &&
             enumerator_value(e, sgn, &v) == 0) {
             if (en->n == cap) {
                 struct wrapgen_enumerator *n;
@@ -340,15 +345,22 @@ static int params(struct ctx *c, Dwarf_Die die, struct wrapgen_fn *fn)
             variadic = 1;
         if (tag == DW_TAG_formal_parameter && n++ < WRAPGEN_MAX_PARAMS) {
             struct wrapgen_param *pp = &fn->p[n - 1];
-            const char *name = dwdie_name(p), *bad;
+            const char *name = dwdie_name(p), *bad = NULL;
 
             if (name && !(pp->name = wrapgen_strdup(c->set, name)))
                 rc = -1;
             else if (type_of(c, p, &pp->t, &bad) < 0)
                 rc = -1;
-            else if (bad && !why &&
-                     !(why = wrapgen_printf(c->set, "parameter %u (%s): %s", n - 1,
-                                            name ? name : "unnamed", bad)))
+            /* No type, or one that does not resolve (a reference to no DIE: a damaged or
+             * truncated DWARF) reads as void, which no parameter is and no value kind says */
+            else if (!bad && pp->t.kind == WRAPGEN_VOID &&
+                     !(bad = wrapgen_printf(c->set, "'%s', not a type a parameter can have (the "
+                                            "DWARF gives none, or one it does not hold)",
+                                            pp->t.shown)))
+                rc = -1;
+            if (!rc && bad && !why &&
+                !(why = wrapgen_printf(c->set, "parameter %u (%s): %s", n - 1,
+                                       name ? name : "unnamed", bad)))
                 rc = -1;
         }
     }

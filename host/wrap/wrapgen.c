@@ -414,12 +414,19 @@ char *wrapgen_table(const struct wrapgen_fn *const *fns, size_t n, size_t *len)
 
 /* ---- the C file ---- */
 
-/* "type name", or "type *name" when the type ends in a '*'. */
-static void put_decl(struct text *t, const char *type, const char *name)
+/* "type prefixname", or "type *prefixname" when the type ends in a '*'. The name is written as
+ * it is, whatever its length: a copy cut to a buffer's size would declare another function
+ * than the one the call sites name. */
+static void put_decl_as(struct text *t, const char *type, const char *prefix, const char *name)
 {
     size_t l = strlen(type);
 
-    text_add(t, "%s%s%s", type, l && type[l - 1] == '*' ? "" : " ", name);
+    text_add(t, "%s%s%s%s", type, l && type[l - 1] == '*' ? "" : " ", prefix, name);
+}
+
+static void put_decl(struct text *t, const char *type, const char *name)
+{
+    put_decl_as(t, type, "", name);
 }
 
 /* "(int a, const char *s)", or "(void)". */
@@ -436,10 +443,7 @@ static void put_params(struct text *t, const struct wrapgen_fn *fn)
 /* "__wrap_f(int a, char c)" declared with its return type. */
 static void put_head(struct text *t, const struct wrapgen_fn *fn, const char *prefix)
 {
-    char name[512];
-
-    snprintf(name, sizeof name, "%s%s", prefix, fn->name);
-    put_decl(t, fn->ret.c, name);
+    put_decl_as(t, fn->ret.c, prefix, fn->name);
     put_params(t, fn);
 }
 

@@ -138,30 +138,25 @@ static void *obj_bytes(struct obj *o, size_t *len)
 static const char *read_dwarf(struct obj *o, struct wrapgen_set *sigs, char *why, size_t whylen,
                               int *oom)
 {
-    struct elfrel *e = NULL;
+    struct elfrel *e;
     Dwarf_Debug dbg = NULL;
     void *buf;
     size_t len;
     int ok, units;
 
-    if (bfd_get_file_flags(o->abfd) & DYNAMIC) {
-        if (o->abfd->my_archive)
-            return "a shared library inside an archive";
-        ok = dwarf_init_path(o->path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY, dwdie_quiet, NULL,
-                             &dbg, NULL, 0, NULL, NULL) == DW_DLV_OK;
-    } else {
-        if (!(buf = obj_bytes(o, &len)))
-            return "cannot be read into memory";
-        if (!(e = elfrel_open(buf, len, why, whylen)))
-            return why;
-        ok = elfrel_dwarf(e, &dbg, why, whylen) == 0; /* either way, what is said is "no DWARF" */
-    }
+    /* A shared library too, not through dwarf_init_path: libdwarf 20210528, once it read a
+     * file itself, then takes an object served through dwarf_object_init_b for one of its own
+     * (reads past it, and crashed: a .so then a .o, found by tests/fuzz/fuzz_wrap's seeds). */
+    if ((bfd_get_file_flags(o->abfd) & DYNAMIC) && o->abfd->my_archive)
+        return "a shared library inside an archive";
+    if (!(buf = obj_bytes(o, &len)))
+        return "cannot be read into memory";
+    if (!(e = elfrel_open(buf, len, why, whylen)))
+        return why;
+    ok = elfrel_dwarf(e, &dbg, why, whylen) == 0; /* either way, what is said is "no DWARF" */
     units = ok ? wrapdw_read(dbg, sigs, want_defined, o) : 0;
     *oom = units < 0;
-    if (e)
-        elfrel_close(e);
-    else if (ok)
-        dwarf_finish(dbg, NULL);
+    elfrel_close(e);
     return units > 0 ? NULL : "no DWARF";
 }
 

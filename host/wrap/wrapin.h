@@ -2,8 +2,8 @@
 /* wrapin.h - the inputs of cygtrace wrap: the functions a static library (an ar archive of ELF
  * objects), an ELF relocatable object or a shared library defines, and their signatures from
  * its DWARF. libbfd reads archives and symbols (any ELF, whatever the host); each object's
- * DWARF is read where it lies: a relocatable object's (an archive member's too) in memory
- * through elfrel.c, a shared library's from its file. */
+ * DWARF is read in memory through elfrel.c: a relocatable object's (an archive member's too)
+ * relocated there, a shared library's as it is. */
 #ifndef WRAPIN_H
 #define WRAPIN_H
 

@@ -10,7 +10,7 @@ set -u
 
 REGRESS=$ROOT/tests/fuzz/regress
 SEEDS=$BUILD/fuzz/seeds
-TARGETS="dump stream rsp wsig"
+TARGETS="dump stream rsp wsig wrap"
 for t in $TARGETS; do
     need "$BUILD/tests/fuzz_replay_$t"
 done

@@ -313,6 +313,44 @@ if [ -s "$IMG" ]; then
         eval '[ "$RC" -eq 130 ] && grep -q "interrupted; breakpoint removed" "$T/fake-ctrl-c.err"'
     fake_done fake-ctrl-c
 
+    # A standard output that cannot be written: what arm says is lost, and it says so.
+    fake fake-full ok
+    (exec 2>/dev/null; timeout 20 "$CT" arm --gdb="$WHERE" --show "$demo" >/dev/full \
+        2>"$T/fake-full.err")
+    RC=$?
+    check fake-full "status $RC: $(tr '\n' '|' <"$T/fake-full.err")" \
+        eval '[ "$RC" -eq 1 ] && grep -qx "cygtrace: standard output: No space left on device" "$T/fake-full.err"'
+    fake_done fake-full
+
+    # A valid control block (CRC and all) where cyg_rt points, but not in cygtrace_buffer: a
+    # copy of the ring in other RAM, or one that starts inside the buffer and runs past its
+    # end. Its "control area" is other memory: nothing is written (a server that refuses every
+    # write shows that none was tried), and --show shows nothing either.
+    buf=$(fw_sym "$demo" cygtrace_buffer)
+    bufsize=$((0x$(arm-none-eabi-nm -S "$demo" | awk '$4 == "cygtrace_buffer" { print $2 }')))
+    rtoff=$(($(fw_sym "$demo" cyg_rt) - RAM))
+    # (the copy: at the end of RAM, clear of the buffer, which the start-up puts low)
+    for stray in outside:$(((RAM + RAMLEN - bufsize - 64) & ~7)) overlap:$((buf + 64)); do
+        what=${stray%%:*} at=${stray#*:}
+        cp "$IMG" "$T/$what.img"
+        dd if="$IMG" bs=1 skip=$ctloff count=$bufsize 2>/dev/null |
+            dd of="$T/$what.img" bs=1 seek=$((at - RAM)) conv=notrunc 2>/dev/null
+        for ((i = 0; i < 4; i++)); do printf "\\x$(printf %02x $((at >> 8 * i & 255)))"; done |
+            dd of="$T/$what.img" bs=1 seek=$rtoff conv=notrunc 2>/dev/null
+        IMG=$T/$what.img
+        for mode in ok ewrite; do
+            fake "fake-$what-$mode" "$mode"
+            timed_error "fake-$what-$mode" "cyg_rt points at a ring at 0x[0-9a-f]+\.\.0x[0-9a-f]+, not inside .*cygtrace_buffer \(0x${buf#0x}\.\..*nothing written" \
+                "$CT" arm --gdb="$WHERE" --trigger=freeze@decide "$demo"
+            fake_done "fake-$what-$mode"
+        done
+        fake "fake-$what-show" ok
+        timed_error "fake-$what-show" 'not inside .*cygtrace_buffer.*nothing shown' \
+            "$CT" arm --gdb="$WHERE" --show "$demo"
+        fake_done "fake-$what-show"
+        IMG=$T/ram.img
+    done
+
     # A version 2 ring (no control area): the version byte, and the check made anew (gzip's
     # trailer is the CRC-32 of what it packed, little-endian).
     cp "$IMG" "$T/v2.img"

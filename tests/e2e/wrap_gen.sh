@@ -353,4 +353,51 @@ check quiet-silent "status $RC, stderr: $(head -n 1 "$T/quiet.err")" \
 expect_error quiet-error 1 'no function to wrap \(all were skipped: run without -q' \
     "$CT" wrap -q -o "$T/quiet" --functions=vend_sum "$X/libvend.a"
 
+# A damaged DWARF (vend.o with a byte changed, tests/fuzz/regress/wrap/): parameters whose type
+# does not resolve read as void once, and the generator read past its table of macros (a
+# crash). Now such a function is skipped with its reason, and the rest build.
+run flipped "$CT" wrap -o "$T/flipped" "$ROOT/tests/fuzz/regress/wrap/wrapdw-param-void-flip73"
+check flipped-skips "status $RC: $(grep -m1 "'void'" "$T/flipped.err")" \
+    eval '[ "$RC" -eq 0 ] && grep -q "vend_half: not wrapped: parameter 0 (f): .void., not a type a parameter can have" "$T/flipped.err"'
+run flipped-cc gcc $WERROR -O2 $INC -c "$T/flipped/cygtrace_wrap.c" -o "$T/flipped/cygtrace_wrap.o"
+check flipped-compiles "status $RC: $(head -n 2 "$T/flipped-cc.err" | tr '\n' '|')" [ "$RC" -eq 0 ]
+
+# Names of 500 to 520 characters: up to 512 wrapped, in declarations as long as the calls that
+# name them (a 512-byte buffer once cut "__wrap_" + a name of 505 and more), and the wrappers
+# compile, link and run; longer ones skipped with their reason.
+longname() { printf 'f%0*d' $(($1 - 1)) "$1"; }
+{
+    for ((n = 500; n <= 520; n++)); do
+        echo "int $(longname $n)(int a) { return a + $n; }"
+    done
+} >"$T/long.c"
+{
+    echo "#include <stdio.h>"
+    for ((n = 500; n <= 520; n++)); do echo "int $(longname $n)(int a);"; done
+    echo "int main(void) { long s = 0;"
+    for ((n = 500; n <= 520; n++)); do echo "s += $(longname $n)(1);"; done
+    echo 'printf("%ld\n", s); return 0; }'
+} >"$T/longmain.c"
+mkdir -p "$T/long"
+gcc -g -O1 -c "$T/long.c" -o "$T/long/long.o" && ar rcs "$T/long/liblong.a" "$T/long/long.o"
+run long-wrap "$CT" wrap -o "$T/long" "$T/long/liblong.a"
+check long-wrap "status $RC: $(tail -n 1 "$T/long-wrap.err")" \
+    eval '[ "$RC" -eq 0 ] && [ "$(grep -c "not wrapped: a name longer than 512 characters" "$T/long-wrap.err")" -eq 8 ] &&
+          tail -n 1 "$T/long-wrap.err" | grep -q "wrapped 13 functions, skipped 8$"'
+for ((n = 505; n <= 512; n++)); do
+    grep -q "__wrap_$(longname $n)(int a)" "$T/long/cygtrace_wrap.c" || break
+done
+check long-decl-whole "the declaration of __wrap_ for a name of $n characters is cut" [ "$n" -eq 513 ]
+run long-cc gcc $WERROR -O2 $INC -c "$T/long/cygtrace_wrap.c" -o "$T/long/cygtrace_wrap.o"
+check long-compiles "status $RC: $(head -n 3 "$T/long-cc.err" | tr '\n' '|' | cut -c1-300)" [ "$RC" -eq 0 ]
+run long-ld gcc -g -O1 -o "$T/longdemo" "$T/longmain.c" "$T/long/cygtrace_wrap.o" \
+    "$T/long/liblong.a" "$RT" @"$T/long/cygtrace_wrap.flags" -lpthread
+check long-links "status $RC: $(head -n 3 "$T/long-ld.err" | tr '\n' '|' | cut -c1-300)" [ "$RC" -eq 0 ]
+run long-run env CYGTRACE_OUT="$T/long.trace" "$T/longdemo"
+check long-runs "status $RC, printed $(head -n 1 "$T/long-run.out")" \
+    eval '[ "$RC" -eq 0 ] && [ "$(cat "$T/long-run.out")" = 10731 ]'
+run long-tree "$CT" tree "$T/longdemo" "$T/long.trace"
+check long-tree "status $RC; $(grep -c "$(longname 512)(a=1)" "$T/long-tree.out") calls of the 512-character one" \
+    eval '[ "$RC" -eq 0 ] && grep -q "$(longname 512)(a=1)" "$T/long-tree.out"'
+
 finish
