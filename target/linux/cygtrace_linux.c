@@ -260,7 +260,11 @@ NOINSTR CYG_HIDDEN void *cyg_linux_dl_enter(unsigned which)
     BUSY();
     if (!real)
         real = dl_lookup(which);
-    if (!own) {
+    /* Before our constructor nothing needs catching up (it maps what is loaded), and the
+     * caller may be another library's start-up: AddressSanitizer calls dlsym inside its own
+     * initialisation, when the functions it intercepts (pthread_mutex_lock,
+     * dl_iterate_phdr) cannot be called yet. */
+    if (!own && __atomic_load_n(&ctor_done, __ATOMIC_ACQUIRE)) {
         dl_catch_up();
         /* The new object's constructors run inside the real dlopen, and may be the first
          * instrumented code: a hook may set the ring up until this thread's next call here. */

@@ -218,4 +218,22 @@ if [ "$built" = 1 ]; then
     late late-ctor "$S/plugins/libzc.so: zc" ctor_work zz_which zz_inner
 fi
 
+# Another library's start-up that calls dlsym before the runtime's constructor ran:
+# AddressSanitizer does, inside its own initialisation, when what it intercepts
+# (pthread_mutex_lock) cannot be called yet. The program starts and is traced.
+cat >"$T/early.c" <<'EOF'
+#include <stdio.h>
+__attribute__((noinline)) int early_work(int x) { return x + 1; }
+int main(void) { printf("early %d\n", early_work(1)); return 0; }
+EOF
+if $CC $INSTR -fsanitize=address -o "$S/early" "$T/early.c" "$BUILD/linux/libcygtrace.a" \
+       -lpthread -ldl 2>"$T/early-build.err"; then
+    run early env ASAN_OPTIONS=detect_leaks=0 CYGTRACE_OUT="$T/early.trace" "$S/early"
+    run early-tree "$CT" tree "$S/early" "$T/early.trace"
+    check early-dlsym-asan "status $RC: $(head -c 200 "$T/early.err")" \
+        eval 'grep -qx "early 2" "$T/early.out" && grep -q "early_work();" "$T/early-tree.out"'
+else
+    skip early-dlsym-asan "no AddressSanitizer runtime: $(head -c 120 "$T/early-build.err")"
+fi
+
 finish
