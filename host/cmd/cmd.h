@@ -199,10 +199,14 @@ struct cmd_inputs {
  * cannot be found. */
 int cmd_inputs(int argc, char **argv, const char *cmd, int elf_optional, struct cmd_inputs *in);
 
-/* Opens the ELF and the dump that follow the options (cmd_inputs, into in) into l. Returns 0,
- * or the exit status after a message: 2 for a usage error, 1 when they cannot be found or
- * loaded or do not belong together. */
-int cmd_load_args(int argc, char **argv, const char *cmd, int force, struct cmd_inputs *in,
+#define CMD_LOAD_FORCE (1u << 0)  /* a trace that does not match its ELF is read all the same */
+#define CMD_LOAD_NO_ELF (1u << 1) /* a dump whose program cannot be found is read without one */
+
+/* Opens the ELF and the dump that follow the options (cmd_inputs, into in) into l, as flags
+ * (CMD_LOAD_*) say, and warns of what it could not check. Returns 0, or the exit status after
+ * a message: 2 for a usage error, 1 when they cannot be found or loaded or do not belong
+ * together. */
+int cmd_load_args(int argc, char **argv, const char *cmd, unsigned flags, struct cmd_inputs *in,
                   struct load *l);
 
 /* Whether the dump l reads changed while it was read (source_check: cut short, replaced): 1

@@ -148,15 +148,15 @@ int cmd_inputs(int argc, char **argv, const char *cmd, int elf_optional, struct 
     return 1;
 }
 
-int cmd_load_args(int argc, char **argv, const char *cmd, int force, struct cmd_inputs *in,
+int cmd_load_args(int argc, char **argv, const char *cmd, unsigned flags, struct cmd_inputs *in,
                   struct load *l)
 {
     char err[512];
     int rc;
 
-    if ((rc = cmd_inputs(argc, argv, cmd, 0, in)) != 0)
+    if ((rc = cmd_inputs(argc, argv, cmd, !!(flags & CMD_LOAD_NO_ELF), in)) != 0)
         return rc;
-    if (load_open(l, in->elf, in->dump, force, err, sizeof err) < 0) {
+    if (load_open(l, in->elf, in->dump, !!(flags & CMD_LOAD_FORCE), err, sizeof err) < 0) {
         cmd_error("%s", err);
         return 1;
     }

@@ -138,19 +138,13 @@ int cmd_dump(int argc, char **argv)
     const struct cmd_opts p = {.cmd = "dump", .table = opts, .usage = usage};
     struct cmd_inputs in;
     struct load l;
-    char err[512];
     int rc;
 
     if ((rc = cmd_opts_parse(&p, argc, argv)) >= 0)
         return rc;
-    if ((rc = cmd_inputs(argc, argv, "dump", 1, &in)) != 0)
-        return rc;
     /* as info: a trace that does not match its ELF is what one looks at records for */
-    if (load_open(&l, in.elf, in.dump, 1, err, sizeof err) < 0) {
-        cmd_error("%s", err);
-        return 1;
-    }
-    cmd_load_warn(&l);
+    if ((rc = cmd_load_args(argc, argv, "dump", CMD_LOAD_FORCE | CMD_LOAD_NO_ELF, &in, &l)) != 0)
+        return rc;
     if (!isatty(STDOUT_FILENO))
         setvbuf(stdout, NULL, _IOFBF, 1 << 16);
     rc = list(&l, in.dump);

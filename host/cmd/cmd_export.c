@@ -120,7 +120,7 @@ int cmd_export(int argc, char **argv)
         return rc;
     if (cmd_check_output(outname, in.elf, in.dump))
         return 1;
-    if ((rc = cmd_load_args(argc, argv, "export", o.force, &in, &l)) != 0)
+    if ((rc = cmd_load_args(argc, argv, "export", o.force ? CMD_LOAD_FORCE : 0, &in, &l)) != 0)
         return rc;
     elf = in.elf;
     dump = in.dump;

@@ -266,7 +266,7 @@ int cmd_graph(int argc, char **argv)
     /* --depth limits the tree below the function, not the trees the graph is built from. */
     r.depth = o.max_depth;
     o.max_depth = 0;
-    if ((rc = cmd_load_args(argc, argv, "graph", o.force, &in, &l)) != 0)
+    if ((rc = cmd_load_args(argc, argv, "graph", o.force ? CMD_LOAD_FORCE : 0, &in, &l)) != 0)
         return rc;
     for (unsigned k = 0; k < r.nfunc; k++)
         if (find_function(&l, a.names[k], &r.func[k]) < 0) {

@@ -233,24 +233,17 @@ int cmd_info(int argc, char **argv)
 {
     static const struct option opts[] = {{"help", no_argument, 0, CMD_OPTS_HELP}, {0, 0, 0, 0}};
     const struct cmd_opts p = {.cmd = "info", .table = opts, .usage = usage};
-    const char *elf, *dump;
+    const char *dump;
     struct cmd_inputs in;
     struct load l;
-    char err[512];
     int rc;
 
     if ((rc = cmd_opts_parse(&p, argc, argv)) >= 0)
         return rc;
-    if ((rc = cmd_inputs(argc, argv, "info", 1, &in)) != 0)
-        return rc;
-    elf = in.elf;
-    dump = in.dump;
     /* info shows a mismatch rather than refusing: it is how one finds out. */
-    if (load_open(&l, elf, dump, 1, err, sizeof err) < 0) {
-        cmd_error("%s", err);
-        return 1;
-    }
-    cmd_load_warn(&l);
+    if ((rc = cmd_load_args(argc, argv, "info", CMD_LOAD_FORCE | CMD_LOAD_NO_ELF, &in, &l)) != 0)
+        return rc;
+    dump = in.dump;
     print_ring(&l, dump);
     if (l.map)
         print_map(l.map);

@@ -406,7 +406,7 @@ int cmd_report(int argc, char **argv)
     cmd_show_init(&o);
     if ((rc = cmd_opts_parse(&p, argc, argv)) >= 0)
         return rc;
-    if ((rc = cmd_load_args(argc, argv, "report", o.force, &in, &l)) != 0)
+    if ((rc = cmd_load_args(argc, argv, "report", o.force ? CMD_LOAD_FORCE : 0, &in, &l)) != 0)
         return rc;
     if (a.tasks) {
         struct tasks t = {.l = &l, .hz = a.ticks ? 0 : l.ring.ts_hz,

@@ -52,7 +52,7 @@ int cmd_tree(int argc, char **argv)
     cmd_show_init(&o);
     if ((rc = cmd_opts_parse(&p, argc, argv)) >= 0)
         return rc;
-    if ((rc = cmd_load_args(argc, argv, "tree", o.force, &in, &l)) != 0)
+    if ((rc = cmd_load_args(argc, argv, "tree", o.force ? CMD_LOAD_FORCE : 0, &in, &l)) != 0)
         return rc;
     /* In a RAM image the block must sit where it says it lives: else the image is not of this
      * RAM, or not from the address given. */

@@ -62,58 +62,45 @@ NOINSTR __attribute__((constructor)) static void jmp_find(void)
         jmp_lookup(i);
 }
 
-/* Called by the wrappers with their own arguments: records, and returns the real function
- * for the wrapper to jump to. A shared object always has a C library after it. */
-NOINSTR CYG_HIDDEN void *cyg_linux_jmp(void *env, long arg, unsigned i)
+/* Called by the wrappers with the buffer: records, and returns the real function for the
+ * wrapper to jump to. A shared object always has a C library after it. */
+NOINSTR CYG_HIDDEN void *cyg_linux_jmp(void *env, unsigned i)
 {
-    (void)arg;
     cygtrace_jump(i >= J_LONGJMP, env);
     return jmp_lookup(i);
 }
 
-/* Saves the arguments (rdi: the buffer; rsi: savemask or val), keeps the stack 16-byte
- * aligned for the call, and jumps to the real function with the stack as the caller left it.
- * endbr64 (a no-op without CET) for the PLT's indirect jump here where IBT is enforced. */
-#define JMP_WRAP(name, i)                                                                      \
-    __asm__(".text\n"                                                                          \
-            ".globl " #name "\n"                                                               \
-            ".type " #name ", @function\n" #name ":\n"                                         \
-            "    endbr64\n"                                                                    \
-            "    push %rdi\n"                                                                  \
-            "    push %rsi\n"                                                                  \
-            "    sub $8, %rsp\n"                                                               \
-            "    mov $" #i ", %edx\n"                                                          \
-            "    call cyg_linux_jmp\n"                                                         \
-            "    add $8, %rsp\n"                                                               \
-            "    pop %rsi\n"                                                                   \
-            "    pop %rdi\n"                                                                   \
-            "    jmp *%rax\n"                                                                  \
-            ".size " #name ", .-" #name "\n")
+/* The wrapper goes on to the real function: "jmp *%rax", what cyg_linux_jmp returned. */
+#define JMP_WRAP(name, i) JMP_ASM(#name, i, "jmp *%rax")
 #else
-NOINSTR CYG_HIDDEN void cyg_linux_jmp(void *env, long arg, unsigned i)
+NOINSTR CYG_HIDDEN void cyg_linux_jmp(void *env, unsigned i)
 {
-    (void)arg;
     cygtrace_jump(i >= J_LONGJMP, env);
 }
 
-/* The same, going on to __real_NAME, which the linker makes the C library's NAME. */
-#define JMP_WRAP(name, i)                                                                      \
+/* The wrapper goes on to __real_NAME, which the linker makes the C library's NAME. */
+#define JMP_WRAP(name, i) JMP_ASM("__wrap_" #name, i, "jmp __real_" #name "@PLT")
+#endif
+
+/* A wrapper SYM: saves the arguments (rdi: the buffer; rsi: savemask or val), keeps the stack
+ * 16-byte aligned for the call of cyg_linux_jmp(buffer, I), and goes on (GO) to the real
+ * function with the stack as the caller left it. endbr64 (a no-op without CET) for the PLT's
+ * indirect jump here where IBT is enforced. */
+#define JMP_ASM(sym, i, go)                                                                    \
     __asm__(".text\n"                                                                          \
-            ".globl __wrap_" #name "\n"                                                        \
-            ".type __wrap_" #name ", @function\n"                                              \
-            "__wrap_" #name ":\n"                                                              \
+            ".globl " sym "\n"                                                                 \
+            ".type " sym ", @function\n" sym ":\n"                                             \
             "    endbr64\n"                                                                    \
             "    push %rdi\n"                                                                  \
             "    push %rsi\n"                                                                  \
             "    sub $8, %rsp\n"                                                               \
-            "    mov $" #i ", %edx\n"                                                          \
+            "    mov $" #i ", %esi\n"                                                          \
             "    call cyg_linux_jmp\n"                                                         \
             "    add $8, %rsp\n"                                                               \
             "    pop %rsi\n"                                                                   \
             "    pop %rdi\n"                                                                   \
-            "    jmp __real_" #name "@PLT\n"                                                   \
-            ".size __wrap_" #name ", .-__wrap_" #name "\n")
-#endif
+            "    " go "\n"                                                                     \
+            ".size " sym ", .-" sym "\n")
 
 _Static_assert(J_SETJMP_ == 0 && J_SETJMP == 1 && J_SIGSETJMP == 2 && J_LONGJMP == 3 &&
                    J_LONGJMP_ == 4 && J_SIGLONGJMP == 5 && J_LONGJMP_CHK == 6,
