@@ -179,6 +179,8 @@ for board in $BOARDS; do
                 grep -q "  $name  " "$T/$tag-report.out" || why="$why $name"
             done < <(sed -n 's/^context [0-9]* "\(.*\)"$/\1/p' "$T/$tag.labels-chrome")
             check "$tag-labels-tasks" "not in report's table of tasks:$why" [ -z "$why" ]
+        else
+            skip "$tag-labels-chrome" "jq is not installed (make deps)"
         fi
         if command -v python3 >/dev/null; then
             check "$tag-chrome-json" "not JSON" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/$tag-chrome.out"

@@ -36,6 +36,8 @@ check uninstall-all-gone "left behind or taken: $(diff "$T/before" "$T/after" | 
 # Into a PREFIX that does not exist at all: nothing of it is left.
 Q=$T/fresh/a/b
 make_in fresh-install install "$Q"
+check fresh-install "status $RC: $(tail -n 1 "$T/fresh-install.log")" \
+    eval '[ "$RC" -eq 0 ] && [ -x "$Q/bin/cygtrace" ]'
 make_in fresh-uninstall uninstall "$Q"
 check fresh-gone "status $RC; left: $(find "$T/fresh" 2>/dev/null | tr '\n' ' ' | cut -c1-300)" \
     eval '[ "$RC" -eq 0 ] && [ ! -e "$T/fresh" ]'

@@ -250,10 +250,11 @@ truncated() {
 # cut_ok NAME TAG: status 0 and the one line that says what happened (cygtrace record has its
 # own word on the file it finds cut afterwards).
 cut_ok() {
-    check "$1" "status $RC: $(head -c 400 "$T/$2.err")" \
-        [ "$RC" -eq 0 -a "$(grep -c '^cygtrace: .*: was truncated' "$T/$2.err")" -eq 1 ] && grep -q \
-        "^cygtrace: $T/$2.ring: was truncated by another program while recording; recording \
-stopped, the program runs on untraced$" "$T/$2.err"
+    local err=$T/$2.err want="^cygtrace: $T/$2.ring: was truncated by another program while \
+recording; recording stopped, the program runs on untraced$"
+    check "$1" "status $RC: $(head -c 400 "$err")" \
+        eval '[ "$RC" -eq 0 ] && [ "$(grep -c "^cygtrace: .*: was truncated" "$err")" -eq 1 ] &&
+              grep -q "$want" "$err"'
 }
 head -c 100 /dev/urandom >"$T/small"
 for v in harm harm-dyn; do

@@ -137,6 +137,8 @@ if command -v uftrace >/dev/null; then
         check "uftrace-$s-after_jump" "after_jump indented $ic here, $iu by uftrace" \
             eval '[ "$iu" -gt 0 ] && [ "$ic" -eq "$iu" ]'
     done
+else
+    skip uftrace-after_jump "uftrace is not installed (make deps)"
 fi
 
 # The wrappers go on to the real functions whether or not anything records.
