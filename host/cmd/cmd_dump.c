@@ -65,6 +65,10 @@ static void what(const struct load *l, const struct ev *e, char *buf, size_t len
     case EV_UNKNOWN:
         snprintf(buf, len, "type %" PRIu32, e->data);
         break;
+    case EV_SETJMP:
+    case EV_LONGJMP:
+        snprintf(buf, len, "buffer 0x%" PRIx64, e->addr);
+        break;
     case EV_VALUE:
     case EV_NAME:
         snprintf(buf, len, "data 0x%" PRIx32, e->data);

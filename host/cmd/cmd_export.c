@@ -98,6 +98,7 @@ int cmd_export(int argc, char **argv)
     struct export *x = NULL;
     struct outfile *of = NULL;
     struct show_opts o;
+    const char *stood;
     const struct cmd_opts p = {.cmd = "export", .table = opts, .shortopts = "o:", .show = &o,
                                .usage = usage, .take = take_option, .arg = &a};
     struct cmd_inputs in;
@@ -188,8 +189,8 @@ int cmd_export(int argc, char **argv)
         fprintf(stderr, "cygtrace: note: %" PRIu64 " calls shorter than --min-time were kept: "
                         "more than %u events happened inside them before it was known\n",
                 run.forced, FILTER_HOLD);
-    if (cmd_clock_stood(&l, &run.st))
-        fprintf(stderr, "cygtrace: note: %s; every duration is 0\n", cmd_clock_stood(&l, &run.st));
+    if ((stood = cmd_clock_stood(&l, &run.st)))
+        fprintf(stderr, "cygtrace: note: %s; every duration is 0\n", stood);
     else if (xo.format == EXPORT_CHROME && !xo.hz && (l.ring.flags & CYG_F_TIMESTAMPS))
         fprintf(stderr, "cygtrace: note: the trace does not say its clock rate: ts are clock "
                         "ticks, not microseconds\n");

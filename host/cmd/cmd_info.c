@@ -160,6 +160,7 @@ static int print_records(struct load *l)
     const struct dec_stats *st = &ls.dec;
     struct ev e;
     uint64_t t_first = 0, t_last = 0;
+    const char *stood;
     char span[32];
     int rc;
 
@@ -197,8 +198,9 @@ static int print_records(struct load *l)
         if (st->truncated)
             printf("truncated:  %" PRIu64 " records missing from the dump\n", st->truncated);
     }
-    if (rc == 0 && cmd_clock_stood(l, &ls)) {
-        printf("span:       none: %s\n", cmd_clock_stood(l, &ls));
+    stood = rc == 0 ? cmd_clock_stood(l, &ls) : NULL;
+    if (stood) {
+        printf("span:       none: %s\n", stood);
     } else if (rc == 0 && (l->ring.flags & CYG_F_TIMESTAMPS) && t_last > t_first) {
         fmt_duration(t_last - t_first, l->ring.ts_hz, span, sizeof span);
         printf("span:       %s from the first call to the last\n", span);

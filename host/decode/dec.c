@@ -400,9 +400,7 @@ static inline __attribute__((always_inline)) int next_w(struct dec *d, struct ev
             if (d->ds.flags & CYG_F_CALLSITES)
                 e->site = le_get(p + 2 * w, w);
             call_w(&d->ds, a, b, e, w);
-            d->st.calls.n++; /* as dec_count sums them up */
-            d->st.calls.ones |= b;
-            d->st.calls.zeros |= ~b;
+            dec_times_add(&d->st.calls, b); /* as dec_count sums them up */
         } else if (!record_w(&d->ds, p, d->seq++, e, w)) { /* a special, or nothing */
             if (hole_event(d, i, w, e, only))
                 return 1;
@@ -864,9 +862,7 @@ static inline __attribute__((always_inline)) int count_w(struct dec *d, struct d
                 fn = w == 8 ? a & CYG64_ADDR_MASK : a & ~(uint64_t)1;
                 if (!exit && c->n_first < DEC_COUNT_FIRST)
                     c->first[c->n_first++] = fn;
-                d->st.calls.n++; /* word b, its timestamp's bits (dec_get_stats) */
-                d->st.calls.ones |= b;
-                d->st.calls.zeros |= ~b;
+                dec_times_add(&d->st.calls, b); /* word b: its timestamp's bits (dec_get_stats) */
                 d->st.decoded++;
                 if (!(x = count_ctx(c, x, id)) || ctx_call(x, exit, fn) < 0)
                     return -1;

@@ -394,7 +394,8 @@ const char *fmt_kind(unsigned kind)
         [EV_FAULT_LR] = "fault-lr", [EV_START] = "start",   [EV_STOP] = "stop",
         [EV_UNKNOWN] = "unknown", [EV_LOST] = "lost",       [EV_PAD] = "pad",
         [EV_VALUE] = "value",     [EV_TRIGGER] = "trigger", [EV_SCHED] = "sched",
-        [EV_NAME] = "name",       [EV_TIME] = "time",
+        [EV_NAME] = "name",       [EV_TIME] = "time",       [EV_SETJMP] = "setjmp",
+        [EV_LONGJMP] = "longjmp", [EV_HOLE] = "hole",
     };
 
     return kind < sizeof names / sizeof names[0] && names[kind] ? names[kind] : "?";
