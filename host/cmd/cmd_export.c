@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cmd_export.c - "cygtrace export": the trace as Chrome trace JSON, folded stacks or a
- * callgrind file, through the same filters as tree and report; in Chrome JSON, an RTOS
- * trace's schedule too (taskstat.h). */
+/* cmd_export.c - "cygtrace export": the trace as Chrome trace JSON, folded stacks, a
+ * callgrind file or a Perfetto trace, through the same filters as tree and report; in Chrome
+ * JSON and Perfetto, an RTOS trace's schedule too (taskstat.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "cmd/cmd_opts.h"
 #include "cyg_format.h"
 #include "output/export.h"
 #include "output/outfile.h"
+#include "output/render.h"
 #include "model/taskstat.h"
 
 enum { EXPORT_OPT_FORMAT = 0x200 };
@@ -24,6 +26,8 @@ static void usage(FILE *f)
                "                              stack's self time in clock ticks\n"
                "  --format=callgrind          callgrind.out for KCachegrind, callgrind_annotate\n"
                "                              (costs in clock ticks)\n"
+               "  --format=perfetto           Perfetto's protobuf trace (ui.perfetto.dev,\n"
+               "                              trace_processor); --srcline: source locations\n"
                "  -o FILE                     write to FILE instead of the standard output\n%s",
             cmd_show_usage);
 }
@@ -78,7 +82,7 @@ static int take_option(void *arg, int c, char *val)
         return 0;
     }
     if (export_parse_format(val, &a->xo->format) < 0) { /* EXPORT_OPT_FORMAT */
-        cmd_error("--format=%s: not a format (chrome, folded, callgrind)", val);
+        cmd_error("--format=%s: not a format (chrome, folded, callgrind, perfetto)", val);
         return 2;
     }
     a->have_format = 1;
@@ -113,7 +117,7 @@ int cmd_export(int argc, char **argv)
         return rc;
     outname = a.outname;
     if (!a.have_format) {
-        cmd_error("export: needs --format=chrome|folded|callgrind (see 'cygtrace export --help')");
+        cmd_error("export: needs --format=chrome|folded|callgrind|perfetto (see 'cygtrace export --help')");
         return 2;
     }
     /* Before anything is opened: an output that is an input would be destroyed. */
@@ -126,7 +130,12 @@ int cmd_export(int argc, char **argv)
     elf = in.elf;
     dump = in.dump;
     rc = 1;
-    if (xo.format != EXPORT_CHROME && !(l.ring.flags & CYG_F_TIMESTAMPS)) {
+    if (xo.format == EXPORT_PERFETTO && !outname && isatty(STDOUT_FILENO)) {
+        cmd_error("export: --format=perfetto writes binary data; give -o FILE or redirect it");
+        goto out;
+    }
+    if ((xo.format == EXPORT_FOLDED || xo.format == EXPORT_CALLGRIND) &&
+        !(l.ring.flags & CYG_F_TIMESTAMPS)) {
         cmd_error("%s: --format=%s needs timestamps, and this trace has none", dump,
                   xo.format == EXPORT_FOLDED ? "folded" : "callgrind");
         goto out;
@@ -144,7 +153,8 @@ int cmd_export(int argc, char **argv)
     xo.hz = l.ring.ts_hz;
     xo.pid = l.ring.pid ? l.ring.pid : 1;
     xo.word_bytes = l.ring.word_bytes;
-    if (xo.format == EXPORT_CALLGRIND && l.sym)
+    if ((xo.format == EXPORT_CALLGRIND ||
+         (xo.format == EXPORT_PERFETTO && (o.show & RENDER_SRCLINE))) && l.sym)
         xo.dwarf = dwarf_src_open(elf); /* read lazily; NULL (no memory): files unnamed */
     if (!(x = export_new(out, &xo))) {
         cmd_error("%s: out of memory", dump);
@@ -154,7 +164,8 @@ int cmd_export(int argc, char **argv)
     export_names(x, l.names);
     if ((rc = cmd_filter_run(&l, elf, dump, &o, sink_of, x, &run)) != 0)
         goto out;
-    if (xo.format == EXPORT_CHROME && l.ring.word_bytes == 4 && run.sc.n > 1 &&
+    if ((xo.format == EXPORT_CHROME || xo.format == EXPORT_PERFETTO) &&
+        l.ring.word_bytes == 4 && run.sc.n > 1 &&
         schedule(&l, elf, dump, &o, x) < 0) {
         if (!cmd_dump_changed(&l))
             cmd_error("%s: read error (or out of memory)", dump);
@@ -194,6 +205,9 @@ int cmd_export(int argc, char **argv)
     else if (xo.format == EXPORT_CHROME && !xo.hz && (l.ring.flags & CYG_F_TIMESTAMPS))
         fprintf(stderr, "cygtrace: note: the trace does not say its clock rate: ts are clock "
                         "ticks, not microseconds\n");
+    else if (xo.format == EXPORT_PERFETTO && !xo.hz && (l.ring.flags & CYG_F_TIMESTAMPS))
+        fprintf(stderr, "cygtrace: note: the trace does not say its clock rate: timestamps "
+                        "are clock ticks, not nanoseconds\n");
 out:
     export_free(x);
     tree_scan_free(&run.sc);

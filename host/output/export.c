@@ -16,6 +16,7 @@
 #include "decode/dec.h"
 #include "util/numfmt.h"
 #include "output/fmt.h"
+#include "output/perfetto.h"
 #include "symbols/wsig.h"
 
 /* One level of a context's stack (calltime.h). */
@@ -59,6 +60,7 @@ struct export {
     const struct names *nm;    /* the contexts' and objects' names, or NULL */
     struct ctxtab tracks;      /* chrome: the contexts whose track has its name */
     int cpu_track;             /* chrome: the CPU track has its name */
+    struct perfetto *pf;       /* perfetto: the writer that does it all (perfetto.h) */
 };
 
 static uint64_t pair_hash(uint64_t a, uint64_t b)
@@ -429,6 +431,10 @@ struct export *export_new(FILE *out, const struct export_opts *o)
     x->out = out;
     x->o = *o;
     x->first = 1;
+    if (o->format == EXPORT_PERFETTO && !(x->pf = perfetto_new(out, o))) {
+        free(x);
+        return NULL;
+    }
     if (o->format == EXPORT_CHROME)
         fputs_unlocked("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
     else if (o->format == EXPORT_FOLDED && node_of(x, 0, 0) < 0) { /* node 0: the root */
@@ -446,6 +452,8 @@ int export_parse_format(const char *s, enum export_format *f)
         *f = EXPORT_FOLDED;
     else if (!strcmp(s, "callgrind"))
         *f = EXPORT_CALLGRIND;
+    else if (!strcmp(s, "perfetto"))
+        *f = EXPORT_PERFETTO;
     else
         return -1;
     return 0;
@@ -455,6 +463,8 @@ const struct tree_sink *export_sink(struct export *x, uint32_t ctx, uint64_t os_
 {
     struct xctx *c;
 
+    if (x->pf)
+        return perfetto_sink(x->pf, ctx, os_tid, vfork);
     /* doubled: a crafted trace may have 200 000 contexts */
     if (vec_grow(&x->ctx, &x->ctx_cap, x->nctx, sizeof *x->ctx, 16) < 0 ||
         !(c = calloc(1, sizeof *c)))
@@ -478,6 +488,8 @@ const struct tree_sink *export_sink(struct export *x, uint32_t ctx, uint64_t os_
 void export_names(struct export *x, const struct names *n)
 {
     x->nm = n;
+    if (x->pf)
+        perfetto_names(x->pf, n);
 }
 
 /* The track of context id gets its name (a context with no calls has none yet). */
@@ -500,6 +512,8 @@ void export_taskstat_span(void *arg, const struct taskstat_span *sp)
     struct export *x = arg;
     char name[NAMES_MAX + 64];
 
+    if (x->pf)
+        perfetto_span(x->pf, sp);
     if (x->o.format != EXPORT_CHROME)
         return;
     if (!x->cpu_track) { /* first on the screen: the one row that says who ran when */
@@ -650,6 +664,8 @@ static void callgrind(struct export *x)
 
 int export_end(struct export *x, char *err, size_t errlen)
 {
+    if (x->pf)
+        return perfetto_end(x->pf, err, errlen);
     if (x->o.format == EXPORT_CHROME) {
         fputs_unlocked("\n]}\n", x->out);
     } else if (x->o.format == EXPORT_FOLDED) {
@@ -677,6 +693,7 @@ void export_free(struct export *x)
 {
     if (!x)
         return;
+    perfetto_free(x->pf);
     for (unsigned i = 0; i < x->nctx; i++) {
         calltime_free(&x->ctx[i]->stack);
         free(x->ctx[i]);

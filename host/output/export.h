@@ -16,6 +16,7 @@
  *              function its source file and line (DWARF) and self cost, per caller and callee
  *              the calls and inclusive cost: memory is one entry per function and per
  *              caller-callee pair.
+ *   perfetto  Perfetto's protobuf trace (perfetto.h, which export hands every call to).
  * A call's time is counted as fnstat counts it (see fnstat.h), so a function's folded self
  * times add up to report's self, and a function that does not recurse has report's total as
  * its callgrind inclusive cost. */
@@ -34,7 +35,7 @@
 /* The CPU track's tid: a 32-bit target's context ids are 24 bits wide, a thread index 16. */
 #define EXPORT_CPU_TID (1u << 24)
 
-enum export_format { EXPORT_CHROME, EXPORT_FOLDED, EXPORT_CALLGRIND };
+enum export_format { EXPORT_CHROME, EXPORT_FOLDED, EXPORT_CALLGRIND, EXPORT_PERFETTO };
 
 struct export_opts {
     enum export_format format;
@@ -44,7 +45,8 @@ struct export_opts {
     uint32_t pid;                /* chrome's pid */
     unsigned word_bytes;         /* the ring's: chrome's tracks are named as the tree heads
                                     its contexts (names_ctx_label), "thread 2 (tid 77)" */
-    struct dwarf_src *dwarf;     /* callgrind's source files and lines; NULL: "???" */
+    struct dwarf_src *dwarf;     /* callgrind's source files and lines; NULL: "???"; perfetto's
+                                    source locations (NULL: none) */
 };
 
 struct export;
@@ -52,7 +54,7 @@ struct export;
 /* A writer of format o->format to out. NULL when out of memory. */
 struct export *export_new(FILE *out, const struct export_opts *o);
 
-/* Parses "chrome", "folded", "callgrind"; 0, or -1 when s is none. */
+/* Parses "chrome", "folded", "callgrind", "perfetto"; 0, or -1 when s is none. */
 int export_parse_format(const char *s, enum export_format *f);
 
 /* The sink for context ctx (os_tid: its OS thread id, 0 if unknown; vfork: a vfork child's,

@@ -1,0 +1,156 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# perfetto.sh - export --format=perfetto read back by protoc against Perfetto's own
+# perfetto_trace.proto (PERFETTO_PROTO_DIR, ../shared/thirdparty/perfetto next to the checkout
+# by default), replayed by pftrace.awk as the trace processor would: each track's slices
+# balanced and nested as the tree nests the calls (crumble, with its source locations), a
+# track per thread named as the tree heads it (hardcases threads), a wrapped call's arguments
+# and return value as debug annotations (wrapdemo), and on FreeRTOS under QEMU the CPU track,
+# the blocked tracks and the fault as an instant event; its bytes against the Chrome JSON's.
+# Without protoc or the proto file, each test says by name that it is skipped.
+. "$(dirname "$0")/lib.sh"
+
+need "$CT" "$BUILD/examples/crumble" "$BUILD/examples/hardcases" "$BUILD/examples/ticker"
+PROTO_DIR=${PERFETTO_PROTO_DIR:-$ROOT/../shared/thirdparty/perfetto}
+TESTS="crumble threads wrap freertos size"
+why=
+command -v protoc >/dev/null || why="protoc is not installed (make deps: protobuf-compiler)"
+[ -n "$why" ] || [ -f "$PROTO_DIR/perfetto_trace.proto" ] ||
+    why="no perfetto_trace.proto in PERFETTO_PROTO_DIR='$PROTO_DIR'"
+if [ -n "$why" ]; then
+    for t in $TESTS; do
+        skip "$t" "$why"
+    done
+    finish
+fi
+
+# pf_read TAG FILE: FILE decoded by protoc and replayed into $T/TAG.facts (pftrace.awk's lines);
+# checks that protoc took it and that no reader would find fault with it.
+pf_read() {
+    if ! protoc --decode=perfetto.protos.Trace -I "$PROTO_DIR" "$PROTO_DIR/perfetto_trace.proto" \
+        <"$2" >"$T/$1.txt" 2>"$T/$1.protoc"; then
+        fail "$1-protoc" "protoc cannot decode it: $(head -n 2 "$T/$1.protoc" | tr '\n' '|')"
+        : >"$T/$1.facts"
+        return
+    fi
+    pass "$1-protoc"
+    PF_FACTS=$T/$1.facts
+    awk -f "$E2E_DIR/pftrace.awk" "$T/$1.txt" >"$PF_FACTS"
+    check "$1-balanced" "$(grep -m 3 '^ERR\|^OPEN' "$PF_FACTS" | tr '\n' '|')" \
+        eval '! grep -q "^ERR\|^OPEN" "$PF_FACTS" && grep -q "^B " "$PF_FACTS"'
+}
+
+# track_of TAG NAME: the uuid of the track named NAME.
+track_of() {
+    awk -v n="$2" '$1 == "T" { u = $2; sub(/^T [0-9]+ /, ""); if ($0 == n) { print u; exit } }' \
+        "$T/$1.facts"
+}
+
+# --- crumble: nesting equal to the tree's, source locations ------------------------------------
+CR=$BUILD/examples/crumble
+run crumble env CYGTRACE_OUT="$T/crumble.trace" "$CR"
+run crumble-export "$CT" export --format=perfetto --srcline "$CR" "$T/crumble.trace" -o "$T/c.pftrace"
+check crumble-export "status $RC: $(head -n 1 "$T/crumble-export.err")" [ "$RC" -eq 0 ]
+pf_read crumble "$T/c.pftrace"
+# "DEPTH NAME" of every call, in order: the tree's (2 spaces a level), the trace's begins.
+run crumble-tree "$CT" tree --no-collapse "$CR" "$T/crumble.trace"
+tree_body "$T/crumble-tree.out" |
+    awk '/^[#*]/ || /^ *}/ || /^$/ { next }
+         { match($0, /^ */); n = $0; sub(/^ */, "", n); sub(/\(.*/, "", n); print RLENGTH / 2, n }' \
+        >"$T/crumble.tree-nest"
+awk '$1 == "B" { print $3 - 1, $5 }' "$T/crumble.facts" >"$T/crumble.pf-nest"
+check crumble-nesting "$(diff "$T/crumble.tree-nest" "$T/crumble.pf-nest" | head -4 | tr '\n' '|')" \
+    same "$T/crumble.tree-nest" "$T/crumble.pf-nest"
+check crumble-srcloc "no crumble.c line for Crumble_buy: $(grep -m1 '^S .* Crumble_buy ' "$T/crumble.facts")" \
+    grep -Eq '^S [0-9]+ Crumble_buy .*/crumble\.c:[0-9]+$' "$T/crumble.facts"
+run crumble-nosrc "$CT" export --format=perfetto "$CR" "$T/crumble.trace" -o "$T/c2.pftrace"
+pf_read crumble-nosrc "$T/c2.pftrace"
+check crumble-nosrc "source locations without --srcline" eval '! grep -q "^S " "$T/crumble-nosrc.facts"'
+# A durations check: main's slice lasts what the tree says, to the nanosecond.
+want=$(awk '/} \/\* main \*\// { print $1 * ($2 == "us" ? 1000 : $2 == "ms" ? 1000000 : 1) }' \
+    "$T/crumble-tree.out")
+got=$(awk '$1 == "B" && $5 == "main" { b = $4 } $1 == "E" && $5 == "main" { print $4 - b }' \
+    "$T/crumble.facts")
+check crumble-duration "main: tree $want ns, trace $got ns" \
+    eval '[ -n "$want" ] && [ "${want%.*}" = "$got" ]'
+
+# --- hardcases threads: a thread track each, named as the tree heads it ------------------------
+H=$BUILD/examples/hardcases
+run threads env CYGTRACE_OUT="$T/threads.trace" "$H" threads
+run threads-export "$CT" export --format=perfetto "$H" "$T/threads.trace" -o "$T/t.pftrace"
+check threads-export "status $RC: $(head -n 1 "$T/threads-export.err")" [ "$RC" -eq 0 ]
+pf_read threads "$T/t.pftrace"
+run threads-tree "$CT" tree "$H" "$T/threads.trace"
+ctx_labels head "$T/threads-tree.out" >"$T/threads.labels"
+awk '$1 == "T" && $2 != 1 { sub(/^T [0-9]+ /, ""); print }' "$T/threads.facts" |
+    grep -v ': entered before the trace$' | sort -u >"$T/threads.labels-pf"
+check threads-tracks "the tracks name the threads otherwise than tree: $(diff "$T/threads.labels" "$T/threads.labels-pf" | tr '\n' '|')" \
+    same "$T/threads.labels" "$T/threads.labels-pf"
+check threads-tids "not a ThreadDescriptor per thread" \
+    [ "$(grep -c '^ *tid: [0-9]' "$T/threads.txt")" -eq "$(wc -l <"$T/threads.labels")" ]
+check threads-slices "not two tracks with slices" \
+    [ "$(awk '$1 == "B" { print $2 }' "$T/threads.facts" | sort -u | wc -l)" -ge 2 ]
+
+# --- wrapdemo: arguments and return values as debug annotations --------------------------------
+DEMO=$BUILD/examples/wrap/wrapdemo
+if [ -x "$DEMO" ]; then
+    cp "$DEMO" "$T/wrapdemo"
+    (cd "$T" && CYGTRACE_OUT="$T/demo.trace" timeout 20 ./wrapdemo </dev/null >"$T/demo.out" 2>&1)
+    run wrap-export "$CT" export --format=perfetto "$T/wrapdemo" "$T/demo.trace" -o "$T/w.pftrace"
+    check wrap-export "status $RC: $(head -n 1 "$T/wrap-export.err")" [ "$RC" -eq 0 ]
+    pf_read wrap "$T/w.pftrace"
+    grep '^A .* vend_add ' "$T/wrap.facts" | head -n 3 | cut -d' ' -f3- >"$T/wrap.add"
+    printf 'vend_add a=2\nvend_add b=3\nvend_add return=5\n' >"$T/wrap.add-want"
+    check wrap-annotations "vend_add's annotations: $(tr '\n' '|' <"$T/wrap.add")" \
+        same "$T/wrap.add-want" "$T/wrap.add"
+    check wrap-string "no vend_name return=\"one\"" grep -q '^A [0-9]* vend_name return="one"$' "$T/wrap.facts"
+else
+    fail wrap "$DEMO is missing: run make"
+fi
+
+# --- FreeRTOS under QEMU: the schedule's tracks, the fault --------------------------------------
+KERNEL=${FREERTOS_DIR-$ROOT/../shared/thirdparty/FreeRTOS-Kernel}
+FW=$BUILD/firmware/mps2-an385/freertos.elf
+if [ ! -f "$KERNEL/tasks.c" ]; then
+    skip freertos "no FreeRTOS kernel at FREERTOS_DIR='$KERNEL'"
+elif ! command -v qemu-system-arm >/dev/null; then
+    skip freertos "qemu-system-arm is not installed (make deps)"
+elif [ ! -f "$FW" ]; then
+    fail freertos "$FW is missing: run make"
+else
+    need_qemu
+    cp "$FW" "$T/freertos.elf"
+    if qemu_start rtos mps2-an385 "$T/freertos.elf" && uart_wait rtos "trace frozen"; then
+        run rtos-pull "$CT" pull --gdb=127.0.0.1:$PORT -o "$T/rtos.dump" "$T/freertos.elf"
+        check rtos-pull "status $RC: $(head -n 1 "$T/rtos-pull.err")" [ "$RC" -eq 0 ]
+    fi
+    qemu_stop
+    run rtos-export "$CT" export --format=perfetto "$T/freertos.elf" "$T/rtos.dump" -o "$T/r.pftrace"
+    check rtos-export "status $RC: $(head -n 1 "$T/rtos-export.err")" [ "$RC" -eq 0 ]
+    pf_read rtos "$T/r.pftrace"
+    cpu=$(track_of rtos CPU)
+    check rtos-cpu "no CPU track with producer and consumer running" \
+        eval '[ -n "$cpu" ] && grep -q "^B $cpu 1 [0-9]* producer$" "$T/rtos.facts" &&
+              grep -q "^B $cpu 1 [0-9]* consumer$" "$T/rtos.facts"'
+    blk=$(awk '$1 == "T" && / "consumer": blocked$/ { print $2; exit }' "$T/rtos.facts")
+    check rtos-blocked "no consumer blocked on queue \"jobs\" on its blocked track" \
+        eval '[ -n "$blk" ] && grep -q "^B $blk 1 [0-9]* blocked on queue \"jobs\"" "$T/rtos.facts"'
+    check rtos-woken "no 'woken by producer' annotation" \
+        grep -q "^A $blk .*woken by=producer$" "$T/rtos.facts"
+    cons=$(awk '$1 == "T" && / "consumer"$/ { print $2; exit }' "$T/rtos.facts")
+    check rtos-fault "no HardFault instant on the consumer's track" \
+        eval '[ -n "$cons" ] && grep -q "^I $cons [0-9]* .*HardFault" "$T/rtos.facts"'
+fi
+
+# --- size: at most a fifth of the Chrome JSON's bytes ------------------------------------------
+run ticker env CYGTRACE_OUT="$T/ticker.trace" CYGTRACE_SIZE=4M "$BUILD/examples/ticker" 1 200000
+run size-chrome "$CT" export --format=chrome "$BUILD/examples/ticker" "$T/ticker.trace" -o "$T/k.json"
+run size-perfetto "$CT" export --format=perfetto "$BUILD/examples/ticker" "$T/ticker.trace" -o "$T/k.pftrace"
+pf_read size "$T/k.pftrace"
+a=$(wc -c <"$T/k.json")
+b=$(wc -c <"$T/k.pftrace")
+check size-fifth "perfetto $b bytes, chrome $a" eval '[ "$b" -gt 0 ] && [ $((b * 5)) -le "$a" ]'
+check size-calls "not as many begins as the JSON's B and X events" \
+    [ "$(grep -c '^B ' "$T/size.facts")" -eq "$(grep -c '"ph":"[BX]"' "$T/k.json")" ]
+
+finish
