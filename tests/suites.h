@@ -25,6 +25,8 @@
     X(vlines)                           \
     X(filter)                           \
     X(export)                           \
+    X(pbenc)                            \
+    X(perfetto)                         \
     X(modmap)                           \
     X(names)                            \
     X(dwarf)                            \

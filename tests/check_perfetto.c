@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* check_perfetto.c - the Perfetto writer's packets read back by a reader of the wire format
+ * written here (protoc reads real traces in tests/e2e/perfetto.sh): the interning table
+ * cleared with its sequence's state when full, so that memory stays bounded and every name_iid
+ * was interned since its sequence's last clearing; the incremental clock's deltas adding up to
+ * the events' times; begins and ends balanced. */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output/export.h"
+#include "output/perfetto.h"
+#include "suites.h"
+#include "model/tree.h"
+
+struct fld {
+    unsigned field, wire;
+    uint64_t v;         /* a varint's value */
+    const uint8_t *p;   /* a length-delimited field's bytes ... */
+    size_t n;           /* ... and length */
+};
+
+static uint64_t varint(const uint8_t *p, size_t n, size_t *at)
+{
+    uint64_t v = 0;
+
+    for (unsigned s = 0; s < 64; s += 7) {
+        ck_assert_uint_lt(*at, n);
+        v |= (uint64_t)(p[*at] & 0x7f) << s;
+        if (!(p[(*at)++] & 0x80))
+            return v;
+    }
+    ck_abort_msg("varint longer than 10 bytes");
+    return 0;
+}
+
+/* The next field of the message p (n bytes) at *at: 1, or 0 at its end. */
+static int next(const uint8_t *p, size_t n, size_t *at, struct fld *f)
+{
+    uint64_t tag;
+
+    if (*at == n)
+        return 0;
+    tag = varint(p, n, at);
+    f->field = (unsigned)(tag >> 3);
+    f->wire = (unsigned)(tag & 7);
+    if (f->wire == 0) {
+        f->v = varint(p, n, at);
+    } else {
+        ck_assert_uint_eq(f->wire, 2);
+        f->n = varint(p, n, at);
+        ck_assert_uint_le(f->n, n - *at);
+        f->p = p + *at;
+        *at += f->n;
+    }
+    return 1;
+}
+
+#define MAX_SEQ 64
+
+/* What the reader keeps per sequence. */
+struct rseq {
+    uint64_t clock;   /* the incremental clock */
+    uint64_t maxiid;  /* the names interned since the last clearing: iids 1..maxiid */
+    unsigned clears;
+    int open;         /* slices open */
+};
+
+struct read {
+    struct rseq s[MAX_SEQ];
+    uint64_t times[1 << 16]; /* the begins' and ends' times on sequences other than 1, in order */
+    size_t ntimes;
+    uint64_t begins, ends, max_iid;
+};
+
+/* Reads a TrackEvent: its type and name_iid. */
+static void track_event(const uint8_t *p, size_t n, int *type, uint64_t *iid)
+{
+    struct fld f;
+    size_t at = 0;
+
+    while (next(p, n, &at, &f))
+        if (f.field == 9)
+            *type = (int)f.v;
+        else if (f.field == 10)
+            *iid = f.v;
+}
+
+/* The event names' highest iid in an InternedData. */
+static uint64_t interned(const uint8_t *p, size_t n)
+{
+    struct fld f, g;
+    size_t at = 0, at2;
+    uint64_t max = 0;
+
+    while (next(p, n, &at, &f))
+        if (f.field == 2)
+            for (at2 = 0; next(f.p, f.n, &at2, &g);)
+                if (g.field == 1 && g.v > max)
+                    max = g.v;
+    return max;
+}
+
+/* A ClockSnapshot's clock 64 (the sequence's). */
+static uint64_t snapshot(const uint8_t *p, size_t n)
+{
+    struct fld f, g;
+    size_t at = 0, at2;
+    uint64_t id = 0, t = 0;
+
+    while (next(p, n, &at, &f))
+        if (f.field == 1) {
+            for (at2 = 0, id = 0; next(f.p, f.n, &at2, &g);)
+                if (g.field == 1)
+                    id = g.v;
+                else if (g.field == 2 && id == 64)
+                    t = g.v;
+        }
+    return t;
+}
+
+static void packet(struct read *r, const uint8_t *p, size_t n)
+{
+    uint64_t seq = 0, flags = 0, ts = 0, clock_id = 0, iid = 0, newmax = 0, snap = 0;
+    const uint8_t *te = NULL;
+    size_t ten = 0, at = 0;
+    int type = 0, has_ts = 0, has_snap = 0;
+    struct rseq *s;
+    struct fld f;
+
+    while (next(p, n, &at, &f)) {
+        switch (f.field) {
+        case 10: seq = f.v; break;
+        case 13: flags = f.v; break;
+        case 8: ts = f.v; has_ts = 1; break;
+        case 58: clock_id = f.v; break;
+        case 11: te = f.p; ten = f.n; break;
+        case 12: newmax = interned(f.p, f.n); break;
+        case 6: snap = snapshot(f.p, f.n); has_snap = 1; break;
+        }
+    }
+    ck_assert_uint_gt(seq, 0);
+    ck_assert_uint_lt(seq, MAX_SEQ);
+    s = &r->s[seq];
+    if (flags & 1) {
+        s->maxiid = 0;
+        s->clears++;
+    }
+    if (has_snap)
+        s->clock = snap;
+    if (newmax > s->maxiid)
+        s->maxiid = newmax;
+    if (newmax > r->max_iid)
+        r->max_iid = newmax;
+    if (!te)
+        return;
+    track_event(te, ten, &type, &iid);
+    ck_assert_uint_le(iid, s->maxiid); /* interned since the last clearing */
+    ck_assert(has_ts);
+    if (seq != 1 && !clock_id) {
+        s->clock += ts;
+        ts = s->clock;
+    }
+    if (type == 1) {
+        r->begins++;
+        s->open++;
+    } else if (type == 2) {
+        r->ends++;
+        ck_assert_int_gt(s->open, 0);
+        s->open--;
+    }
+    if (seq != 1 && r->ntimes < sizeof r->times / sizeof *r->times)
+        r->times[r->ntimes++] = ts;
+}
+
+/* Reads a whole trace (a Trace: packets, field 1). */
+static void read_trace(struct read *r, const char *buf, size_t len)
+{
+    struct fld f;
+    size_t at = 0;
+
+    memset(r, 0, sizeof *r);
+    while (next((const uint8_t *)buf, len, &at, &f)) {
+        ck_assert_uint_eq(f.field, 1);
+        packet(r, f.p, f.n);
+    }
+}
+
+struct out {
+    char *buf;
+    size_t len;
+    FILE *f;
+    struct export *x;
+    struct tree *t;
+};
+
+static void out_open(struct out *o, uint64_t hz)
+{
+    struct export_opts eo = {.format = EXPORT_PERFETTO, .hz = hz, .pid = 7, .word_bytes = 8};
+
+    o->f = open_memstream(&o->buf, &o->len);
+    ck_assert_ptr_nonnull(o->x = export_new(o->f, &eo));
+    ck_assert_ptr_nonnull(o->t = tree_new(export_sink(o->x, 1, 77, 0), 0, NULL, NULL));
+}
+
+static void call(struct out *o, uint64_t addr, uint64_t from, uint64_t to)
+{
+    struct ev e = {.kind = EV_ENTER, .addr = addr, .time = from};
+
+    ck_assert_int_eq(tree_feed(o->t, &e), 0);
+    e.kind = EV_EXIT;
+    e.time = to;
+    ck_assert_int_eq(tree_feed(o->t, &e), 0);
+}
+
+static void out_close(struct out *o)
+{
+    char err[128];
+
+    tree_finish(o->t);
+    tree_free(o->t);
+    ck_assert_int_eq(export_end(o->x, err, sizeof err), 0);
+    export_free(o->x);
+    fclose(o->f);
+}
+
+/* 10 000 distinct functions: the context's sequence is cleared when its table is full (its
+ * first packet and twice more), no iid beyond the bound, every iid interned since. */
+START_TEST(test_perfetto_intern_bounded)
+{
+    struct read *r = malloc(sizeof *r);
+    struct out o;
+
+    out_open(&o, 1000000000);
+    for (uint64_t i = 0; i < 10000; i++)
+        call(&o, 0x1000 + i * 16, 100 + 10 * i, 105 + 10 * i);
+    out_close(&o);
+    read_trace(r, o.buf, o.len);
+    ck_assert_uint_eq(r->begins, 10000);
+    ck_assert_uint_eq(r->ends, 10000);
+    ck_assert_uint_eq(r->s[2].clears, 3);
+    ck_assert_uint_eq(r->max_iid, PERFETTO_INTERN_MAX);
+    ck_assert_int_eq(r->s[2].open, 0);
+    free(o.buf);
+    free(r);
+}
+END_TEST
+
+/* The deltas add up to the events' times in nanoseconds (a 1 MHz clock: 1000 ns a tick),
+ * through a clearing too; one function called over and over is interned once. */
+START_TEST(test_perfetto_incremental_clock)
+{
+    struct read *r = malloc(sizeof *r);
+    size_t bytes;
+    struct out o;
+
+    out_open(&o, 1000000);
+    for (uint64_t i = 0; i < 1000; i++)
+        call(&o, 0x40, 5000 + 3 * i, 5001 + 3 * i);
+    out_close(&o);
+    read_trace(r, o.buf, o.len);
+    ck_assert_uint_eq(r->ntimes, 2000);
+    for (size_t i = 0; i < 1000; i++) {
+        ck_assert_uint_eq(r->times[2 * i], (5000 + 3 * i) * 1000);
+        ck_assert_uint_eq(r->times[2 * i + 1], (5001 + 3 * i) * 1000);
+    }
+    ck_assert_uint_eq(r->max_iid, 1);
+    /* a begin is 15 bytes here (a 2-byte delta), an end 13: the packets carry nothing else */
+    bytes = o.len;
+    ck_assert_uint_lt(bytes, 1000 * (15 + 13) + 200);
+    free(o.buf);
+    free(r);
+}
+END_TEST
+
+Suite *perfetto_suite(void)
+{
+    Suite *s = suite_create("perfetto");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, test_perfetto_intern_bounded);
+    tcase_add_test(tc, test_perfetto_incremental_clock);
+    suite_add_tcase(s, tc);
+    return s;
+}
