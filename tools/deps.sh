@@ -14,7 +14,7 @@ set -eu
 
 CHECK_CMDS="gcc make pkg-config arm-none-eabi-gcc riscv64-unknown-elf-gcc qemu-system-arm
             qemu-system-riscv32 gdb-multiarch gdbserver cmake clang valgrind jq uftrace tmux
-            dpkg-buildpackage dh lintian man reuse"
+            dpkg-buildpackage dh lintian man reuse protoc"
 CHECK_HEADERS="bfd.h libdwarf/libdwarf.h curses.h check.h"
 
 # 0 when every command and header of the lists above is found.
@@ -35,7 +35,7 @@ fi
 PKGS="gcc libc6-dev make pkg-config binutils-dev libdwarf-dev libncurses-dev check
       gcc-arm-none-eabi libnewlib-arm-none-eabi gcc-riscv64-unknown-elf
       picolibc-riscv64-unknown-elf qemu-system-arm qemu-system-misc gdb-multiarch gdbserver
-      cmake clang valgrind jq uftrace hyperfine time tmux
+      cmake clang valgrind jq uftrace hyperfine time tmux protobuf-compiler
       debhelper dpkg-dev lintian man-db reuse"
 
 missing=""
