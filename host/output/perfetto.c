@@ -113,6 +113,7 @@ struct seq {
 
 struct before { /* a call entered before the trace, held to be written outermost first */
     uint64_t addr, start, end; /* ns */
+    size_t order;              /* its place among the held: a caller closes after its callees */
 };
 
 struct pctx {
@@ -546,7 +547,7 @@ static int cmp_before(const void *pa, const void *pb)
         return a->start < b->start ? -1 : 1;
     if (a->end != b->end) /* the outer one (ending later) first */
         return a->end > b->end ? -1 : 1;
-    return 0;
+    return a->order > b->order ? -1 : a->order < b->order; /* ... closing later */
 }
 
 /* Writes the calls entered before the trace that c holds on its own track, nested: sorted
@@ -605,8 +606,9 @@ static int pf_close(void *arg, struct calltime *ct, unsigned d, const struct cal
             p->failed++;
             return 0;
         }
-        c->bf[c->nbf++] = (struct before){call->addr, ns_of(p, call->start),
-                                          ns_of(p, call->start + call->dur)};
+        c->bf[c->nbf] = (struct before){call->addr, ns_of(p, call->start),
+                                        ns_of(p, call->start + call->dur), c->nbf};
+        c->nbf++;
         return 0;
     }
     slice(p, &c->seq, 0, call->addr, ns_of(p, call->end),

@@ -38,6 +38,18 @@ pf_read() {
     awk -f "$E2E_DIR/pftrace.awk" "$T/$1.txt" >"$PF_FACTS"
     check "$1-balanced" "$(grep -m 3 '^ERR\|^OPEN' "$PF_FACTS" | tr '\n' '|')" \
         eval '! grep -q "^ERR\|^OPEN" "$PF_FACTS" && grep -q "^B " "$PF_FACTS"'
+    time_order "$PF_FACTS" >"$T/$1.order"
+    check "$1-time-order" "$(head -n 3 "$T/$1.order" | tr '\n' '|')" [ ! -s "$T/$1.order" ]
+}
+
+# time_order FACTS: the trace processor sorts the events by time: each track's begins and ends
+# in time order (ties in the file's order) must still nest; prints the ends that do not.
+time_order() {
+    grep '^[BE] ' "$1" | awk '{ print NR, $0 }' | sort -s -k3,3n -k5,5n | awk '
+        { tr = $3; nm = $6; for (i = 7; i <= NF; i++) nm = nm " " $i }
+        $2 == "B" { st[tr, ++d[tr]] = nm; next }
+        d[tr] < 1 || st[tr, d[tr]] != nm { print "out of order:", $0; if (++bad > 3) exit; next }
+        { d[tr]-- }'
 }
 
 # track_of TAG NAME: the uuid of the track named NAME.
@@ -90,6 +102,23 @@ check threads-tids "not a ThreadDescriptor per thread" \
     [ "$(grep -c '^ *tid: [0-9]' "$T/threads.txt")" -eq "$(wc -l <"$T/threads.labels")" ]
 check threads-slices "not two tracks with slices" \
     [ "$(awk '$1 == "B" { print $2 }' "$T/threads.facts" | sort -u | wc -l)" -ge 2 ]
+
+# --- hardcases wrap: a lapped ring, the calls entered before it on their own track ------------
+run lapped env CYGTRACE_OUT="$T/lapped.trace" "$H" wrap
+run lapped-export "$CT" export --format=perfetto "$H" "$T/lapped.trace" -o "$T/l.pftrace"
+check lapped-export "status $RC: $(head -n 1 "$T/lapped-export.err")" [ "$RC" -eq 0 ]
+pf_read lapped "$T/l.pftrace"
+run lapped-chrome "$CT" export --format=chrome "$H" "$T/lapped.trace"
+# The Chrome X events come innermost first; the track holds them outermost first, nested.
+sed -n 's/.*"ph":"X".*"name":"\([^"]*\)","args":{"entered":"before the trace"}}.*/\1/p' \
+    "$T/lapped-chrome.out" | tac >"$T/lapped.x"
+u=$(awk '$1 == "T" && /: entered before the trace$/ { print $2; exit }' "$T/lapped.facts")
+awk -v u="$u" '$1 == "B" && $2 == u { print $5 }' "$T/lapped.facts" >"$T/lapped.before"
+check lapped-before "the before track's calls: $(tr '\n' ' ' <"$T/lapped.before"), Chrome's: $(tr '\n' ' ' <"$T/lapped.x")" \
+    same "$T/lapped.x" "$T/lapped.before"
+check lapped-before-nested "not nested one in the next" \
+    eval '[ "$(awk -v u="$u" "\$1 == \"B\" && \$2 == u { print \$3 }" "$T/lapped.facts" | tr "\n" " ")" = \
+           "$(seq 1 "$(wc -l <"$T/lapped.x")" | tr "\n" " ")" ]'
 
 # --- wrapdemo: arguments and return values as debug annotations --------------------------------
 DEMO=$BUILD/examples/wrap/wrapdemo
