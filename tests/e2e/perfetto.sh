@@ -3,10 +3,12 @@
 # perfetto.sh - export --format=perfetto read back by protoc against Perfetto's own
 # perfetto_trace.proto (PERFETTO_PROTO_DIR, ../shared/thirdparty/perfetto next to the checkout
 # by default), replayed by pftrace.awk as the trace processor would: each track's slices
-# balanced and nested as the tree nests the calls (crumble, with its source locations), a
-# track per thread named as the tree heads it (hardcases threads), a wrapped call's arguments
-# and return value as debug annotations (wrapdemo), and on FreeRTOS under QEMU the CPU track,
-# the blocked tracks and the fault as an instant event; its bytes against the Chrome JSON's.
+# balanced, in the file's order and in time order, and nested as the tree nests the calls
+# (crumble, with its source locations), a track per thread named as the tree heads it
+# (hardcases threads), the calls entered before a lapped ring on a track of their own,
+# outermost first (hardcases wrap), a wrapped call's arguments and return value as debug
+# annotations (wrapdemo), and on FreeRTOS under QEMU the CPU track, the blocked tracks and the
+# fault as an instant event; its bytes against the Chrome JSON's.
 # Without protoc or the proto file, each test says by name that it is skipped.
 . "$(dirname "$0")/lib.sh"
 
