@@ -14,7 +14,7 @@
 
 need "$CT" "$BUILD/examples/crumble" "$BUILD/examples/hardcases" "$BUILD/examples/ticker"
 PROTO_DIR=${PERFETTO_PROTO_DIR:-$ROOT/../shared/thirdparty/perfetto}
-TESTS="crumble threads wrap freertos size"
+TESTS="crumble threads lapped wrap freertos size"
 why=
 command -v protoc >/dev/null || why="protoc is not installed (make deps: protobuf-compiler)"
 [ -n "$why" ] || [ -f "$PROTO_DIR/perfetto_trace.proto" ] ||
