@@ -3,7 +3,7 @@
  * written here (protoc reads real traces in tests/e2e/perfetto.sh): the interning table
  * cleared with its sequence's state when full, so that memory stays bounded and every name_iid
  * was interned since its sequence's last clearing; the incremental clock's deltas adding up to
- * the events' times; begins and ends balanced. */
+ * the events' times; begins and ends balanced; an RTOS schedule's CPU and blocked tracks. */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,7 +13,9 @@
 #include "output/export.h"
 #include "output/perfetto.h"
 #include "suites.h"
+#include "model/taskstat.h"
 #include "model/tree.h"
+#include "symbols/names.h"
 
 struct fld {
     unsigned field, wire;
@@ -71,6 +73,7 @@ struct rseq {
 struct read {
     struct rseq s[MAX_SEQ];
     uint64_t times[1 << 16]; /* the begins' and ends' times on sequences other than 1, in order */
+    uint8_t tseq[1 << 16];   /* ... their sequences */
     size_t ntimes;
     uint64_t begins, ends, max_iid;
 };
@@ -171,8 +174,10 @@ static void packet(struct read *r, const uint8_t *p, size_t n)
         ck_assert_int_gt(s->open, 0);
         s->open--;
     }
-    if (seq != 1 && r->ntimes < sizeof r->times / sizeof *r->times)
+    if (seq != 1 && r->ntimes < sizeof r->times / sizeof *r->times) {
+        r->tseq[r->ntimes] = (uint8_t)seq;
         r->times[r->ntimes++] = ts;
+    }
 }
 
 /* Reads a whole trace (a Trace: packets, field 1). */
@@ -275,6 +280,86 @@ START_TEST(test_perfetto_incremental_clock)
 }
 END_TEST
 
+static int has(const char *buf, size_t len, const char *s)
+{
+    return memmem(buf, len, s, strlen(s)) != NULL;
+}
+
+/* An RTOS schedule (check_export.c's, for Chrome): the CPU track's slices one after the other
+ * on a sequence of their own, the blocked one on the task's "blocked" track with its "woken
+ * by" annotation, the tracks named as the tree heads the contexts. */
+START_TEST(test_perfetto_schedule)
+{
+    static const struct ev evs[] = {
+        {.kind = EV_CONTEXT, .time = 10, .ctx = 2, .data = 2, .addr = 0x20002000},
+        {.kind = EV_ENTER, .time = 12, .ctx = 2, .addr = 0x10},
+        {.kind = EV_SCHED, .time = 15, .ctx = 2, .addr = 0x20003000,
+         .data = CYG_SCHED_BLOCK | CYG_OBJ_QUEUE << CYG_SCHED_OBJ_SHIFT},
+        {.kind = EV_CONTEXT, .time = 20, .ctx = 1, .data = 1, .addr = 0x20001000},
+        {.kind = EV_CONTEXT, .time = 30, .ctx = 3, .data = 3, .addr = 0x1000},
+        {.kind = EV_SCHED, .time = 32, .ctx = 3, .addr = 0x20002000,
+         .data = CYG_SCHED_WAKE | 2u << CYG_SCHED_ID_SHIFT},
+        {.kind = EV_CONTEXT, .time = 35, .ctx = 2, .data = 2, .addr = 0x20002000},
+        {.kind = EV_SCHED, .time = 35, .ctx = 2, .addr = 0x1000,
+         .data = CYG_SCHED_RESUME | 3u << CYG_SCHED_ID_SHIFT},
+        {.kind = EV_EXIT, .time = 40, .ctx = 2, .addr = 0x10},
+    };
+    static const uint64_t cpu[] = {10, 20, 20, 30, 30, 35, 35, 40}; /* us */
+    struct export_opts o = {.format = EXPORT_PERFETTO, .hz = 1000000, .pid = 7, .word_bytes = 4};
+    struct read *r = malloc(sizeof *r);
+    struct names *nm = names_new();
+    struct out w = {0};
+    struct taskstat *s;
+    unsigned k = 0, cpu_seq = 0;
+    char err[128];
+
+    ck_assert_ptr_nonnull(nm);
+    ck_assert_int_eq(names_set_ctx(nm, 1, "prod"), 0);
+    ck_assert_int_eq(names_set_ctx(nm, 2, "cons"), 0);
+    ck_assert_int_eq(names_set_obj(nm, 0x20003000, CYG_OBJ_QUEUE, "jobs"), 0);
+    w.f = open_memstream(&w.buf, &w.len);
+    ck_assert_ptr_nonnull(w.x = export_new(w.f, &o));
+    export_names(w.x, nm);
+    ck_assert_ptr_nonnull(w.t = tree_new(export_sink(w.x, 2, 0, 0), 0, NULL, NULL));
+    call(&w, 0x10, 12, 40);
+    tree_finish(w.t);
+    tree_free(w.t);
+    ck_assert_ptr_nonnull(s = taskstat_new(export_taskstat_span, w.x));
+    for (unsigned i = 0; i < sizeof evs / sizeof evs[0]; i++)
+        ck_assert_int_eq(taskstat_feed(s, &evs[i]), 0);
+    taskstat_end(s);
+    taskstat_free(s);
+    ck_assert_int_eq(export_end(w.x, err, sizeof err), 0);
+    export_free(w.x);
+    fclose(w.f);
+    read_trace(r, w.buf, w.len);
+    ck_assert_uint_eq(r->begins, r->ends);
+    ck_assert_uint_eq(r->begins, 1 + 4 + 1); /* the call, the CPU's, the blocked interval */
+    for (size_t i = 0; i < r->ntimes; i++) {
+        if (r->tseq[i] == 2) /* the context's: the call from 12 to 40 */
+            continue;
+        if (!cpu_seq)
+            cpu_seq = r->tseq[i];
+        if (r->tseq[i] == cpu_seq) {
+            ck_assert_uint_lt(k, 8);
+            ck_assert_uint_eq(r->times[i], cpu[k++] * 1000);
+        } else { /* blocked from 15 to 32 */
+            ck_assert_uint_eq(r->times[i], r->times[i] == 15000 ? 15000 : 32000);
+        }
+    }
+    ck_assert_uint_eq(k, 8);
+    ck_assert(has(w.buf, w.len, "context 2 \"cons\""));
+    ck_assert(has(w.buf, w.len, "context 1 \"prod\""));
+    ck_assert(has(w.buf, w.len, "CPU"));
+    ck_assert(has(w.buf, w.len, "context 2 \"cons\": blocked"));
+    ck_assert(has(w.buf, w.len, "blocked on queue \"jobs\""));
+    ck_assert(has(w.buf, w.len, "woken by"));
+    free(w.buf);
+    free(r);
+    names_free(nm);
+}
+END_TEST
+
 Suite *perfetto_suite(void)
 {
     Suite *s = suite_create("perfetto");
@@ -282,6 +367,7 @@ Suite *perfetto_suite(void)
 
     tcase_add_test(tc, test_perfetto_intern_bounded);
     tcase_add_test(tc, test_perfetto_incremental_clock);
+    tcase_add_test(tc, test_perfetto_schedule);
     suite_add_tcase(s, tc);
     return s;
 }
