@@ -73,6 +73,7 @@ check clock-lines "$(grep -c '^clock ' "$T/ping.trace.maps") clock lines in the 
 
 run export "$CT" export --format=chrome "$FW" "$T/echo.cyg" "$PING" "$T/ping.trace" \
     -o "$T/merged.json"
+sed 's/^/    /' "$T/export.err"
 check export "exit $RC: $(head -n 2 "$T/export.err" | tr '\n' '|')" [ "$RC" -eq 0 ]
 check fit-note "no fit note: $(head -n 2 "$T/export.err" | tr '\n' '|')" \
     grep -Eq "^cygtrace: note: .*echo.cyg: its clock fitted to the host's over [0-9]+ frames, rate [-+][0-9.]+ ppm: they arrived [0-9.]+ us \(median\), [0-9.]+ us \(max\)" "$T/export.err"
