@@ -401,6 +401,10 @@ int cmd_export(int argc, char **argv)
         }
         n = (unsigned)(argc - first) / 2;
     }
+    if (a.noff && e.xo.format != EXPORT_CHROME) {
+        cmd_error("export: --offset places inputs on a time line: --format=chrome only");
+        return 2;
+    }
     e.merged = n > 1 || a.noff;
     /* Before anything is opened: an output that is an input would be destroyed. */
     for (k = 0; k < n; k++) {

@@ -125,4 +125,6 @@ expect_error merge-odd 2 "several inputs go as ELF DUMP pairs" \
     "$CT" export --format=chrome "$FW" "$T/echo.cyg" "$PING"
 expect_error merge-folded 2 "several inputs merge into --format=chrome only" \
     "$CT" export --format=folded "$FW" "$T/echo.cyg" "$PING" "$T/ping.trace"
+expect_error offset-folded 2 "--offset places inputs on a time line: --format=chrome only" \
+    "$CT" export --format=folded --offset=1:1ms "$PING" "$T/ping.trace"
 finish
