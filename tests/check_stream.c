@@ -388,10 +388,11 @@ struct host_pts {
     unsigned n;
 };
 
-static void got_host(void *arg, int64_t host_ns, uint64_t target_time)
+static void got_host(void *arg, int64_t host_ns, uint64_t target_time, uint64_t restarts)
 {
     struct host_pts *h = arg;
 
+    ck_assert_uint_eq(restarts, 0);
     ck_assert_uint_lt(h->n, 8);
     h->host[h->n] = host_ns;
     h->target[h->n++] = target_time;

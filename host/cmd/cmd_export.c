@@ -127,13 +127,19 @@ struct host_points {
     struct timebase_pt *p;
     size_t n, cap;
     uint64_t hz;
+    uint64_t restarts; /* the points are of the target's start after that many restarts */
     int failed;
 };
 
-static void on_host(void *arg, int64_t host_ns, uint64_t target_time)
+/* A target that started over has a new clock: the points of its last start are kept. */
+static void on_host(void *arg, int64_t host_ns, uint64_t target_time, uint64_t restarts)
 {
     struct host_points *h = arg;
 
+    if (restarts != h->restarts) {
+        h->n = 0;
+        h->restarts = restarts;
+    }
     if (vec_grow(&h->p, &h->cap, h->n, sizeof *h->p, 256) < 0) {
         h->failed = 1;
         return;
@@ -168,6 +174,10 @@ static int stream_map(const char *dump, struct timebase *tb, struct timebase_fit
     if (h.failed)
         goto nomem;
     rc = 0;
+    if (h.restarts)
+        fprintf(stderr, "cygtrace: note: %s: the target started over %" PRIu64 " times in the "
+                        "stream: its clock is fitted over its last start only, and the calls "
+                        "before it are misplaced\n", dump, h.restarts);
     if (h.n && timebase_fit(h.p, h.n, f) == 0) {
         timebase_set_fit(tb, f);
         rc = 1;

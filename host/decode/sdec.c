@@ -551,7 +551,7 @@ static int on_host(struct sdec *d, const uint8_t *payload, size_t len)
         return -1;
     d->st.host++;
     if (d->host_fn && d->have_desc && d->s.clock.have_time)
-        d->host_fn(d->host_arg, (int64_t)ns, d->s.clock.last_time);
+        d->host_fn(d->host_arg, (int64_t)ns, d->s.clock.last_time, d->st.restarts);
     return 0;
 }
 

@@ -53,9 +53,11 @@ struct sdec;
 struct sdec *sdec_new(sdec_fn fn, void *arg);
 
 /* Called with each host time frame (CYG_FR_HOST) that follows events: the host's
- * CLOCK_MONOTONIC ns when the frames before it had arrived, and the unwrapped time of the last
- * normal event decoded before it (what the target's clock said last). */
-typedef void (*sdec_host_fn)(void *arg, int64_t host_ns, uint64_t target_time);
+ * CLOCK_MONOTONIC ns when the frames before it had arrived, the unwrapped time of the last
+ * normal event decoded before it (what the target's clock said last), and how many times the
+ * target had started over by then (sdec_stats.restarts: the clock starts anew each time). */
+typedef void (*sdec_host_fn)(void *arg, int64_t host_ns, uint64_t target_time,
+                             uint64_t restarts);
 
 /* Gives the host time frames to fn(arg, ...) from now on (NULL: ignored, counted only). */
 void sdec_on_host(struct sdec *d, sdec_host_fn fn, void *arg);
