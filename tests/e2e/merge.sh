@@ -33,13 +33,13 @@ qemu_echo() {
             </dev/null >"$T/qemu.log" 2>&1 &
         QEMU_PID=$!
         for ((w = 0; w < 100; w++)); do
-            grep -q 'waiting for connection' "$T/qemu.log" && return 0
+            grep -qs 'waiting for connection' "$T/qemu.log" && return 0
             kill -0 "$QEMU_PID" 2>/dev/null || break
             sleep 0.1
         done
         kill "$QEMU_PID" 2>/dev/null
         wait "$QEMU_PID" 2>/dev/null
-        grep -qi 'address already in use' "$T/qemu.log" || break
+        grep -qsi 'address already in use' "$T/qemu.log" || break
     done
     QEMU_PID=
     fail merge-qemu "QEMU did not start: $(head -n 2 "$T/qemu.log" | tr '\n' '|')"
@@ -113,6 +113,20 @@ run offset "$CT" export --format=chrome --offset=2:-1.5ms "$FW" "$T/echo.cyg" "$
 first_ts() { jq "[.traceEvents[] | select(.name == \"ping_send\") | .ts][0]" "$1"; }
 check offset "ping_send moved by $(jq -n "$(first_ts "$T/shifted.json") - $(first_ts "$T/merged.json")") us" \
     eval 'jq -en "($(first_ts "$T/shifted.json") - $(first_ts "$T/merged.json") + 1500) | fabs < 0.002" >/dev/null'
+
+fw_ts() { jq "[.traceEvents[] | select(.name == \"echo_request\") | .ts][0]" "$1"; }
+check offset-other "echo_request moved: $(fw_ts "$T/merged.json") to $(fw_ts "$T/shifted.json")" \
+    [ "$(fw_ts "$T/merged.json")" = "$(fw_ts "$T/shifted.json")" ]
+
+# A stream saved without host times (QEMU's -serial file:, or cygtrace before them) stays on
+# its own clock, and a note says so and how to shift it.
+STREAM=$BUILD/firmware/mps2-an385/stream.elf
+run qemu-file timeout 60 qemu-system-arm -M mps2-an385 -display none -monitor none -nographic \
+    -semihosting-config enable=on,target=native -serial "file:$T/plain.cyg" -kernel "$STREAM"
+run export-plain "$CT" export --format=chrome "$STREAM" "$T/plain.cyg" "$PING" "$T/ping.trace" \
+    -o "$T/plain.json"
+check export-plain "exit $RC, or no note: $(tr '\n' '|' <"$T/export-plain.err")" \
+    eval '[ "$RC" -eq 0 ] && grep -q "plain.cyg: nothing maps its clock onto the host.s .*--offset=INPUT:TIME shifts it" "$T/export-plain.err"'
 
 # Bad --offset values and inputs: one line each.
 for bad in 1 1:5 :1ms 1:1.5 1:ms 1:1e400s 2:--1ms; do
