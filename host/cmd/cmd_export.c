@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cmd_export.c - "cygtrace export": the trace as Chrome trace JSON, folded stacks or a
  * callgrind file, through the same filters as tree and report; in Chrome JSON, an RTOS
- * trace's schedule too (taskstat.h). */
+ * trace's schedule too (taskstat.h). Several ELF DUMP pairs merge into one Chrome trace, each
+ * a process, each input's times mapped onto the host's clock by its timebase (timebase.h):
+ * the one place where an input is placed in time, which any format can take (export_opts.tb). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
