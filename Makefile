@@ -6,6 +6,7 @@
 #                   trace through the GDB server and print the call tree (demo-linux: Linux;
 #                   demo-live: a firmware streaming its calls, watched with cygtrace live;
 #                   demo-rtt: the same over RTT, read through QEMU's GDB server;
+#                   demo-merge: a firmware and a Linux program it answers, one timeline;
 #                   demo-freertos: a FreeRTOS firmware's tasks and interrupts, a tree each;
 #                   demo-riscv: the crash demo on a RISC-V firmware, QEMU's virt board)
 #   make check      install missing packages, build, run every test
@@ -67,7 +68,7 @@ endif
 BASE_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
 
-.PHONY: all demo demo-linux demo-live demo-rtt demo-freertos demo-riscv check deps install clean bench runtime host examples firmware-cores fuzz
+.PHONY: all demo demo-linux demo-live demo-rtt demo-merge demo-freertos demo-riscv check deps install clean bench runtime host examples firmware-cores fuzz
 all: host runtime examples firmware-cores firmware
 # The runtime's sources, per port (CYGTRACE_RT_SRC_core, CYGTRACE_RT_SRC_linux...), for this
 # file and the examples'.
@@ -187,7 +188,7 @@ version-force:
 # examples
 
 INSTR := -finstrument-functions -g -O1 -fno-inline -fno-omit-frame-pointer
-EXAMPLES := crumble hardcases ticker
+EXAMPLES := crumble hardcases ticker ping
 examples: $(foreach e,$(EXAMPLES),$(O)/examples/$(e))
 
 $(O)/examples/%: examples/%/*.c $(O)/linux/libcygtrace.a
@@ -340,6 +341,10 @@ demo-live: deps
 demo-rtt: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tools/demo.sh $(O) rtt
+
+demo-merge: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tools/demo.sh $(O) merge
 
 demo-riscv: deps
 	$(Q)$(MAKE) --no-print-directory host firmware-riscv

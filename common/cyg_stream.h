@@ -86,6 +86,11 @@
 /* frame types (payload byte 0) */
 #define CYG_FR_DESC 0x44u   /* 'D' */
 #define CYG_FR_EVENTS 0x45u /* 'E' */
+/* CYG_FR_HOST, never sent by a target: the host writes it into a saved stream (cygtrace live
+ * --save) after the last frame a read from the link completed:
+ *   u8 type 'H', varint ns: the host's CLOCK_MONOTONIC when that read returned.
+ * A reader that does not know it drops it as a malformed frame and goes on. */
+#define CYG_FR_HOST 0x48u /* 'H' */
 
 /* events frame flags */
 #define CYG_EF_TIMESTAMPS (1u << 0) /* a dt follows every ENTER and EXIT */

@@ -204,6 +204,45 @@ START_TEST(test_export_chrome_slow_clock)
 }
 END_TEST
 
+/* Two inputs merged into one Chrome trace: each a process named after it, its times through
+ * its own timebase (a line, an offset that puts it before 0), the JSON one document. */
+START_TEST(test_export_chrome_merged)
+{
+    struct timebase tb1 = {.hz = 1000000, .mapped = 1, .slope = 2, .x0 = 0, .y0 = 5000000},
+                    tb2 = {.hz = 1000, .offset_ns = -3000000};
+    struct export_opts o = {.format = EXPORT_CHROME, .hz = 1000000, .pid = 7, .word_bytes = 8,
+                            .tb = &tb1, .process = "fw.cyg"};
+    char *buf = NULL, err[256];
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct export *x = export_new(f, &o);
+
+    ck_assert_ptr_nonnull(x);
+    feed(export_sink(x, 1, 0, 0), 0, "A+@10 A-@20");   /* 10 us, 20 us: 5.020 ms, 5.040 ms */
+    o = (struct export_opts){.format = EXPORT_CHROME, .hz = 1000, .pid = 8, .word_bytes = 8,
+                             .tb = &tb2, .process = "app.trace"};
+    export_input(x, &o);
+    feed(export_sink(x, 1, 0, 0), 1, "A-@2 B+@2 B-@4"); /* 2 ms, 4 ms: -1 ms, +1 ms */
+    ck_assert_int_eq(export_end(x, err, sizeof err), 0);
+    export_free(x);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(buf, "{\"ph\":\"M\",\"pid\":7,\"tid\":0,\"name\":\"process_name\","
+                                      "\"args\":{\"name\":\"fw.cyg\"}}"));
+    ck_assert_ptr_nonnull(strstr(buf, "\"pid\":8,\"tid\":0,\"name\":\"process_name\","
+                                      "\"args\":{\"name\":\"app.trace\"}}"));
+    ck_assert_ptr_nonnull(strstr(buf, "\"ph\":\"B\",\"pid\":7,\"tid\":1,\"ts\":5020.000,"));
+    ck_assert_ptr_nonnull(strstr(buf, "\"ph\":\"E\",\"pid\":7,\"tid\":1,\"ts\":5040.000,"));
+    /* A entered before its trace: an X event from the first event, its duration 0 */
+    ck_assert_ptr_nonnull(strstr(buf, "\"ph\":\"X\",\"pid\":8,\"tid\":1,\"ts\":-1000.000,"
+                                      "\"dur\":0.000,"));
+    ck_assert_ptr_nonnull(strstr(buf, "\"ph\":\"B\",\"pid\":8,\"tid\":1,\"ts\":-1000.000,"));
+    ck_assert_ptr_nonnull(strstr(buf, "\"ph\":\"E\",\"pid\":8,\"tid\":1,\"ts\":1000.000,"));
+    ck_assert_ptr_nonnull(strstr(buf, "\n]}\n"));
+    ck_assert_ptr_null(strstr(buf + 1, "{\"displayTimeUnit\"")); /* one document */
+    free(buf);
+}
+END_TEST
+
 /* No call at all (a --time-range past the end): every format still writes its frame. */
 START_TEST(test_export_empty)
 {
@@ -339,6 +378,7 @@ Suite *export_suite(void)
     tcase_add_test(tc, test_export_chrome_balanced);
     tcase_add_test(tc, test_export_chrome_values);
     tcase_add_test(tc, test_export_chrome_slow_clock);
+    tcase_add_test(tc, test_export_chrome_merged);
     tcase_add_test(tc, test_export_empty);
     tcase_add_test(tc, test_export_chrome_schedule);
     tcase_add_test(tc, test_export_chrome_unnamed_tracks);

@@ -141,6 +141,41 @@ START_TEST(test_modmap_thread_lines)
 }
 END_TEST
 
+/* The ring's clock against CLOCK_MONOTONIC: the first and the last pair, 64 bits decimal;
+ * a map without them has none, and a malformed one is refused as any bad line is. */
+START_TEST(test_modmap_clock_lines)
+{
+    static const char *const bad[] = {"clock 12\n", "clock x 5\n", "clock 5 -1\n",
+                                      "clock 5 9223372036854775808\n", "clock 1 2x\n"};
+    char err[128] = "", text[128];
+    struct modmap *m = parse("cygtrace-maps 1\nclock 18446744073709551615 7\nthread 1 10\n"
+                             "clock 100 200\nclock 300 9223372036854775807\n",
+                             err, sizeof err);
+    uint64_t ticks[2];
+    int64_t ns[2];
+
+    ck_assert_msg(m != NULL, "%s", err);
+    ck_assert_uint_eq(modmap_clock(m, ticks, ns), 2);
+    ck_assert(ticks[0] == UINT64_MAX && ns[0] == 7);
+    ck_assert(ticks[1] == 300 && ns[1] == INT64_MAX);
+    modmap_close(m);
+    m = parse("cygtrace-maps 1\nclock 5 6\n", err, sizeof err);
+    ck_assert_uint_eq(modmap_clock(m, ticks, ns), 1);
+    ck_assert(ticks[0] == 5 && ns[0] == 6);
+    modmap_close(m);
+    m = parse("cygtrace-maps 1\nthread 1 10\n", err, sizeof err);
+    ck_assert_uint_eq(modmap_clock(m, ticks, ns), 0);
+    ck_assert_uint_eq(modmap_clock(NULL, ticks, ns), 0);
+    modmap_close(m);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "cygtrace-maps 1\n%s", bad[i]);
+        m = parse(text, err, sizeof err);
+        ck_assert_msg(m == NULL, "%s", bad[i]);
+        ck_assert_str_eq(err, "line 2: not a valid line of a map of loaded objects");
+    }
+}
+END_TEST
+
 START_TEST(test_modmap_rejects_bad_lines)
 {
     char err[128] = "";
@@ -412,6 +447,7 @@ Suite *modmap_suite(void)
     TCase *tc = tcase_create("core");
 
     tcase_add_test(tc, test_modmap_parses_lines);
+    tcase_add_test(tc, test_modmap_clock_lines);
     tcase_add_test(tc, test_modmap_paths_unescaped);
     tcase_add_test(tc, test_modmap_first_process_has_no_parent);
     tcase_add_loop_test(tc, test_modmap_rejects_bad_lines, 0, (int)(sizeof bad / sizeof bad[0]));

@@ -379,6 +379,70 @@ START_TEST(test_stream_vectors_64)
 }
 END_TEST
 
+/* Host time frames of a saved stream (cygtrace live --save) read back: each that follows
+ * events gives its host time with the target's last time before it; one before any event
+ * gives nothing, a malformed one is dropped and counted; the events are as without them. */
+struct host_pts {
+    int64_t host[8];
+    uint64_t target[8];
+    unsigned n;
+};
+
+static void got_host(void *arg, int64_t host_ns, uint64_t target_time, uint64_t restarts)
+{
+    struct host_pts *h = arg;
+
+    ck_assert_uint_eq(restarts, 0);
+    ck_assert_uint_lt(h->n, 8);
+    h->host[h->n] = host_ns;
+    h->target[h->n++] = target_time;
+}
+
+START_TEST(test_stream_host_times_read_back)
+{
+    static struct wb w;
+    uint8_t h[SFRAME_HOST_MAX], bad[] = {CYG_FR_HOST, 0x80};
+    struct host_pts pts = {.n = 0};
+    struct sdec_stats ds;
+    struct sframe_stats fs;
+    struct sread *r;
+    struct src *s;
+    struct ev e;
+    char err[128];
+    unsigned n = 0;
+    size_t hn;
+
+    w.n = 0;
+    hn = sframe_host(h, 7);
+    ck_assert_uint_le(hn, SFRAME_HOST_MAX);
+    memcpy(w.b + w.n, h, hn), w.n += hn; /* before the description: nothing to map */
+    wire(&w, desc64, sizeof desc64);
+    hn = sframe_host(h, 123456789012345);
+    memcpy(w.b + w.n, h, hn), w.n += hn; /* no event yet: nothing to map */
+    wire(&w, events64, sizeof events64);
+    hn = sframe_host(h, INT64_MAX);
+    memcpy(w.b + w.n, h, hn), w.n += hn;
+    wire(&w, bad, sizeof bad); /* its varint cut short */
+    s = src_open_mem("saved", w.b, w.n, 0);
+    ck_assert_ptr_nonnull(s);
+    r = sread_open(s);
+    ck_assert_ptr_nonnull(r);
+    sread_on_host(r, got_host, &pts);
+    while (sread_next(r, &e, err, sizeof err) > 0)
+        n++;
+    ck_assert_uint_eq(n, 6);
+    ck_assert_uint_eq(pts.n, 1);
+    ck_assert(pts.host[0] == INT64_MAX);
+    ck_assert_uint_eq(pts.target[0], 1020); /* events64's last time */
+    sread_get_stats(r, &fs, &ds);
+    ck_assert_uint_eq(ds.host, 3);
+    ck_assert_uint_eq(ds.malformed, 1);
+    ck_assert_uint_eq(fs.bad, 0);
+    sread_close(r);
+    src_close(s);
+}
+END_TEST
+
 /* A 32-bit description: ARM, timestamps, ts_bits 24 (SysTick), running, 2 resets, cap 2^10,
  * no build-id, 25 MHz, next_seq 0, then two bytes of a later version's fields. */
 static const uint8_t desc32[] = {
@@ -1719,6 +1783,7 @@ Suite *stream_suite(void)
     tcase_add_test(tc, test_stream_cobs_rejects_malformed);
     tcase_add_test(tc, test_stream_cobs_random_round_trips);
     tcase_add_test(tc, test_stream_vectors_64);
+    tcase_add_test(tc, test_stream_host_times_read_back);
     tcase_add_test(tc, test_stream_vectors_32);
     tcase_add_test(tc, test_stream_ts_down);
     tcase_add_test(tc, test_stream_context_unknown_after_loss);

@@ -27,6 +27,7 @@
     X(export)                           \
     X(pbenc)                            \
     X(perfetto)                         \
+    X(timebase)                         \
     X(modmap)                           \
     X(names)                            \
     X(dwarf)                            \

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# demo.sh BUILD_DIR [linux|live|rtt|freertos|riscv [virt|sifive_e]] - the product's main job, as a user
+# demo.sh BUILD_DIR [linux|live|rtt|merge|freertos|riscv [virt|sifive_e]] - the product's main job, as a user
 # would run it.
 #   default: a Cortex-M3 firmware (QEMU's mps2-an385 board) crashes in HardFault; cygtrace
 #            pulls its frozen ring buffer through QEMU's GDB server and prints the call tree
@@ -14,6 +14,9 @@
 #   freertos: a FreeRTOS firmware (two tasks, a timer interrupt) faults in one task; cygtrace
 #            pulls the ring and prints a call tree per task and per interrupt, with who woke
 #            whom.
+#   merge:   a firmware (QEMU) that echoes what a traced Linux program sends it, the one's
+#            trace saved from its live stream, the other's ring: one Chrome trace, both on the
+#            host's clock, and the order of each round's send, echo and receive in it.
 #   riscv:   the crash demo on RISC-V (QEMU's virt, or sifive_e), pulled through the gdbstub.
 set -eu
 B=${1:-build}
@@ -37,12 +40,13 @@ trap '[ -n "$qpid" ] && kill "$qpid" 2>/dev/null; true' EXIT
 
 # qemu_up ARGS...: starts QEMU ($QEMU: its command and board, QEMU's mps2-an385 unless a demo
 # says otherwise) with ARGS, PORT in them replaced by a free port ($port): QEMU exits at once
-# when the one it is given is taken, then the next one.
+# when the one it is given is taken, then the next one; PORT2 becomes the port after it.
 QEMU=(qemu-system-arm -M mps2-an385)
 qemu_up() {
     for _ in $(seq 20); do
         port=$((20000 + RANDOM % 40000))
-        "${QEMU[@]}" -display none -monitor none "${@//PORT/$port}" \
+        local args=("${@//PORT2/$((port + 1))}")
+        "${QEMU[@]}" -display none -monitor none "${args[@]//PORT/$port}" \
             </dev/null >"$D/qemu.err" 2>&1 &
         qpid=$!
         # Up once it waits for its TCP client, or (gdbstub only) after a moment alive.
@@ -150,6 +154,40 @@ rtt_demo() {
     qemu_down
 }
 
+merge_demo() {
+    local elf="$B/firmware/mps2-an385/echo.elf" ping="$B/examples/ping" port lpid
+    echo "cygtrace demo: a Cortex-M3 firmware streams its calls over UART0 and echoes what comes"
+    echo "in on UART1, where a traced Linux program sends a byte and waits for it, 20 times."
+    echo "The firmware's saved stream and the program's ring merge into one trace on one clock."
+    qemu_up -nographic -serial "tcp:127.0.0.1:PORT,server=on,wait=on" \
+        -serial "tcp:127.0.0.1:PORT2,server=on,wait=off" -kernel "$elf"
+    printf '\n$ qemu-system-arm -M mps2-an385 -serial tcp:127.0.0.1:%s,server=on,wait=on -serial tcp:127.0.0.1:%s,server=on,wait=off -kernel %s &\n' \
+        "$port" "$((port + 1))" "$elf"
+    printf '$ %s &\n' "$B/cygtrace live --plain --duration=3 --tcp=127.0.0.1:$port --save=$D/echo.cyg $elf >/dev/null"
+    "$B/cygtrace" live --plain --duration=3 --tcp="127.0.0.1:$port" --save="$D/echo.cyg" "$elf" \
+        >/dev/null &
+    lpid=$!
+    sleep 1
+    printf '$ CYGTRACE_OUT=%s %s %s 20 20\n' "$D/ping.trace" "$ping" "$((port + 1))"
+    CYGTRACE_OUT="$D/ping.trace" "$ping" "$((port + 1))" 20 20
+    wait "$lpid"
+    qemu_down
+    run "$B/cygtrace" export --format=chrome "$elf" "$D/echo.cyg" "$ping" "$D/ping.trace" \
+        -o "$D/merged.json"
+    echo
+    echo "$D/merged.json opens in ui.perfetto.dev: two processes on one time line. Each round,"
+    echo "in microseconds after the program's send: the firmware's echo_request, the program's"
+    echo "receive (the firmware's handling must fall between send and receive, give or take"
+    echo "the alignment's error):"
+    jq -r '[.traceEvents[] | select(.ph == "B")] as $b
+        | [$b[] | select(.name == "ping_send") | .ts] as $s
+        | [$b[] | select(.name == "echo_request") | .ts] as $f
+        | [$b[] | select(.name == "ping_received") | .ts] as $r
+        | range(0; [$s, $f, $r] | map(length) | min)
+        | "  round \(. + 1): echo_request +\(($f[.] - $s[.]) * 1000 | round / 1000) us, received +\(($r[.] - $s[.]) * 1000 | round / 1000) us"' \
+        "$D/merged.json"
+}
+
 # riscv [BOARD]: the crash demo on a 32-bit RISC-V microcontroller, QEMU's virt board (or
 # sifive_e, the HiFive1's FE310): a load access fault, the ring read through QEMU's gdbstub.
 riscv_demo() {
@@ -181,6 +219,7 @@ riscv) riscv_demo "${3:-}" ;;
 linux) linux_demo ;;
 live) live_demo ;;
 rtt) rtt_demo ;;
+merge) merge_demo ;;
 freertos) freertos_demo ;;
 *) firmware_demo ;;
 esac

@@ -16,6 +16,11 @@
  * many (0 when its transmitter is busy). The stream drain's sink (stream.c). */
 size_t board_uart_try_write(const void *buf, size_t len);
 
+/* The second UART (echo.c talks to a host program on it): a byte received, 1 with *c, or 0
+ * when none waits; a byte sent, waiting for room. A board without one receives nothing. */
+int board_uart1_try_read(uint8_t *c);
+void board_uart1_putc(uint8_t c);
+
 /* Requests a system reset (SYSRESETREQ), as NVIC_SystemReset() does. */
 void board_reset(void) __attribute__((noreturn));
 

@@ -11,7 +11,7 @@
 
 FWEX_DIR := examples/firmware
 FWEX_PROGRAMS := demo crash reset stress stress_ow stress_armed fault_hook stream stream_crash stream_live \
-                 wrapped wrapped_live rtt jumps
+                 wrapped wrapped_live rtt jumps echo
 FWEX_BOARDS := mps2-an385 mps2-an386 mps2-an505 microbit
 
 # Per board: CPU flags, board source, defines for the board source.
@@ -24,7 +24,7 @@ fwex_board_mps2-an386 := $(FWEX_DIR)/boards/cmsdk.c
 fwex_board_mps2-an505 := $(FWEX_DIR)/boards/cmsdk.c
 fwex_board_microbit := $(FWEX_DIR)/boards/nrf51.c
 # The AN505 boots secure: its UART0 and TIMER0 through their secure aliases; 20 MHz.
-fwex_def_mps2-an505 := -DCMSDK_UART=0x50200000u -DCMSDK_TIMER=0x50000000u \
+fwex_def_mps2-an505 := -DCMSDK_UART=0x50200000u -DCMSDK_UART1=0x50201000u -DCMSDK_TIMER=0x50000000u \
                        -DCMSDK_CLOCK_HZ=20000000u
 # The nRF51 has no SysTick: stress.c interrupts with its TIMER1 instead.
 fwex_def_microbit := -DBOARD_NRF51

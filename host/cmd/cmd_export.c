@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cmd_export.c - "cygtrace export": the trace as Chrome trace JSON, folded stacks, a
  * callgrind file or a Perfetto trace, through the same filters as tree and report; in Chrome
- * JSON and Perfetto, an RTOS trace's schedule too (taskstat.h). */
+ * JSON and Perfetto, an RTOS trace's schedule too (taskstat.h). Several ELF DUMP pairs merge
+ * into one Chrome trace, each a process, each input's times mapped onto the host's clock by
+ * its timebase (timebase.h): the one place where an input is placed in time, which any format
+ * can take (export_opts.tb). */
+#include <ctype.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,16 +16,25 @@
 #include "cmd/cmd.h"
 #include "cmd/cmd_opts.h"
 #include "cyg_format.h"
+#include "model/timebase.h"
+#include "source/sread.h"
+#include "source/src.h"
+#include "util/vec.h"
 #include "output/export.h"
 #include "output/outfile.h"
 #include "output/render.h"
 #include "model/taskstat.h"
 
-enum { EXPORT_OPT_FORMAT = 0x200 };
+enum { EXPORT_OPT_FORMAT = 0x200, EXPORT_OPT_OFFSET };
+
+#define EXPORT_INPUTS_MAX 64u
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: cygtrace export --format=FORMAT [options] [ELF] [DUMP] [-o FILE]\n"
+               "       cygtrace export --format=chrome [options] ELF DUMP ELF DUMP... [-o FILE]\n"
+               "  several ELF DUMP pairs (rings, saved streams) merge into one trace, each a\n"
+               "  process, on the host's CLOCK_MONOTONIC (docs/exports.md)\n"
                "  --format=chrome             Chrome trace JSON (Perfetto UI, chrome://tracing)\n"
                "  --format=folded             flamegraph.pl / speedscope: \"a;b;c N\", N the\n"
                "                              stack's self time in clock ticks\n"
@@ -28,6 +42,8 @@ static void usage(FILE *f)
                "                              (costs in clock ticks)\n"
                "  --format=perfetto           Perfetto's protobuf trace (ui.perfetto.dev,\n"
                "                              trace_processor); --srcline: source locations\n"
+               "  --offset=INPUT:TIME         shift input INPUT (its number from 1, or its DUMP)\n"
+               "                              by TIME (-1.5ms, 200us, 3s, 40ns) on that clock\n"
                "  -o FILE                     write to FILE instead of the standard output\n%s",
             cmd_show_usage);
 }
@@ -71,14 +87,37 @@ struct export_args {
     const char *outname;
     struct export_opts *xo;
     int have_format;
+    struct {
+        const char *input; /* a number from 1, or a DUMP */
+        const char *time;
+        int64_t ns;
+    } off[EXPORT_INPUTS_MAX];
+    unsigned noff;
 };
 
 static int take_option(void *arg, int c, char *val)
 {
     struct export_args *a = arg;
+    char *colon;
 
     if (c == 'o') {
         a->outname = val;
+        return 0;
+    }
+    if (c == EXPORT_OPT_OFFSET) {
+        colon = strrchr(val, ':'); /* a DUMP's name may hold one, a TIME never */
+        if (!colon || colon == val || timebase_parse_offset(colon + 1, &a->off[a->noff].ns) < 0) {
+            cmd_error("--offset=%s: not INPUT:TIME (an input's number or DUMP, a time with its "
+                      "unit: 2:-1.5ms)", val);
+            return 2;
+        }
+        if (a->noff == EXPORT_INPUTS_MAX) {
+            cmd_error("--offset=%s: more than %u offsets", val, EXPORT_INPUTS_MAX);
+            return 2;
+        }
+        *colon = 0;
+        a->off[a->noff].time = colon + 1;
+        a->off[a->noff++].input = val;
         return 0;
     }
     if (export_parse_format(val, &a->xo->format) < 0) { /* EXPORT_OPT_FORMAT */
@@ -89,110 +128,184 @@ static int take_option(void *arg, int c, char *val)
     return 0;
 }
 
-int cmd_export(int argc, char **argv)
-{
-    static const struct option opts[] = {CMD_SHOW_LONGOPTS,
-                                         {"format", required_argument, 0, EXPORT_OPT_FORMAT},
-                                         {"output", required_argument, 0, 'o'},
-                                         {"help", no_argument, 0, CMD_OPTS_HELP},
-                                         {0, 0, 0, 0}};
-    struct export_opts xo = {0};
-    struct export_args a = {.xo = &xo};
-    struct cmd_filter_run run = {0};
-    struct export *x = NULL;
-    struct outfile *of = NULL;
-    struct show_opts o;
-    const char *stood;
-    const struct cmd_opts p = {.cmd = "export", .table = opts, .shortopts = "o:", .show = &o,
-                               .usage = usage, .take = take_option, .arg = &a};
-    struct cmd_inputs in;
-    struct load l;
-    const char *outname, *elf, *dump;
-    FILE *out = stdout;
-    char err[512];
-    int c, rc;
+/* A saved stream's host time frames, as points: the target's time (ns of its own clock)
+ * against the host's. */
+struct host_points {
+    struct timebase_pt *p;
+    size_t n, cap;
+    uint64_t hz;
+    uint64_t restarts; /* the points are of the target's start after that many restarts */
+    int failed;
+};
 
-    cmd_show_init(&o);
-    if ((rc = cmd_opts_parse(&p, argc, argv)) >= 0)
-        return rc;
-    outname = a.outname;
-    if (!a.have_format) {
-        cmd_error("export: needs --format=chrome|folded|callgrind|perfetto (see 'cygtrace export --help')");
-        return 2;
+/* A target that started over has a new clock: the points of its last start are kept. */
+static void on_host(void *arg, int64_t host_ns, uint64_t target_time, uint64_t restarts)
+{
+    struct host_points *h = arg;
+
+    if (restarts != h->restarts) {
+        h->n = 0;
+        h->restarts = restarts;
     }
-    /* Before anything is opened: an output that is an input would be destroyed. */
-    if ((rc = cmd_inputs(argc, argv, "export", 0, &in)) != 0)
-        return rc;
-    if (cmd_check_output(outname, in.elf, in.dump))
-        return 1;
-    if ((rc = cmd_load_args(argc, argv, "export", o.force ? CMD_LOAD_FORCE : 0, &in, &l)) != 0)
-        return rc;
-    elf = in.elf;
-    dump = in.dump;
-    rc = 1;
-    if (xo.format == EXPORT_PERFETTO && !outname && isatty(STDOUT_FILENO)) {
-        cmd_error("export: --format=perfetto writes binary data; give -o FILE or redirect it");
+    if (vec_grow(&h->p, &h->cap, h->n, sizeof *h->p, 256) < 0) {
+        h->failed = 1;
+        return;
+    }
+    h->p[h->n++] = (struct timebase_pt){timebase_own_ns(h->hz, target_time), host_ns};
+}
+
+/* Maps a saved stream onto the host's clock: a pass over its host time frames, then the fit.
+ * 1 when mapped (f says how well), 0 when it holds none, -1 after a message. */
+static int stream_map(const char *dump, struct timebase *tb, struct timebase_fit *f)
+{
+    struct host_points h = {.hz = tb->hz};
+    struct sread *r = NULL;
+    struct src *s;
+    struct ev e;
+    char err[512];
+    int rc = -1, k;
+
+    if (!(s = src_open_file(dump, err, sizeof err))) {
+        cmd_error("%s", err);
+        return -1;
+    }
+    if (!(r = sread_open(s)))
+        goto nomem;
+    sread_on_host(r, on_host, &h);
+    while ((k = sread_next(r, &e, err, sizeof err)) > 0)
+        ;
+    if (k < 0) {
+        cmd_error("%s", err);
         goto out;
     }
-    if ((xo.format == EXPORT_FOLDED || xo.format == EXPORT_CALLGRIND) &&
-        !(l.ring.flags & CYG_F_TIMESTAMPS)) {
+    if (h.failed)
+        goto nomem;
+    rc = 0;
+    if (h.restarts)
+        fprintf(stderr, "cygtrace: note: %s: the target started over %" PRIu64 " times in the "
+                        "stream: its clock is fitted over its last start only, and the calls "
+                        "before it are misplaced\n", dump, h.restarts);
+    if (h.n && timebase_fit(h.p, h.n, f) == 0) {
+        timebase_set_fit(tb, f);
+        rc = 1;
+    } else if (h.n) {
+        goto nomem;
+    }
+    goto out;
+nomem:
+    cmd_error("%s: out of memory", dump);
+out:
+    sread_close(r);
+    src_close(s);
+    free(h.p);
+    return rc;
+}
+
+/* Puts input dump (l open) on the common clock: a stream by its host times, a Linux ring by
+ * its map's clock pairs, then the --offset given; says how, or that it could not. 0, or 1. */
+static int map_input(struct load *l, const char *dump, int64_t offset, struct timebase *tb)
+{
+    struct timebase_fit f;
+    uint64_t ticks[2];
+    int64_t ns[2];
+    unsigned n;
+    int rc = 0;
+
+    *tb = (struct timebase){.hz = l->ring.ts_hz, .offset_ns = offset};
+    if (!(l->ring.flags & CYG_F_TIMESTAMPS)) {
+        fprintf(stderr, "cygtrace: note: %s: the trace has no timestamps: it cannot be placed "
+                        "in time\n", dump);
+        return 0;
+    }
+    if (l->stream) {
+        if ((rc = stream_map(dump, tb, &f)) < 0)
+            return 1;
+        if (rc)
+            fprintf(stderr, "cygtrace: note: %s: its clock fitted to the host's over %zu "
+                            "frames, rate %+.1f ppm: they arrived %.3f us (median), %.3f us "
+                            "(max) after the line (the link's jitter)\n",
+                    dump, f.n, (f.slope - 1) * 1e6, f.median / 1e3, f.max / 1e3);
+    } else if (l->ring.word_bytes == 8 && (n = modmap_clock(l->map, ticks, ns)) > 0) {
+        rc = timebase_set_pairs(tb, ticks, ns, n) == 0;
+    }
+    if (!rc && !offset)
+        fprintf(stderr, "cygtrace: note: %s: nothing maps its clock onto the host's (no clock "
+                        "lines in its map, no host times in its stream): it stays on its own; "
+                        "--offset=INPUT:TIME shifts it\n", dump);
+    return 0;
+}
+
+/* What each input shares: the writer, the output, the options. */
+struct export_run {
+    struct export *x;
+    struct outfile *of;
+    FILE *out;
+    const char *outname;
+    struct export_opts xo;
+    const struct show_opts *o;
+    int merged;
+};
+
+/* Exports one input (l open) into the run's writer (made at the first); 0, or 1 after a
+ * message. */
+static int export_one(struct export_run *e, struct load *l, const char *elf, const char *dump,
+                      const struct timebase *tb, uint32_t pid)
+{
+    struct export_opts *xo = &e->xo;
+    struct cmd_filter_run run = {0};
+    const char *stood;
+    char err[512];
+    int rc = 1;
+
+    if ((xo->format == EXPORT_FOLDED || xo->format == EXPORT_CALLGRIND) &&
+        !(l->ring.flags & CYG_F_TIMESTAMPS)) {
         cmd_error("%s: --format=%s needs timestamps, and this trace has none", dump,
-                  xo.format == EXPORT_FOLDED ? "folded" : "callgrind");
+                  xo->format == EXPORT_FOLDED ? "folded" : "callgrind");
         goto out;
     }
-    if (outname) {
-        if (!(of = outfile_open(outname, err, sizeof err))) {
-            cmd_error("%s: %s", outname, err);
+    if (e->outname && !e->of) {
+        if (!(e->of = outfile_open(e->outname, err, sizeof err))) {
+            cmd_error("%s: %s", e->outname, err);
             goto out;
         }
-        out = outfile_stream(of);
+        e->out = outfile_stream(e->of);
     }
-    setvbuf(out, NULL, _IOFBF, 1 << 16);
-    xo.sym = l.sym;
-    xo.bias = l.ring.load_bias;
-    xo.hz = l.ring.ts_hz;
-    xo.pid = l.ring.pid ? l.ring.pid : 1;
-    xo.word_bytes = l.ring.word_bytes;
-    if ((xo.format == EXPORT_CALLGRIND ||
-         (xo.format == EXPORT_PERFETTO && (o.show & RENDER_SRCLINE))) && l.sym)
-        xo.dwarf = dwarf_src_open(elf); /* read lazily; NULL (no memory): files unnamed */
-    if (!(x = export_new(out, &xo))) {
+    if (!e->x)
+        setvbuf(e->out, NULL, _IOFBF, 1 << 16);
+    xo->sym = l->sym;
+    xo->bias = l->ring.load_bias;
+    xo->hz = l->ring.ts_hz;
+    xo->pid = pid;
+    xo->word_bytes = l->ring.word_bytes;
+    xo->tb = tb;
+    xo->process = e->merged ? dump : NULL;
+    dwarf_src_close(xo->dwarf);
+    xo->dwarf = NULL;
+    if ((xo->format == EXPORT_CALLGRIND ||
+         (xo->format == EXPORT_PERFETTO && (e->o->show & RENDER_SRCLINE))) && l->sym)
+        xo->dwarf = dwarf_src_open(elf); /* read lazily; NULL (no memory): files unnamed */
+    if (e->x) {
+        export_input(e->x, xo);
+    } else if (!(e->x = export_new(e->out, xo))) {
         cmd_error("%s: out of memory", dump);
         goto out;
     }
-    /* l.names fills in the scan, before the first sink is asked for (cmd_filter_run) */
-    export_names(x, l.names);
-    if ((rc = cmd_filter_run(&l, elf, dump, &o, sink_of, x, &run)) != 0)
+    /* l->names fills in the scan, before the first sink is asked for (cmd_filter_run) */
+    export_names(e->x, l->names);
+    if ((rc = cmd_filter_run(l, elf, dump, e->o, sink_of, e->x, &run)) != 0)
         goto out;
-    if ((xo.format == EXPORT_CHROME || xo.format == EXPORT_PERFETTO) &&
-        l.ring.word_bytes == 4 && run.sc.n > 1 &&
-        schedule(&l, elf, dump, &o, x) < 0) {
-        if (!cmd_dump_changed(&l))
+    if ((xo->format == EXPORT_CHROME || xo->format == EXPORT_PERFETTO) &&
+        l->ring.word_bytes == 4 && run.sc.n > 1 &&
+        schedule(l, elf, dump, e->o, e->x) < 0) {
+        if (!cmd_dump_changed(l))
             cmd_error("%s: read error (or out of memory)", dump);
         rc = 1;
         goto out;
     }
-    if (export_end(x, err, sizeof err) < 0) { /* the message it always was; err says more */
-        if (!outname && ferror(stdout))
-            cmd_stdout_error(errno); /* export_end's flush just failed: errno says why */
-        else
-            cmd_error("%s: cannot write (or out of memory)", outname ? outname : "standard output");
-        rc = 1;
+    rc = 1;
+    if (cmd_dump_changed(l)) /* an output of half a dump must not replace a whole one */
         goto out;
-    }
-    if (cmd_dump_changed(&l)) { /* an output of half a dump must not replace a whole one */
-        rc = 1;
-        goto out;
-    }
-    if (of) {
-        c = outfile_commit(of, err, sizeof err);
-        of = NULL;
-        if (c < 0) {
-            cmd_error("%s: %s", outname, err);
-            rc = 1;
-            goto out;
-        }
-    }
+    rc = 0;
     if (run.unmatched)
         fprintf(stderr, "cygtrace: note: %" PRIu64 " exits matched no call and were skipped\n",
                 run.unmatched);
@@ -200,18 +313,157 @@ int cmd_export(int argc, char **argv)
         fprintf(stderr, "cygtrace: note: %" PRIu64 " calls shorter than --min-time were kept: "
                         "more than %u events happened inside them before it was known\n",
                 run.forced, FILTER_HOLD);
-    if ((stood = cmd_clock_stood(&l, &run.st)))
+    if ((stood = cmd_clock_stood(l, &run.st)))
         fprintf(stderr, "cygtrace: note: %s; every duration is 0\n", stood);
-    else if (xo.format == EXPORT_CHROME && !xo.hz && (l.ring.flags & CYG_F_TIMESTAMPS))
+    else if (xo->format == EXPORT_CHROME && !xo->hz && (l->ring.flags & CYG_F_TIMESTAMPS))
         fprintf(stderr, "cygtrace: note: the trace does not say its clock rate: ts are clock "
                         "ticks, not microseconds\n");
-    else if (xo.format == EXPORT_PERFETTO && !xo.hz && (l.ring.flags & CYG_F_TIMESTAMPS))
+    else if (xo->format == EXPORT_PERFETTO && !xo->hz && (l->ring.flags & CYG_F_TIMESTAMPS))
         fprintf(stderr, "cygtrace: note: the trace does not say its clock rate: timestamps "
                         "are clock ticks, not nanoseconds\n");
 out:
-    export_free(x);
     tree_scan_free(&run.sc);
-    outfile_abort(of); /* after an error: the file it would have replaced stays as it was */
-    dwarf_src_close(xo.dwarf);
-    return cmd_load_close(&l, rc);
+    return rc;
+}
+
+/* Ends the export after the last input: the writer's end, the output kept. 0, or 1. */
+static int export_finish(struct export_run *e)
+{
+    char err[512];
+    int c;
+
+    if (export_end(e->x, err, sizeof err) < 0) { /* the message it always was; err says more */
+        if (!e->outname && ferror(stdout))
+            cmd_stdout_error(errno); /* export_end's flush just failed: errno says why */
+        else
+            cmd_error("%s: cannot write (or out of memory)",
+                      e->outname ? e->outname : "standard output");
+        return 1;
+    }
+    if (e->of) {
+        c = outfile_commit(e->of, err, sizeof err);
+        e->of = NULL;
+        if (c < 0) {
+            cmd_error("%s: %s", e->outname, err);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The offset --offset gave input k (its number from 1, or its DUMP), summed; -1 after a
+ * message when one names no input. */
+static int offsets(const struct export_args *a, char **dumps, unsigned n, int64_t *off)
+{
+    for (unsigned k = 0; k < n; k++)
+        off[k] = 0;
+    for (unsigned i = 0; i < a->noff; i++) {
+        char *end;
+        unsigned long v = strtoul(a->off[i].input, &end, 10);
+        unsigned k;
+
+        if (*end || !isdigit((unsigned char)a->off[i].input[0]) || v < 1 || v > n) {
+            for (k = 0; k < n && strcmp(dumps[k], a->off[i].input); k++)
+                ;
+            if (k == n) {
+                cmd_error("--offset=%s:%s: no input %s (give its number, 1 to %u, or its DUMP)",
+                          a->off[i].input, a->off[i].time, a->off[i].input, n);
+                return -1;
+            }
+        } else {
+            k = (unsigned)v - 1;
+        }
+        off[k] += a->off[i].ns;
+    }
+    return 0;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    static const struct option opts[] = {CMD_SHOW_LONGOPTS,
+                                         {"format", required_argument, 0, EXPORT_OPT_FORMAT},
+                                         {"offset", required_argument, 0, EXPORT_OPT_OFFSET},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"help", no_argument, 0, CMD_OPTS_HELP},
+                                         {0, 0, 0, 0}};
+    static struct export_args a;
+    static struct timebase tbs[EXPORT_INPUTS_MAX];
+    int64_t off[EXPORT_INPUTS_MAX];
+    uint32_t pids[EXPORT_INPUTS_MAX];
+    char *dumps[EXPORT_INPUTS_MAX];
+    struct export_run e = {.out = stdout};
+    struct show_opts o;
+    const struct cmd_opts p = {.cmd = "export", .table = opts, .shortopts = "o:", .show = &o,
+                               .usage = usage, .take = take_option, .arg = &a};
+    struct cmd_inputs in;
+    struct load l;
+    unsigned n = 1, k;
+    int first, rc;
+
+    memset(&a, 0, sizeof a);
+    a.xo = &e.xo;
+    cmd_show_init(&o);
+    if ((rc = cmd_opts_parse(&p, argc, argv)) >= 0)
+        return rc;
+    e.outname = a.outname;
+    e.o = &o;
+    if (!a.have_format) {
+        cmd_error("export: needs --format=chrome|folded|callgrind|perfetto (see 'cygtrace export --help')");
+        return 2;
+    }
+    if (e.xo.format == EXPORT_PERFETTO && !e.outname && isatty(STDOUT_FILENO)) {
+        cmd_error("export: --format=perfetto writes binary data; give -o FILE or redirect it");
+        return 2;
+    }
+    first = optind;
+    if (argc - first > 2) { /* several inputs: ELF DUMP pairs, merged */
+        if ((argc - first) % 2 || (unsigned)(argc - first) / 2 > EXPORT_INPUTS_MAX) {
+            cmd_error("export: several inputs go as ELF DUMP pairs, at most %u; %d files given "
+                      "(see 'cygtrace export --help')", EXPORT_INPUTS_MAX, argc - first);
+            return 2;
+        }
+        if (e.xo.format != EXPORT_CHROME) {
+            cmd_error("export: several inputs merge into --format=chrome only");
+            return 2;
+        }
+        n = (unsigned)(argc - first) / 2;
+    }
+    if (a.noff && e.xo.format != EXPORT_CHROME) {
+        cmd_error("export: --offset places inputs on a time line: --format=chrome only");
+        return 2;
+    }
+    e.merged = n > 1 || a.noff;
+    /* Before anything is opened: an output that is an input would be destroyed. */
+    for (k = 0; k < n; k++) {
+        optind = first + 2 * (int)k;
+        if ((rc = cmd_inputs(n > 1 ? optind + 2 : argc, argv, "export", 0, &in)) != 0)
+            return rc;
+        if (cmd_check_output(e.outname, in.elf, in.dump))
+            return 1;
+        dumps[k] = n > 1 ? argv[optind + 1] : (char *)in.dump;
+    }
+    if (a.noff && offsets(&a, dumps, n, off) < 0)
+        return 2;
+    for (k = 0; k < n; k++) {
+        optind = first + 2 * (int)k;
+        if ((rc = cmd_load_args(n > 1 ? optind + 2 : argc, argv, "export",
+                                o.force ? CMD_LOAD_FORCE : 0, &in, &l)) != 0)
+            break;
+        /* a process per input: its own pid, unless an input before had it */
+        pids[k] = l.ring.pid ? l.ring.pid : 1;
+        for (unsigned j = 0; j < k; j++)
+            if (pids[j] == pids[k])
+                pids[k] = 1000000u + k, j = k;
+        rc = e.merged ? map_input(&l, in.dump, a.noff ? off[k] : 0, &tbs[k]) : 0;
+        if (!rc)
+            rc = export_one(&e, &l, in.elf, in.dump, e.merged ? &tbs[k] : NULL, pids[k]);
+        if (!rc && k + 1 == n) /* folded and callgrind name the functions at the end */
+            rc = export_finish(&e);
+        if ((rc = cmd_load_close(&l, rc)) != 0)
+            break;
+    }
+    export_free(e.x);
+    outfile_abort(e.of); /* after an error: the file it would have replaced stays as it was */
+    dwarf_src_close(e.xo.dwarf);
+    return rc;
 }

@@ -182,6 +182,9 @@ static int print_records(struct load *l)
         printf("received:   %" PRIu64 " frames, %" PRIu64 " bytes, %" PRIu64 " events\n",
                ls.fr.frames, ls.fr.bytes, ls.sd.events);
         cmd_stream_notes(stdout, "            ", &ls.fr, &ls.sd);
+        if (ls.sd.host) /* counted in the frames and bytes above */
+            printf("host times: %" PRIu64 " frames (live --save's: the host's clock when the "
+                   "frames before each arrived, for a merged export)\n", ls.sd.host);
         printf("bytes/event: %.2f\n", ls.sd.events ? (double)ls.fr.bytes / ls.sd.events : 0.0);
     } else if (rc == 0) {
         printf("held:       %" PRIu64 " records (sequence %" PRIu64 "..%" PRIu64 ")\n",

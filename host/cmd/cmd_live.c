@@ -19,6 +19,7 @@
 #include "cmd/cmd_opts.h"
 #include "cyg_format.h"
 #include "cyg_rtt.h"
+#include "decode/sframe.h"
 #include "source/follow.h"
 #include "source/wire.h"
 #include "output/fmt.h"
@@ -331,13 +332,23 @@ static void plain_flush(struct live *l)
         l->out_failed = 1;
 }
 
-/* The bytes of the link, as they are read: counted, and kept (--save). */
+/* The bytes of the link, as they are read: counted, and kept (--save), with the host's time
+ * of the read after the last frame it completed (a host time frame, cyg_stream.h), which
+ * export maps the target's clock with. */
 static void on_bytes(void *arg, const void *buf, size_t n)
 {
     struct live *l = arg;
+    const uint8_t *b = buf, *z;
+    uint8_t h[SFRAME_HOST_MAX];
+    size_t k = n, hn = 0;
 
     l->bytes += (uint64_t)n;
-    if (l->save && fwrite(buf, 1, n, l->save) != n) {
+    if (l->save && n && (z = memrchr(b, 0, n))) {
+        k = (size_t)(z - b) + 1;
+        hn = sframe_host(h, mono_ns());
+    }
+    if (l->save && (fwrite(b, 1, k, l->save) != k || fwrite(h, 1, hn, l->save) != hn ||
+                    fwrite(b + k, 1, n - k, l->save) != n - k)) {
         snprintf(l->err, sizeof l->err, "%s: cannot write: %s", l->save_path, strerror(errno));
         l->failed = 1;
     }

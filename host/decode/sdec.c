@@ -52,6 +52,8 @@ struct sdec_state {
 struct sdec {
     sdec_fn fn;
     void *arg;
+    sdec_host_fn host_fn;
+    void *host_arg;
     int have_desc;
     struct sdec_desc desc;
     struct sdec_state s;
@@ -533,6 +535,26 @@ static int on_events(struct sdec *d, const uint8_t *p, size_t len)
     return 0;
 }
 
+void sdec_on_host(struct sdec *d, sdec_host_fn fn, void *arg)
+{
+    d->host_fn = fn;
+    d->host_arg = arg;
+}
+
+/* A host time frame: 0, or -1 when malformed. */
+static int on_host(struct sdec *d, const uint8_t *payload, size_t len)
+{
+    struct rd r = {payload + 1, payload + len};
+    uint64_t ns;
+
+    if (rd_varint(&r, &ns) < 0 || ns > INT64_MAX)
+        return -1;
+    d->st.host++;
+    if (d->host_fn && d->have_desc && d->s.clock.have_time)
+        d->host_fn(d->host_arg, (int64_t)ns, d->s.clock.last_time, d->st.restarts);
+    return 0;
+}
+
 int sdec_frame(struct sdec *d, const uint8_t *payload, size_t len)
 {
     int rc;
@@ -542,6 +564,8 @@ int sdec_frame(struct sdec *d, const uint8_t *payload, size_t len)
         rc = -1;
     } else if (payload[0] == CYG_FR_DESC) {
         rc = on_desc(d, payload, len);
+    } else if (payload[0] == CYG_FR_HOST) {
+        rc = on_host(d, payload, len);
     } else if (payload[0] == CYG_FR_EVENTS) {
         if (!d->have_desc) {
             d->st.early++;

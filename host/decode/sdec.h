@@ -38,6 +38,7 @@ struct sdec_stats {
     uint64_t lost_link;   /* records lost on the link (sequence gaps) */
     uint64_t dup;         /* events frames dropped: every record already seen */
     uint64_t restarts;    /* descriptions that said the target started over */
+    uint64_t host;        /* host time frames (CYG_FR_HOST, a saved stream's) */
     uint64_t replays;     /* descriptions of this session seen again: the link replayed them */
     /* the call events' times */
     struct dec_times calls;
@@ -50,6 +51,16 @@ struct sdec;
 
 /* A decoder that calls fn(arg, e) for each event; NULL when out of memory. */
 struct sdec *sdec_new(sdec_fn fn, void *arg);
+
+/* Called with each host time frame (CYG_FR_HOST) that follows events: the host's
+ * CLOCK_MONOTONIC ns when the frames before it had arrived, the unwrapped time of the last
+ * normal event decoded before it (what the target's clock said last), and how many times the
+ * target had started over by then (sdec_stats.restarts: the clock starts anew each time). */
+typedef void (*sdec_host_fn)(void *arg, int64_t host_ns, uint64_t target_time,
+                             uint64_t restarts);
+
+/* Gives the host time frames to fn(arg, ...) from now on (NULL: ignored, counted only). */
+void sdec_on_host(struct sdec *d, sdec_host_fn fn, void *arg);
 
 /* Decodes one checked frame payload; 0, or -1 when it was malformed (nothing delivered). */
 int sdec_frame(struct sdec *d, const uint8_t *payload, size_t len);

@@ -103,3 +103,23 @@ void sframe_free(struct sframe *f)
 {
     free(f);
 }
+
+size_t sframe_host(uint8_t out[SFRAME_HOST_MAX], int64_t ns)
+{
+    uint8_t *p = out + 1; /* cobs_encode_short encodes buf + 1 in place */
+    uint64_t v = ns < 0 ? 0 : (uint64_t)ns;
+    size_t n = 0;
+    uint32_t crc;
+
+    p[n++] = CYG_FR_HOST;
+    do { /* varint: 7 bits a byte, the lowest first */
+        p[n] = (uint8_t)(v & 0x7f);
+        v >>= 7;
+        p[n++] |= v ? 0x80 : 0;
+    } while (v);
+    crc = crc32_update(0, p, n);
+    le_put(p + n, crc, 4);
+    n = cobs_encode_short(out, n + 4);
+    out[n++] = 0;
+    return n;
+}

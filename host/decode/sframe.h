@@ -32,6 +32,13 @@ void sframe_feed(struct sframe *f, const uint8_t *p, size_t n);
 /* Returns the counters. */
 void sframe_get_stats(const struct sframe *f, struct sframe_stats *st);
 
+/* The longest host time frame on the wire: 1 + 10 varint bytes, the CRC, COBS and 0x00. */
+#define SFRAME_HOST_MAX 24u
+
+/* Writes a host time frame (CYG_FR_HOST: ns, the host's CLOCK_MONOTONIC) as it goes into a
+ * saved stream, delimiter included; returns its length. */
+size_t sframe_host(uint8_t out[SFRAME_HOST_MAX], int64_t ns);
+
 /* Frees the deframer. NULL is fine. */
 void sframe_free(struct sframe *f);
 

@@ -157,11 +157,45 @@ static size_t put_ts(struct export *x, char *buf, uint64_t ticks)
     return n + 3;
 }
 
+/* An absolute time: the trace's own (put_ts), or on the merged inputs' common clock, ns as
+ * microseconds with 3 decimals, signed (--offset may shift a trace before 0). */
+static size_t put_abs(struct export *x, char *buf, uint64_t ticks)
+{
+    int64_t ns;
+    uint64_t u;
+    size_t n = 0;
+
+    if (!x->o.tb)
+        return put_ts(x, buf, ticks);
+    ns = timebase_ns(x->o.tb, ticks);
+    if (ns < 0)
+        buf[n++] = '-';
+    u = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+    n += numfmt_u64(buf + n, u / 1000, 1);
+    buf[n++] = '.';
+    numfmt_3(buf + n, (unsigned)(u % 1000));
+    return n + 3;
+}
+
 static void chrome_ts(struct export *x, uint64_t ticks)
 {
     char buf[32];
 
     fwrite_unlocked(buf, 1, put_ts(x, buf, ticks), x->out);
+}
+
+/* The duration of an interval from start: on the common clock, the difference of its ends
+ * there (the fitted rate applies to it too). */
+static void chrome_dur(struct export *x, uint64_t start, uint64_t dur)
+{
+    int64_t d;
+
+    if (!x->o.tb) {
+        chrome_ts(x, dur);
+        return;
+    }
+    d = timebase_ns(x->o.tb, start + dur) - timebase_ns(x->o.tb, start);
+    fprintf(x->out, "%" PRId64 ".%03d", (d < 0 ? 0 : d) / 1000, (int)((d < 0 ? 0 : d) % 1000));
 }
 
 /* A metadata event of track tid: {"ph":"M",...,"name":WHAT,"args":{KEY:VALUE}}. */
@@ -215,7 +249,7 @@ static void chrome_begin_tid(struct export *x, uint32_t tid, const char *ph, uin
     n += numfmt_u64(buf + n, tid, 1);
     memcpy(buf + n, ",\"ts\":", 6);
     n += 6;
-    n += put_ts(x, buf + n, t);
+    n += put_abs(x, buf + n, t);
     fwrite_unlocked(buf, 1, n, x->out);
 }
 
@@ -364,7 +398,7 @@ static int x_close(void *arg, struct calltime *ct, unsigned d, const struct call
     if (call->how == CALLTIME_BEFORE) {
         chrome_begin(x, c, "X", call->start);
         fputs_unlocked(",\"dur\":", x->out);
-        chrome_ts(x, call->dur);
+        chrome_dur(x, call->start, call->dur);
         chrome_name(x, call->addr);
         fputs_unlocked(",\"args\":{\"entered\":\"before the trace\"}}", x->out);
     } else if (call->vals && wval_ret(call->vals)) {
@@ -435,13 +469,32 @@ struct export *export_new(FILE *out, const struct export_opts *o)
         free(x);
         return NULL;
     }
-    if (o->format == EXPORT_CHROME)
+    if (o->format == EXPORT_CHROME) {
         fputs_unlocked("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
-    else if (o->format == EXPORT_FOLDED && node_of(x, 0, 0) < 0) { /* node 0: the root */
+        if (o->process)
+            chrome_meta(x, 0, "process_name", "name", o->process);
+    } else if (o->format == EXPORT_FOLDED && node_of(x, 0, 0) < 0) { /* node 0: the root */
         free(x);
         return NULL;
     }
     return x;
+}
+
+void export_input(struct export *x, const struct export_opts *o)
+{
+    enum export_format f = x->o.format;
+
+    x->o = *o;
+    x->o.format = f;
+    for (unsigned i = 0; i < NAME_CACHE; i++) { /* another ELF: the addresses name others */
+        free(x->names[i].json);
+        x->names[i].json = NULL;
+    }
+    ctxtab_free(&x->tracks); /* another process: its tracks get their names anew */
+    x->cpu_track = 0;
+    x->nm = NULL;
+    if (f == EXPORT_CHROME && o->process)
+        chrome_meta(x, 0, "process_name", "name", o->process);
 }
 
 int export_parse_format(const char *s, enum export_format *f)
@@ -532,7 +585,7 @@ void export_taskstat_span(void *arg, const struct taskstat_span *sp)
         chrome_begin_tid(x, sp->id, "X", sp->from);
     }
     fputs_unlocked(",\"dur\":", x->out);
-    chrome_ts(x, tree_span(sp->from, sp->to));
+    chrome_dur(x, sp->from, tree_span(sp->from, sp->to));
     fputs_unlocked(",\"name\":", x->out);
     json_str(x->out, name);
     if (sp->kind == TASKSTAT_BLOCKED && sp->have_waker) {

@@ -30,6 +30,7 @@
 #include "symbols/names.h"
 #include "symbols/sym.h"
 #include "model/taskstat.h"
+#include "model/timebase.h"
 #include "model/tree.h"
 
 /* The CPU track's tid: a 32-bit target's context ids are 24 bits wide, a thread index 16. */
@@ -47,12 +48,20 @@ struct export_opts {
                                     its contexts (names_ctx_label), "thread 2 (tid 77)" */
     struct dwarf_src *dwarf;     /* callgrind's source files and lines; NULL: "???"; perfetto's
                                     source locations (NULL: none) */
+    const struct timebase *tb;   /* NULL: times are the trace's own; else chrome's ts are
+                                    timebase_ns's, the common clock of merged inputs */
+    const char *process;         /* chrome: the process's name (a merged input's), or NULL */
 };
 
 struct export;
 
 /* A writer of format o->format to out. NULL when out of memory. */
 struct export *export_new(FILE *out, const struct export_opts *o);
+
+/* The writer goes on with the next of several inputs (merged into one trace, each a process:
+ * chrome), as o describes it (its format is the writer's): the contexts' sinks and tracks of
+ * the input before stay as they are, none of its names carry over. */
+void export_input(struct export *x, const struct export_opts *o);
 
 /* Parses "chrome", "folded", "callgrind", "perfetto"; 0, or -1 when s is none. */
 int export_parse_format(const char *s, enum export_format *f);

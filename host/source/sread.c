@@ -183,3 +183,8 @@ void sread_close(struct sread *r)
     free(r->buf);
     free(r);
 }
+
+void sread_on_host(struct sread *r, sdec_host_fn fn, void *arg)
+{
+    sdec_on_host(r->dec, fn, arg);
+}

@@ -45,6 +45,10 @@ const struct sdec_desc *sread_desc(const struct sread *r);
 /* Returns the deframer's and the decoder's counters so far. */
 void sread_get_stats(const struct sread *r, struct sframe_stats *fs, struct sdec_stats *ds);
 
+/* Gives the host time frames of a saved stream to fn(arg, ...) as the pass meets them
+ * (sdec_on_host). */
+void sread_on_host(struct sread *r, sdec_host_fn fn, void *arg);
+
 /* Ends the pass. NULL is fine. */
 void sread_close(struct sread *r);
 

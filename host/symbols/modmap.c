@@ -43,6 +43,9 @@ struct modmap {
     size_t nconv, capconv;
     struct oaindex convix;
     uint64_t main_bias;
+    uint64_t clock_ticks[2]; /* the first and the last clock line */
+    int64_t clock_ns[2];
+    unsigned nclock;         /* 0, 1 or 2 */
 };
 
 static const char *const empty = "";
@@ -86,6 +89,28 @@ static int dec32(const char *s, uint32_t *v)
     if (*end || errno || x > UINT32_MAX)
         return -1;
     *v = (uint32_t)x;
+    return 0;
+}
+
+/* "clock TICKS NS" (decimal): the ring's clock and CLOCK_MONOTONIC read together; the first
+ * and the last are kept. */
+static int add_clock(struct modmap *m, char *rest)
+{
+    char *t = field(&rest), *n = field(&rest), *end;
+    unsigned long long ticks, ns;
+
+    if (!t || !n || !isdigit((unsigned char)*t) || !isdigit((unsigned char)*n))
+        return -1;
+    errno = 0;
+    ticks = strtoull(t, &end, 10);
+    if (*end || errno)
+        return -1;
+    ns = strtoull(n, &end, 10);
+    if (*end || errno || ns > INT64_MAX)
+        return -1;
+    m->clock_ticks[m->nclock ? 1 : 0] = ticks;
+    m->clock_ns[m->nclock ? 1 : 0] = (int64_t)ns;
+    m->nclock = m->nclock ? 2 : 1;
     return 0;
 }
 
@@ -275,6 +300,8 @@ struct modmap *modmap_parse(const char *text, size_t len, char *err, size_t errl
             rc = add_child(m, line);
         else if (!strcmp(kind, "thread"))
             rc = add_thread(m, line);
+        else if (!strcmp(kind, "clock"))
+            rc = add_clock(m, line);
         else if (!strcmp(kind, "ctxname"))
             rc = add_name(m, line, 0);
         else if (!strcmp(kind, "objname"))
@@ -519,4 +546,15 @@ void modmap_attach(struct modmap *m, struct sym_table *main, uint64_t main_bias)
 {
     m->main_bias = main_bias;
     sym_set_fallback(main, fallback, m);
+}
+
+unsigned modmap_clock(const struct modmap *m, uint64_t ticks[2], int64_t ns[2])
+{
+    if (!m)
+        return 0;
+    for (int i = 0; i < 2; i++) {
+        ticks[i] = m->clock_ticks[i];
+        ns[i] = m->clock_ns[i];
+    }
+    return m->nclock;
 }

@@ -91,6 +91,10 @@ const struct modmap_process *modmap_child(const struct modmap *m, size_t i);
  * its pid); 0 when the map does not say (m may be NULL). */
 uint32_t modmap_thread(const struct modmap *m, uint32_t index, int *vfork);
 
+/* The ring's clock against CLOCK_MONOTONIC ns, from the map's clock lines: the first
+ * (set-up) and the last (exit) pair. Returns how many (0, 1 or 2; m may be NULL). */
+unsigned modmap_clock(const struct modmap *m, uint64_t ticks[2], int64_t ns[2]);
+
 /* The function at run-time address addr in an object other than the program: the object's
  * ELF is opened on the first address that falls in it (not at all when its build-id differs
  * from the map's), and the function comes back named "BASE:NAME" with its start in the

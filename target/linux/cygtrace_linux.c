@@ -837,6 +837,7 @@ NOINSTR static void setup(void)
     parent_maps[0] = 0;
     cyg_cat(cyg_cat(parent_maps, sizeof parent_maps, cfg.parent), sizeof parent_maps, ".maps");
     cyg_maps_start(cfg.ring, line, forked ? parent_maps : NULL);
+    cyg_maps_clock(tsc_base, ns_base); /* a forked child's clock is its parent's */
     if (cyg_linux_tid) /* the thread that set up (its THREAD record came before the map) */
         cyg_maps_thread((unsigned)(cyg_linux_tid >> CYG64_THREAD_SHIFT),
                         (long)syscall(SYS_gettid), 0);
@@ -1071,6 +1072,7 @@ NOINSTR __attribute__((destructor)) static void cyg_linux_exit(void)
     BUSY(); /* the process ends: the runtime's calls are the last */
     if (ctl && ctl->pid == (uint32_t)getpid()) {
         ctl->ts_hz = clock_hz();
+        cyg_maps_clock(cyg_port_now(), mono_ns()); /* the run's whole span, for the host */
         /* The thread that exits leaves no slot for a reader to wait on; threads still running
          * at the exit leave the rest of their chunks unwritten (FORMAT.md section 4). */
         if (cyg_linux_tid)

@@ -87,6 +87,9 @@ void cyg_maps_refresh(void) CYG_HIDDEN;
  * record the ring has overwritten keeps its OS id; system calls only (a thread's first event
  * may be in a signal handler). */
 void cyg_maps_thread(unsigned index, long tid, int vfork) CYG_HIDDEN;
+/* Appends "clock TICKS NS": the ring's clock and CLOCK_MONOTONIC read together (FORMAT.md
+ * section 12), so that a host puts this trace and others on one clock. */
+void cyg_maps_clock(uint64_t ticks, uint64_t ns) CYG_HIDDEN;
 
 /* Appends line to another process's map (the run's first process: "child" lines). */
 void cyg_maps_append_to(const char *maps_path, const char *line) CYG_HIDDEN;

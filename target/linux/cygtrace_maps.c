@@ -388,6 +388,28 @@ NOINSTR void cyg_maps_thread(unsigned index, long tid, int vfork)
     close(fd);
 }
 
+NOINSTR void cyg_maps_clock(uint64_t ticks, uint64_t ns)
+{
+    char line[64] = "clock ", digits[2][24];
+    int fd;
+
+    if (!maps_path[0] || (fd = cyg_file_reopen(maps_path, maps_dev, maps_ino)) < 0)
+        return;
+    for (int k = 0; k < 2; k++) { /* decimal, 64 bits on every target (unsigned long is not) */
+        uint64_t v = k ? ns : ticks;
+        size_t i = sizeof digits[k] - 1;
+
+        digits[k][i] = 0;
+        do
+            digits[k][--i] = (char)('0' + v % 10);
+        while ((v /= 10) && i);
+        cyg_cat(line, sizeof line, digits[k] + i);
+        cyg_cat(line, sizeof line, k ? "\n" : " ");
+    }
+    put(fd, line, strlen(line));
+    close(fd);
+}
+
 NOINSTR void cyg_maps_append_to(const char *path, const char *line)
 {
     struct stat st;

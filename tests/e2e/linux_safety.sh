@@ -310,7 +310,7 @@ kid=$out.$kpid
 check "newline-names-run" "status $RC: $(head -c 300 "$T/nl-fork.err")" [ "$RC" -eq 0 -a -n "$kpid" ]
 # injected: the map's lines that are not of the kinds and forms the runtime writes.
 injected() {
-    grep -a -v -E '^(cygtrace-maps 1|process [0-9]+ [0-9]+ (start|fork|exec) .+|object [0-9a-f]+ [0-9a-f]+ [0-9a-f]+ [0-9a-f-]+ /.*|thread [0-9]+ [0-9]+( vfork)?|child [0-9]+ [0-9]+ (fork|exec) /.*)$' "$1" ||
+    grep -a -v -E '^(cygtrace-maps 1|process [0-9]+ [0-9]+ (start|fork|exec) .+|object [0-9a-f]+ [0-9a-f]+ [0-9a-f]+ [0-9a-f-]+ /.*|thread [0-9]+ [0-9]+( vfork)?|child [0-9]+ [0-9]+ (fork|exec) /.*|clock [0-9]+ [0-9]+)$' "$1" ||
         grep -a -E '^thread [0-9]+ (4242|4343)$|^object 1000 ' "$1"
 }
 for who in first child; do
