@@ -24,6 +24,8 @@ static void usage(FILE *f)
                "                              stack's self time in clock ticks\n"
                "  --format=callgrind          callgrind.out for KCachegrind, callgrind_annotate\n"
                "                              (costs in clock ticks)\n"
+               "  --format=sqlite -o DB       SQLite tables (calls, functions, contexts, marks,\n"
+               "                              faults...); an existing cygtrace DB gets a new trace\n"
                "  -o FILE                     write to FILE instead of the standard output\n%s",
             cmd_show_usage);
 }
@@ -78,7 +80,7 @@ static int take_option(void *arg, int c, char *val)
         return 0;
     }
     if (export_parse_format(val, &a->xo->format) < 0) { /* EXPORT_OPT_FORMAT */
-        cmd_error("--format=%s: not a format (chrome, folded, callgrind)", val);
+        cmd_error("--format=%s: not a format (chrome, folded, callgrind, sqlite)", val);
         return 2;
     }
     a->have_format = 1;
@@ -113,9 +115,11 @@ int cmd_export(int argc, char **argv)
         return rc;
     outname = a.outname;
     if (!a.have_format) {
-        cmd_error("export: needs --format=chrome|folded|callgrind (see 'cygtrace export --help')");
+        cmd_error("export: needs --format=chrome|folded|callgrind|sqlite (see 'cygtrace export --help')");
         return 2;
     }
+    if (xo.format == EXPORT_SQLITE)
+        return cmd_export_sqlite(argc, argv, &o, outname);
     /* Before anything is opened: an output that is an input would be destroyed. */
     if ((rc = cmd_inputs(argc, argv, "export", 0, &in)) != 0)
         return rc;

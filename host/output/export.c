@@ -446,6 +446,8 @@ int export_parse_format(const char *s, enum export_format *f)
         *f = EXPORT_FOLDED;
     else if (!strcmp(s, "callgrind"))
         *f = EXPORT_CALLGRIND;
+    else if (!strcmp(s, "sqlite"))
+        *f = EXPORT_SQLITE;
     else
         return -1;
     return 0;
