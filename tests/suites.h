@@ -25,6 +25,7 @@
     X(vlines)                           \
     X(filter)                           \
     X(export)                           \
+    X(sqlout)                           \
     X(modmap)                           \
     X(names)                            \
     X(dwarf)                            \
