@@ -507,7 +507,7 @@ struct sqlout *sqlout_open(const char *path, int new_db, const struct sqlout_opt
                            size_t errlen)
 {
     struct sqlout *s = calloc(1, sizeof *s);
-    int flags = SQLITE_OPEN_READWRITE | (new_db ? SQLITE_OPEN_CREATE : 0);
+    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (new_db ? SQLITE_OPEN_CREATE : 0);
 
     if (!s) {
         snprintf(err, errlen, "out of memory");
