@@ -407,7 +407,8 @@ int sqlout_is_ours(const char *path, char *err, size_t errlen)
     int64_t id = 0;
     int ours = 0;
 
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+    /* read-write when it may: a journal a killed append left behind is rolled back first */
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
         query_int(db, "PRAGMA application_id", &id) < 0)
         snprintf(err, errlen, "not a cygtrace database (SQLite: %s)",
                  db ? sqlite3_errmsg(db) : "out of memory");
