@@ -35,7 +35,8 @@ static void feed(const struct tree_sink *sink, unsigned start_depth, const char 
             e = (struct ev){.kind = EV_MARK, .data = id, .addr = v};
         } else if (tok[0] == 'F' || tok[0] == 'L') {
             e = (struct ev){.kind = tok[0] == 'F' ? EV_FAULT : EV_FAULT_LR,
-                            .data = CYG_FAULT_SIGNAL + 11, .addr = tok[0] == 'F' ? 0x99 : 0x88};
+                            .data = CYG_FAULT_SIGNAL + 11,
+                            .addr = tok[0] == 'F' ? 0x99 : 0x88};
         } else {
             e.kind = tok[1] == '+' ? EV_ENTER : EV_EXIT;
             e.addr = (uint64_t)(tok[0] - 'A' + 1) * 16;
@@ -52,8 +53,7 @@ static void feed(const struct tree_sink *sink, unsigned start_depth, const char 
 static int64_t write_trace(const char *path, int new_db, uint64_t hz, int timestamps,
                            unsigned start_depth, const char *script)
 {
-    struct sqlout_opts o = {.hz = hz, .timestamps = timestamps, .word_bytes = 8,
-                            .dump = "t.out"};
+    struct sqlout_opts o = {.hz = hz, .timestamps = timestamps, .word_bytes = 8, .dump = "t.out"};
     char err[256];
     struct sqlout *s = sqlout_open(path, new_db, &o, err, sizeof err);
     int64_t id;
@@ -92,8 +92,9 @@ static const char *rows(const char *path, const char *sql)
     return out;
 }
 
-#define CALLS "SELECT call, depth, name, start, duration, self, parent, ended FROM calls " \
-              "JOIN functions USING (trace, function) ORDER BY call"
+#define CALLS                                                                                      \
+    "SELECT call, depth, name, start, duration, self, parent, ended FROM calls "                   \
+    "JOIN functions USING (trace, function) ORDER BY call"
 
 static void setup(void)
 {
@@ -109,8 +110,8 @@ START_TEST(test_sqlout_calls)
 {
     const char *db = testdir_path("a.db");
 
-    ck_assert_int_eq(write_trace(db, 1, 1000000000, 1, 0,
-                                 "A+@0 B+@10 B-@30 B+@40 C+@50 C-@55 B-@60 A-@100"), 1);
+    ck_assert_int_eq(
+        write_trace(db, 1, 1000000000, 1, 0, "A+@0 B+@10 B-@30 B+@40 C+@50 C-@55 B-@60 A-@100"), 1);
     ck_assert_str_eq(rows(db, CALLS), "1|0|0x10|0|100|60|-|returned\n"
                                       "2|1|0x20|10|20|20|1|returned\n"
                                       "3|1|0x20|40|20|15|1|returned\n"
@@ -198,7 +199,8 @@ START_TEST(test_sqlout_not_ours)
 
     ck_assert_ptr_nonnull(f);
     fputs("not a database at all, but long enough to have a header's worth of bytes: "
-          "0123456789012345678901234567890123456789\n", f);
+          "0123456789012345678901234567890123456789\n",
+          f);
     fclose(f);
     ck_assert_int_eq(sqlout_is_ours(txt, err, sizeof err), 0);
     ck_assert_msg(strstr(err, "not a cygtrace database"), "%s", err);

@@ -40,17 +40,23 @@ static int existing(const char *outname)
     return 1;
 }
 
-static void fill_opts(const struct load *l, const struct cmd_inputs *in, char *hex,
-                      size_t hexlen, struct sqlout_opts *so)
+static void fill_opts(const struct load *l, const struct cmd_inputs *in, char *hex, size_t hexlen,
+                      struct sqlout_opts *so)
 {
     const struct dec_ring *r = &l->ring;
 
-    *so = (struct sqlout_opts){.sym = l->sym, .bias = r->load_bias, .hz = r->ts_hz,
+    *so = (struct sqlout_opts){.sym = l->sym,
+                               .bias = r->load_bias,
+                               .hz = r->ts_hz,
                                .timestamps = !!(r->flags & CYG_F_TIMESTAMPS),
-                               .word_bytes = r->word_bytes, .names = l->names,
+                               .word_bytes = r->word_bytes,
+                               .names = l->names,
                                .ctrl = r->ctrl_state == DEC_CTRL_OK ? &r->ctrl : NULL,
-                               .elf = in->elf, .dump = in->dump, .machine = r->machine,
-                               .pid = r->pid, .lost = r->lost};
+                               .elf = in->elf,
+                               .dump = in->dump,
+                               .machine = r->machine,
+                               .pid = r->pid,
+                               .lost = r->lost};
     if (r->build_id_len) {
         load_hex(r->build_id, r->build_id_len, hex, hexlen);
         so->build_id = hex;
@@ -126,8 +132,9 @@ int cmd_export_sqlite(int argc, char **argv, const struct show_opts *o, const ch
         fprintf(stderr, "cygtrace: note: %" PRIu64 " exits matched no call and were skipped\n",
                 run.unmatched);
     if (run.forced)
-        fprintf(stderr, "cygtrace: note: %" PRIu64 " calls shorter than --min-time were kept: "
-                        "more than %u events happened inside them before it was known\n",
+        fprintf(stderr,
+                "cygtrace: note: %" PRIu64 " calls shorter than --min-time were kept: "
+                "more than %u events happened inside them before it was known\n",
                 run.forced, FILTER_HOLD);
     if ((stood = cmd_clock_stood(&l, &run.st)))
         fprintf(stderr, "cygtrace: note: %s; every duration is 0\n", stood);

@@ -45,16 +45,7 @@ static const char indexes[] =
     "CREATE INDEX IF NOT EXISTS marks_time ON marks(trace, time);"
     "CREATE INDEX IF NOT EXISTS faults_time ON faults(trace, time);";
 
-enum stmt {
-    ST_CALL,
-    ST_FUNC,
-    ST_CTX,
-    ST_VALUE,
-    ST_MARK,
-    ST_FAULT,
-    ST_FAULT_LR,
-    ST_N
-};
+enum stmt { ST_CALL, ST_FUNC, ST_CTX, ST_VALUE, ST_MARK, ST_FAULT, ST_FAULT_LR, ST_N };
 
 static const char *const stmt_sql[ST_N] = {
     [ST_CALL] = "INSERT INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?)",
@@ -91,14 +82,14 @@ struct sqlout {
     int64_t trace;
     int64_t first_call, next_call;
     uint64_t calls, nfuncs, nctx_rows;
-    unsigned batch;        /* rows since the last commit (new database) */
-    char err[256];         /* the first write that failed, "" none */
-    uint64_t failed;       /* calltime's count of what it could not account for */
+    unsigned batch;  /* rows since the last commit (new database) */
+    char err[256];   /* the first write that failed, "" none */
+    uint64_t failed; /* calltime's count of what it could not account for */
     struct sctx **ctx;
     size_t nctx, ctx_cap;
-    uint64_t *fn_addr;     /* function id - 1 -> its run-time address */
+    uint64_t *fn_addr; /* function id - 1 -> its run-time address */
     size_t fn_cap;
-    struct oaindex fn_ix;  /* address -> index in fn_addr */
+    struct oaindex fn_ix; /* address -> index in fn_addr */
 };
 
 static void fail(struct sqlout *s, const char *what)
@@ -200,8 +191,8 @@ static int64_t fn_id(struct sqlout *s, uint64_t addr)
     sqlite3_bind_int64(st, 2, (int64_t)s->nfuncs);
     bind_text(st, 3, name);
     bind_u64(st, 4, addr - s->o.bias);
-    if (s->o.dwarf && dwarf_src_func(s->o.dwarf, addr - s->o.bias, file, sizeof file, &line,
-                                     NULL, 0) == 0) {
+    if (s->o.dwarf &&
+        dwarf_src_func(s->o.dwarf, addr - s->o.bias, file, sizeof file, &line, NULL, 0) == 0) {
         bind_text(st, 5, file);
         sqlite3_bind_int64(st, 6, line);
     }
@@ -227,8 +218,7 @@ static int64_t level_id(struct sctx *c, unsigned d)
 }
 
 /* The arguments (ret 0) or the return value (ret 1) of wrapped call id of addr. */
-static void values(struct sctx *c, int64_t id, uint64_t addr, const struct wval_set *vals,
-                   int ret)
+static void values(struct sctx *c, int64_t id, uint64_t addr, const struct wval_set *vals, int ret)
 {
     struct sqlout *s = c->s;
     const struct wsig_fn *sig = sym_wrapped_sig(s->o.sym, addr - s->o.bias);
@@ -237,8 +227,9 @@ static void values(struct sctx *c, int64_t id, uint64_t addr, const struct wval_
 
     for (unsigned i = 0; i < vals->n && !s->err[0]; i++) {
         const struct wval *v = &vals->v[i];
-        const struct wsig_value *p = v->idx == CYG_VAL_RET ? (sig ? &sig->ret : NULL)
-                                     : sig && v->idx < sig->n ? &sig->p[v->idx] : NULL;
+        const struct wsig_value *p = v->idx == CYG_VAL_RET    ? (sig ? &sig->ret : NULL)
+                                     : sig && v->idx < sig->n ? &sig->p[v->idx]
+                                                              : NULL;
 
         if ((v->idx == CYG_VAL_RET) != ret)
             continue;
@@ -413,8 +404,9 @@ int sqlout_is_ours(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "not a cygtrace database (SQLite: %s)",
                  db ? sqlite3_errmsg(db) : "out of memory");
     else if (id != SQLOUT_APP_ID)
-        snprintf(err, errlen, "not a cygtrace database (an SQLite database of another "
-                              "application)");
+        snprintf(err, errlen,
+                 "not a cygtrace database (an SQLite database of another "
+                 "application)");
     else
         ours = 1;
     sqlite3_close(db);
@@ -493,8 +485,10 @@ static int setup(struct sqlout *s, char *err, size_t errlen)
         return -1;
     }
     if (query_int(s->db, "PRAGMA user_version", &v) < 0 || v != SQLOUT_SCHEMA) {
-        snprintf(err, errlen, "a cygtrace database of schema %" PRId64 ", this cygtrace writes "
-                              "schema %d; name a new file", v, SQLOUT_SCHEMA);
+        snprintf(err, errlen,
+                 "a cygtrace database of schema %" PRId64 ", this cygtrace writes "
+                 "schema %d; name a new file",
+                 v, SQLOUT_SCHEMA);
         return -1;
     }
     /* One transaction for the whole trace: a reader never sees half of it, and an error or a

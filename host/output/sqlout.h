@@ -25,10 +25,10 @@
 #include <stdint.h>
 
 #include "decode/ctrl.h"
+#include "model/tree.h"
 #include "symbols/dwarf.h"
 #include "symbols/names.h"
 #include "symbols/sym.h"
-#include "model/tree.h"
 
 #define SQLOUT_APP_ID 0x43594754 /* "CYGT" */
 #define SQLOUT_SCHEMA 1
@@ -48,8 +48,8 @@ struct sqlout_opts {
     const char *build_id;        /* hex, or NULL */
     unsigned machine;            /* ELF e_machine */
     uint32_t pid;
-    const char *state;           /* the ring's state ("FROZEN"), or NULL */
-    uint64_t lost;               /* events the target dropped */
+    const char *state; /* the ring's state ("FROZEN"), or NULL */
+    uint64_t lost;     /* events the target dropped */
 };
 
 struct sqlout;
