@@ -7,7 +7,7 @@
 # the call it hit; a wrapped call's arguments and return value in call_values; a second export
 # into the same file adds trace 2 and leaves trace 1 as it was; a file that is not a cygtrace
 # database is refused and left as it was; an export that fails leaves no database behind (a
-# new one) or the old one whole (an append).
+# new one) or the old one whole (an append, also when killed).
 . "$(dirname "$0")/lib.sh"
 
 need "$CT" "$BUILD/examples/crumble" "$BUILD/examples/hardcases"
@@ -164,4 +164,26 @@ check sqlite-full-old-whole "the database is not as it was" \
     [ "$(q "$T/full/old.db" "PRAGMA integrity_check; SELECT count(*) FROM traces;
                               SELECT count(*) FROM calls")" = "$(printf 'ok\n1\n%s' \
       "$(q "$T/one.db" "SELECT count(*) FROM calls")")" ]
+# An append killed (SIGKILL: no handler runs) in the middle of its transaction: the journal
+# it leaves rolls the database back at its next opening, which finds it as it was.
+run wrap env CYGTRACE_OUT="$T/wrap.trace" "$H" wrap
+cp "$T/one.db" "$T/kill.db"
+"$CT_NATIVE" export --format=sqlite "$H" "$T/wrap.trace" -o "$T/kill.db" 2>/dev/null &
+pid=$!
+for _ in $(seq 500); do
+    [ -e "$T/kill.db-journal" ] && break
+    sleep 0.01
+done
+killed=no
+[ -e "$T/kill.db-journal" ] && kill -9 $pid 2>/dev/null && killed=yes
+wait $pid 2>/dev/null
+if [ $killed = yes ]; then
+    check sqlite-killed-whole "the database is not as it was after a killed append" \
+        [ "$(q "$T/kill.db" "PRAGMA integrity_check; SELECT count(*) FROM traces")" = "$(printf 'ok\n1')" ]
+    run kill-again "$CT" export --format=sqlite "$BUILD/examples/crumble" "$T/crumble.trace" -o "$T/kill.db"
+    check sqlite-killed-append "the next export: exit $RC, $(q "$T/kill.db" "SELECT count(*) FROM traces") traces" \
+        [ "$RC" = 0 -a "$(q "$T/kill.db" "SELECT count(*) FROM traces")" = 2 ]
+else
+    fail sqlite-killed-whole "the export ended before it could be killed"
+fi
 finish
