@@ -3,11 +3,12 @@
 # sqlite.sh - export --format=sqlite read back by the real sqlite3: per function, the calls
 # table's counts, self and total times equal report's; every parent is a call of the same
 # trace and context one level up whose time holds its child's; a lapped ring (calls entered
-# before the trace) leaves no parent naming a call that has no row; a fault is in faults with
-# the call it hit; a wrapped call's arguments and return value in call_values; a second export
-# into the same file adds trace 2 and leaves trace 1 as it was; a file that is not a cygtrace
-# database is refused and left as it was; an export that fails leaves no database behind (a
-# new one) or the old one whole (an append, also when killed).
+# before the trace) leaves no parent naming a call that has no row; a fault (a SIGSEGV, a
+# firmware's HardFault from a saved stream under QEMU) is in faults with the call it hit; a
+# wrapped call's arguments and return value in call_values; a second export into the same file
+# adds trace 2 and leaves trace 1 as it was; a file that is not a cygtrace database is refused
+# and left as it was; an export that fails leaves no database behind (a new one) or the old one
+# whole (an append, also when killed).
 . "$(dirname "$0")/lib.sh"
 
 need "$CT" "$BUILD/examples/crumble" "$BUILD/examples/hardcases"
@@ -128,6 +129,34 @@ if [ -x "$W" ]; then
                        WHERE f.name = 'vend_add' GROUP BY v.call LIMIT 1")" = "a=2 b=3 return=5" ]
 else
     skip sqlite-values "no $W"
+fi
+
+# --- firmware: saved streams (QEMU mps2-an385), one with a HardFault ------------------------
+FW=$BUILD/firmware/mps2-an385
+if command -v qemu-system-arm >/dev/null && [ -f "$FW/stream.elf" ] && [ -f "$FW/stream_crash.elf" ]; then
+    for s in stream stream_crash; do
+        timeout 60 qemu-system-arm -M mps2-an385 -display none -monitor none \
+            -semihosting-config enable=on,target=native -serial "file:$T/$s.cyg" \
+            -kernel "$FW/$s.elf" </dev/null >"$T/qemu-$s.log" 2>&1
+        run "$s-report" "$CT" report "$FW/$s.elf" "$T/$s.cyg"
+        run "$s-export" "$CT" export --format=sqlite "$FW/$s.elf" "$T/$s.cyg" -o "$T/fw.db"
+        check "sqlite-$s" "exit $RC: $(head -n 1 "$T/$s-export.err")" [ "$RC" = 0 ]
+        n=$(q "$T/fw.db" "SELECT max(trace) FROM traces")
+        report_ns "$s-report" >"$T/$s.rep"
+        DB=$T/fw.db sql_ns "$n" >"$T/$s.sql"
+        check "sqlite-report-$s" "calls, total or self per function differ from report's" \
+            compare_ns "$T/$s.rep" "$T/$s.sql"
+        DB=$T/fw.db consistent "sqlite-parents-$s" "$n"
+    done
+    check sqlite-hardfault "the HardFault is not in faults, in read_sensor, with its LR" \
+        [ "$(q "$T/fw.db" "SELECT f.kind, fn.name, f.lr IS NOT NULL, f.text LIKE '*** HardFault at read_sensor%'
+                         FROM faults f JOIN calls c USING (call)
+                         JOIN functions fn ON fn.trace = c.trace AND fn.function = c.function")" \
+          = "fault|read_sensor|1|1" ]
+    check sqlite-fw-contexts "a firmware's context is not a 'context' with the tree's label" \
+        [ "$(q "$T/fw.db" "SELECT DISTINCT kind || ':' || label FROM contexts")" = "context:context 0" ]
+else
+    skip sqlite-firmware "no qemu-system-arm or no $FW/stream.elf (make deps; make)"
 fi
 
 # --- what is refused, and failures that leave nothing half written --------------------------
