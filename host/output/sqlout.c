@@ -528,6 +528,16 @@ struct sqlout *sqlout_open(const char *path, int new_db, const struct sqlout_opt
     return s;
 }
 
+/* What a context is: a Linux thread; on a 32-bit target, a task (a context named by an RTOS
+ * glue's NAME records or the map), an interrupt (one known by its handler: names_ctx_called),
+ * else a context. */
+static const char *ctx_kind(const struct sqlout *s, uint32_t ctx, const char *called)
+{
+    if (s->o.word_bytes == 8)
+        return "thread";
+    return names_ctx(s->o.names, ctx) ? "task" : called ? "interrupt" : "context";
+}
+
 const struct tree_sink *sqlout_sink(struct sqlout *s, uint32_t ctx, uint64_t os_tid, int vfork)
 {
     sqlite3_stmt *st = s->st[ST_CTX];
@@ -547,7 +557,7 @@ const struct tree_sink *sqlout_sink(struct sqlout *s, uint32_t ctx, uint64_t os_
     name = names_ctx_called(s->o.names, s->o.sym, s->o.bias, ctx, 0, buf, sizeof buf);
     sqlite3_bind_int64(st, 1, s->trace);
     sqlite3_bind_int64(st, 2, ctx);
-    bind_text(st, 3, names_ctx_word(s->o.word_bytes));
+    bind_text(st, 3, ctx_kind(s, ctx, name));
     bind_text(st, 4, name);
     bind_u64_or_null(st, 5, os_tid);
     bind_text(st, 6, label);

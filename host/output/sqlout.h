@@ -5,7 +5,7 @@
  *
  * A database holds any number of traces, each with its id (the column trace of every table):
  *   traces       one row per export: its inputs, build-id, clock rate, time unit, counts
- *   contexts     threads (Linux) or contexts (firmware tasks, interrupts), with their names
+ *   contexts     threads (Linux), or a firmware's tasks, interrupts and other contexts, named
  *   functions    per trace, each function called: name, link-time address, source file, line
  *   calls        one row per call: context, depth, function, start, duration, self time,
  *                parent call, how it ended; times counted as fnstat counts them (fnstat.h), so

@@ -155,6 +155,19 @@ if command -v qemu-system-arm >/dev/null && [ -f "$FW/stream.elf" ] && [ -f "$FW
           = "fault|read_sensor|1|1" ]
     check sqlite-fw-contexts "a firmware's context is not a 'context' with the tree's label" \
         [ "$(q "$T/fw.db" "SELECT DISTINCT kind || ':' || label FROM contexts")" = "context:context 0" ]
+    # FreeRTOS: tasks named by the glue, interrupts by their handlers (a stream cut after 4 s)
+    if [ -f "$FW/freertos_live.elf" ]; then
+        timeout 4 qemu-system-arm -M mps2-an385 -display none -monitor none \
+            -semihosting-config enable=on,target=native -serial "file:$T/rtos.cyg" \
+            -kernel "$FW/freertos_live.elf" </dev/null >"$T/qemu-rtos.log" 2>&1
+        run rtos-export "$CT" export --format=sqlite "$FW/freertos_live.elf" "$T/rtos.cyg" -o "$T/rtos.db"
+        check sqlite-rtos-contexts "the tasks and interrupts: $(q "$T/rtos.db" "SELECT group_concat(kind || ' ' || name, ', ') FROM contexts" | head -c 200)" \
+            [ "$(q "$T/rtos.db" "SELECT kind || ' ' || name FROM contexts WHERE name IN
+                ('producer', 'consumer', 'SysTick_Handler') ORDER BY name")" = \
+              "$(printf 'interrupt SysTick_Handler\ntask consumer\ntask producer')" ]
+    else
+        skip sqlite-rtos-contexts "no $FW/freertos_live.elf (FreeRTOS-Kernel missing)"
+    fi
 else
     skip sqlite-firmware "no qemu-system-arm or no $FW/stream.elf (make deps; make)"
 fi
