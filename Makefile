@@ -151,7 +151,8 @@ HOST_LIB_SRC := $(filter-out $(HOST_CMD_SRC),$(wildcard host/*/*.c)) $(COMMON_SR
 HOST_INC := -Icommon -Ihost
 # The live view needs ncurses(w); without it, view.c builds as a stub that says so.
 HOST_CURSES := $(firstword $(foreach p,ncursesw ncurses,$(shell pkg-config --exists $(p) && echo $(p))))
-HOST_LIBS := -lbfd -ldwarf $(if $(HOST_CURSES),$(shell pkg-config --libs $(HOST_CURSES)))
+# export --format=sqlite: libsqlite3 (libsqlite3-dev), required as libdwarf is.
+HOST_LIBS := -lbfd -ldwarf $(shell pkg-config --libs sqlite3 2>/dev/null || echo -lsqlite3) $(if $(HOST_CURSES),$(shell pkg-config --libs $(HOST_CURSES)))
 $(O)/host/obj/host/output/view.o: BASE_CFLAGS += $(if $(HOST_CURSES),-DVIEW_CURSES $(shell pkg-config --cflags $(HOST_CURSES)))
 HOST_LIB_OBJ := $(patsubst %.c,$(O)/host/obj/%.o,$(HOST_LIB_SRC))
 HOST_CMD_OBJ := $(patsubst %.c,$(O)/host/obj/%.o,$(HOST_CMD_SRC))

@@ -28,6 +28,7 @@
     X(pbenc)                            \
     X(perfetto)                         \
     X(timebase)                         \
+    X(sqlout)                           \
     X(modmap)                           \
     X(names)                            \
     X(dwarf)                            \

@@ -14,8 +14,8 @@ set -eu
 
 CHECK_CMDS="gcc make pkg-config arm-none-eabi-gcc riscv64-unknown-elf-gcc qemu-system-arm
             qemu-system-riscv32 gdb-multiarch gdbserver cmake clang valgrind jq uftrace tmux
-            dpkg-buildpackage dh lintian man reuse protoc"
-CHECK_HEADERS="bfd.h libdwarf/libdwarf.h curses.h check.h"
+            dpkg-buildpackage dh lintian man reuse protoc sqlite3"
+CHECK_HEADERS="bfd.h libdwarf/libdwarf.h curses.h check.h sqlite3.h"
 
 # 0 when every command and header of the lists above is found.
 have_check_tools() {
@@ -32,11 +32,11 @@ if [ "${1:-}" = check ] && have_check_tools; then
     exit 0
 fi
 
-PKGS="gcc libc6-dev make pkg-config binutils-dev libdwarf-dev libncurses-dev check
+PKGS="gcc libc6-dev make pkg-config binutils-dev libdwarf-dev libncurses-dev libsqlite3-dev check
       gcc-arm-none-eabi libnewlib-arm-none-eabi gcc-riscv64-unknown-elf
       picolibc-riscv64-unknown-elf qemu-system-arm qemu-system-misc gdb-multiarch gdbserver
       cmake clang valgrind jq uftrace hyperfine time tmux protobuf-compiler
-      debhelper dpkg-dev lintian man-db reuse"
+      debhelper dpkg-dev lintian man-db reuse sqlite3"
 
 missing=""
 for p in $PKGS; do

@@ -107,6 +107,10 @@ extern const char cmd_tree_usage[];
 /* Sets the defaults. */
 void cmd_show_init(struct show_opts *o);
 
+/* export --format=sqlite -o DB, after export's options (o, outname: -o's, may be NULL):
+ * cmd_export_sqlite.c. Returns the exit status. */
+int cmd_export_sqlite(int argc, char **argv, const struct show_opts *o, const char *outname);
+
 /* Takes an option getopt_long returned: 1 if it was a show option, 0 if not, -2 after a
  * message about a bad value. */
 int cmd_show_option(int c, const char *arg, struct show_opts *o);

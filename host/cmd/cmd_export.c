@@ -44,6 +44,8 @@ static void usage(FILE *f)
                "                              trace_processor); --srcline: source locations\n"
                "  --offset=INPUT:TIME         shift input INPUT (its number from 1, or its DUMP)\n"
                "                              by TIME (-1.5ms, 200us, 3s, 40ns) on that clock\n"
+               "  --format=sqlite -o DB       SQLite tables (calls, functions, contexts, marks,\n"
+               "                              faults...); an existing cygtrace DB gets a new trace\n"
                "  -o FILE                     write to FILE instead of the standard output\n%s",
             cmd_show_usage);
 }
@@ -121,7 +123,7 @@ static int take_option(void *arg, int c, char *val)
         return 0;
     }
     if (export_parse_format(val, &a->xo->format) < 0) { /* EXPORT_OPT_FORMAT */
-        cmd_error("--format=%s: not a format (chrome, folded, callgrind, perfetto)", val);
+        cmd_error("--format=%s: not a format (chrome, folded, callgrind, perfetto, sqlite)", val);
         return 2;
     }
     a->have_format = 1;
@@ -408,7 +410,7 @@ int cmd_export(int argc, char **argv)
     e.outname = a.outname;
     e.o = &o;
     if (!a.have_format) {
-        cmd_error("export: needs --format=chrome|folded|callgrind|perfetto (see 'cygtrace export --help')");
+        cmd_error("export: needs --format=chrome|folded|callgrind|perfetto|sqlite (see 'cygtrace export --help')");
         return 2;
     }
     if (e.xo.format == EXPORT_PERFETTO && !e.outname && isatty(STDOUT_FILENO)) {
@@ -432,6 +434,8 @@ int cmd_export(int argc, char **argv)
         cmd_error("export: --offset places inputs on a time line: --format=chrome only");
         return 2;
     }
+    if (e.xo.format == EXPORT_SQLITE) /* one trace an export: a database takes several */
+        return cmd_export_sqlite(argc, argv, &o, e.outname);
     e.merged = n > 1 || a.noff;
     /* Before anything is opened: an output that is an input would be destroyed. */
     for (k = 0; k < n; k++) {

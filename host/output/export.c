@@ -507,6 +507,8 @@ int export_parse_format(const char *s, enum export_format *f)
         *f = EXPORT_CALLGRIND;
     else if (!strcmp(s, "perfetto"))
         *f = EXPORT_PERFETTO;
+    else if (!strcmp(s, "sqlite"))
+        *f = EXPORT_SQLITE;
     else
         return -1;
     return 0;

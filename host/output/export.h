@@ -36,7 +36,8 @@
 /* The CPU track's tid: a 32-bit target's context ids are 24 bits wide, a thread index 16. */
 #define EXPORT_CPU_TID (1u << 24)
 
-enum export_format { EXPORT_CHROME, EXPORT_FOLDED, EXPORT_CALLGRIND, EXPORT_PERFETTO };
+/* EXPORT_SQLITE: an SQLite database, written by sqlout.h (cmd_export_sqlite.c), not here. */
+enum export_format { EXPORT_CHROME, EXPORT_FOLDED, EXPORT_CALLGRIND, EXPORT_PERFETTO, EXPORT_SQLITE };
 
 struct export_opts {
     enum export_format format;
@@ -63,7 +64,7 @@ struct export *export_new(FILE *out, const struct export_opts *o);
  * the input before stay as they are, none of its names carry over. */
 void export_input(struct export *x, const struct export_opts *o);
 
-/* Parses "chrome", "folded", "callgrind", "perfetto"; 0, or -1 when s is none. */
+/* Parses "chrome", "folded", "callgrind", "perfetto", "sqlite"; 0, or -1 when s is none. */
 int export_parse_format(const char *s, enum export_format *f);
 
 /* The sink for context ctx (os_tid: its OS thread id, 0 if unknown; vfork: a vfork child's,

@@ -192,6 +192,11 @@ FILE *outfile_stream(struct outfile *o)
     return o->f;
 }
 
+const char *outfile_tmpname(const struct outfile *o)
+{
+    return o->direct ? NULL : o->tmp;
+}
+
 int outfile_commit(struct outfile *o, char *err, size_t errlen)
 {
     int bad, rc = 0;

@@ -29,6 +29,10 @@ struct outfile *outfile_open(const char *path, char *err, size_t errlen);
 /* The stream to write to. */
 FILE *outfile_stream(struct outfile *o);
 
+/* The temporary file's path, for a writer that opens it by name (an SQLite database); NULL
+ * when path is written directly (not a regular file). */
+const char *outfile_tmpname(const struct outfile *o);
+
 /* Flushes and closes, then renames the temporary file over path (the mode of the file it
  * replaces is kept; a new file gets 0666 less the umask); frees o. 0, or -1 with a reason in
  * err and path left as it was. */
