@@ -58,6 +58,16 @@ $(B)/obj/%.o: bench/%.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)$(CC) $(BENCH_CFLAGS) $(if $(filter fib%,$*),$(INSTR)) -c $< -o $@
 
+# fib untraced: the same source, not instrumented, for bench/hookcost.sh (durations corrected
+# for the hooks' cost against the real thing). Without sibling-call optimisation: GCC would
+# turn one of fib's two recursive calls into a loop, which the instrumented build cannot do, and
+# the untraced run would make half the calls.
+$(B)/obj/fib_untraced.o: bench/fib.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)$(CC) $(BENCH_CFLAGS) -fno-optimize-sibling-calls -c $< -o $@
+$(B)/fib_untraced: $(B)/obj/fib_untraced.o
+	$(call say,LD,$@)$(CC) -o $@ $^
+
 $(B)/fib_empty: $(B)/obj/fib.o $(B)/obj/hooks_empty.o
 $(B)/fib_plain: $(B)/obj/fib.o
 $(B)/fib_cygtrace: $(B)/obj/fib.o $(RT)

@@ -33,7 +33,8 @@ const char cmd_show_usage[] =
     "  --signatures                functions with their parameter lists from DWARF\n"
     "  --no-args                   wrapped calls (cygtrace wrap) without their arguments\n"
     "                              and return values\n"
-    "  --color=auto|always|never   colour (auto: on a terminal, unless TERM=dumb or NO_COLOR)\n";
+    "  --color=auto|always|never   colour (auto: on a terminal, unless TERM=dumb or NO_COLOR)\n"
+    CMD_HOOK_USAGE;
 
 const char cmd_tree_usage[] =
     "  --time                      a column with each line's time on the trace's clock (s)\n"
@@ -320,6 +321,12 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
         ro.has_time = 0;
     if (o->have_thread && cmd_show_thread(l, o, dump, &thread) < 0)
         goto out;
+    if (ro.has_time && cmd_hook_note(l, o, &fo, err, sizeof err)) {
+        if (ro.style == RENDER_TREE)
+            printf("# %s\n", err);
+        else /* the others' output stays exactly in their format */
+            fprintf(stderr, "cygtrace: note: %s\n", err);
+    }
     for (unsigned i = 0; i < sc.n; i++) {
         const struct dec_ctx *c = &sc.ctx[i];
         char label[512];
