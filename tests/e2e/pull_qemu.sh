@@ -34,6 +34,15 @@ for board in $BOARDS; do
         # The firmware sleeps after "demo: done": every way of reading gives the same bytes.
         run "$tag-o" "$CT" pull --gdb=127.0.0.1:$PORT -o "$T/$tag.dump" "$demo"
         run "$tag-dump-tree" "$CT" tree "$demo" "$T/$tag.dump"
+        # The hooks' cost (issue 31): a firmware built without -DCYGTRACE_HOOK_COST gives none,
+        # and nothing is said; one given with --hook-cost (in ticks of its clock) is taken out
+        # of the same tree, every record of the core counting (one core), and said so.
+        run "$tag-hook" "$CT" tree --hook-cost=2 "$demo" "$T/$tag.dump"
+        check "$tag-no-hook-figure" "a note without a figure: $(grep -m1 'hook cost' "$T/$tag-dump-tree.out")" \
+            eval '! grep -q "durations corrected" "$T/$tag-dump-tree.out"'
+        check "$tag-hook-cost-given" "status $RC: $(head -n 1 "$T/$tag-hook.out")" \
+            eval '[ "$RC" -eq 0 ] && head -n 1 "$T/$tag-hook.out" | grep -Eq "^# durations corrected for hook cost: [0-9.]+ ns per event \(given by --hook-cost;" &&
+                  diff <(tree_body "$T/$tag-dump-tree.out") <(sed 1d "$T/$tag-hook.out" | tree_body -) >/dev/null'
         check "$tag-o-decodes" "tree of pull -o's dump differs from pull's" \
             same "$T/$tag.out" "$T/$tag-dump-tree.out"
         start=$(date +%s)
