@@ -132,11 +132,12 @@ NOINSTR static uint64_t clock_hz(void)
 NOINSTR static int setup_once(void);
 
 /* --- The hooks' own cost (FORMAT.md 2.8) -----------------------------------------------------
- * Measured once, at the first set-up, within the millisecond it waits for the clock's rate
- * anyway (some 150 us of it): the hooks themselves, the real ones, in rounds of enter and exit
- * pairs into a scratch ring of 1024 records set up before the program's ring (a thread that
- * records meanwhile writes there, and its chunk is of no later ring: cyg_rt.base); the first
- * round pages the scratch in, the median of the others counts, in 1/256 tick an event. Then the
+ * Measured once, at the set-up in the constructor, within the millisecond it waits for the
+ * clock's rate anyway (some 100 us of it): the hooks themselves, the real ones, in 16 rounds of
+ * 256 enter and exit pairs into a scratch ring of 1024 records set up before the program's ring
+ * (the thread under a made-up index meanwhile, so that it takes none; a chunk any thread kept
+ * of the scratch ring is of no later ring: cyg_rt.base); the first round pages the scratch in,
+ * the median of the others counts, in 1/256 tick an event. Then the
  * program's ring, whose pages its first lap faults in one by one (a page of a shared file: some
  * microseconds, more than the hooks' time in all on a short run): a store to each of 15 of its
  * pages half a ring ahead, a zero where a zero is, the median counts. A forked child keeps its
@@ -923,7 +924,11 @@ NOINSTR static void setup(void)
         ns_base = mono_ns();
         tsc_base = cyg_port_now();
         image_id_len = cyg_maps_image(&image_bias, &image_id);
-        hook_cost = calib_hooks(); /* before the ring: the hooks run into a scratch one */
+        /* Before the ring: the hooks run into a scratch one. Only in the constructor, where no
+         * other thread records yet: one would lose its events to the scratch ring uncounted
+         * (a ring set up later, at a dlopen'd library's first event, has no figure). */
+        if (!__atomic_load_n(&ctor_done, __ATOMIC_RELAXED))
+            hook_cost = calib_hooks();
     }
     /* Start stopped: the control block must be complete before the first record. */
     if (cygtrace_init(r.mem, r.bytes, cfg.flags) < 0) {
