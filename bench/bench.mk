@@ -9,6 +9,9 @@
 # drain_rate: the events per second the stream drain sustains without loss at 115200 and
 # 921600 baud (a Linux harness with a sink throttled to baud/10 bytes/s; about a minute).
 #
+# Durations corrected for the hooks' cost: bench/hookcost.sh, fib(N) traced (its total as
+# recorded and corrected) against the same source untraced.
+#
 # Wrapped calls (cygtrace wrap): bench/wrap.sh (x86-64, ns per call) and bench/cortex-m/wrap.sh
 # (Cortex-M3 under QEMU, instructions per call and flash per wrapper), a plain call against an
 # instrumented one and a wrapped one; their own makefiles (bench/wrap.mk,
@@ -40,6 +43,7 @@ BINS := $(addprefix $(B)/,fib_empty fib_plain fib_cygtrace fib_nots fib_etrace \
 all: runtimes
 	$(Q)$(MAKE) --no-print-directory -f bench/bench.mk O=$(O) bins
 	$(Q)bench/run.sh $(O)
+	$(Q)FIB_N=22 RUNS=9 bench/hookcost.sh $(O)
 	$(Q)CYGTRACE_OFF=1 $(B)/drain_rate 115200 921600
 	$(Q)bench/wrap.sh $(O)
 	$(Q)bench/cortex-m/wrap.sh $(O)
