@@ -9,6 +9,9 @@
 # drain_rate: the events per second the stream drain sustains without loss at 115200 and
 # 921600 baud (a Linux harness with a sink throttled to baud/10 bytes/s; about a minute).
 #
+# Durations corrected for the hooks' cost: bench/hookcost.sh, fib(N) traced (its total as
+# recorded and corrected) against the same source untraced.
+#
 # Wrapped calls (cygtrace wrap): bench/wrap.sh (x86-64, ns per call) and bench/cortex-m/wrap.sh
 # (Cortex-M3 under QEMU, instructions per call and flash per wrapper), a plain call against an
 # instrumented one and a wrapped one; their own makefiles (bench/wrap.mk,
@@ -40,6 +43,7 @@ BINS := $(addprefix $(B)/,fib_empty fib_plain fib_cygtrace fib_nots fib_etrace \
 all: runtimes
 	$(Q)$(MAKE) --no-print-directory -f bench/bench.mk O=$(O) bins
 	$(Q)bench/run.sh $(O)
+	$(Q)FIB_N=22 RUNS=9 bench/hookcost.sh $(O)
 	$(Q)CYGTRACE_OFF=1 $(B)/drain_rate 115200 921600
 	$(Q)bench/wrap.sh $(O)
 	$(Q)bench/cortex-m/wrap.sh $(O)
@@ -57,6 +61,16 @@ bins: $(BINS) $(B)/drain_rate
 $(B)/obj/%.o: bench/%.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)$(CC) $(BENCH_CFLAGS) $(if $(filter fib%,$*),$(INSTR)) -c $< -o $@
+
+# fib untraced: the same source, not instrumented, for bench/hookcost.sh (durations corrected
+# for the hooks' cost against the real thing). Without sibling-call optimisation: GCC would
+# turn one of fib's two recursive calls into a loop, which the instrumented build cannot do, and
+# the untraced run would make half the calls.
+$(B)/obj/fib_untraced.o: bench/fib.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)$(CC) $(BENCH_CFLAGS) -fno-optimize-sibling-calls -c $< -o $@
+$(B)/fib_untraced: $(B)/obj/fib_untraced.o
+	$(call say,LD,$@)$(CC) -o $@ $^
 
 $(B)/fib_empty: $(B)/obj/fib.o $(B)/obj/hooks_empty.o
 $(B)/fib_plain: $(B)/obj/fib.o

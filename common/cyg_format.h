@@ -37,6 +37,14 @@
                                           Cortex-M runtime whose cycle counter did not count at
                                           init falls back to SysTick so (ts_bits 24) */
 
+/* hook_cost (control block, bytes 72..75; docs/FORMAT.md 2.8): what one event's hook costs the
+ * program, in 1/256 of a timestamp tick, so that the host can take it out of durations; with
+ * page_cost (76..79) and page_log2 (23), what a record costs more when it is the first of its
+ * memory page on the ring's first lap. Fields that were reserved (zero) before: older runtimes
+ * say 0, none known; older hosts ignore them. */
+#define CYG_HOOK_COST_MASK 0x7fffffffu /* bits 30..0: the cost, in 1/256 tick */
+#define CYG_HOOK_COST_GIVEN (1u << 31) /* the figure was given at build time, not measured */
+
 /* state (control block, byte 84): who may write records now */
 #define CYG_S_STOPPED 0u               /* not recording (before start, after stop) */
 #define CYG_S_RUNNING 1u               /* hooks record */
@@ -67,6 +75,9 @@
 #define CYG_OFF_HEAD 88u        /* u64    reservations made: the monotonic write counter     */
 #define CYG_OFF_LOST 96u        /* u64    events dropped (stop-when-full, misuse)            */
 #define CYG_OFF_TS_HZ 104u      /* u64    timestamp ticks per second (0: unknown)            */
+#define CYG_OFF_PAGE_LOG2 23u   /* u8     log2 of the page size page_cost is of (0: none)    */
+#define CYG_OFF_HOOK_COST 72u   /* u32    the hooks' cost per event, CYG_HOOK_COST_*         */
+#define CYG_OFF_PAGE_COST 76u   /* u32    ticks more for a record that faults its page in    */
 #define CYG_OFF_PID 112u        /* u32    process id (Linux), 0 on firmware                  */
 
 /* The control block as the target declares it. The host never uses this struct: it parses
@@ -91,11 +102,14 @@ struct cyg_ctl {
     uint8_t build_id_len;     /* init */
     uint8_t ts_bits;          /* init */
     uint8_t chunk_log2;       /* init */
-    uint8_t reserved0;
+    uint8_t page_log2;        /* set-up (Linux): the size of the memory pages page_cost is of */
     uint64_t ctl_addr;        /* init */
     uint64_t load_bias;       /* init */
     uint8_t build_id[CYG_BUILD_ID_MAX]; /* init */
-    uint8_t reserved1[8];
+    uint32_t hook_cost;       /* set-up (Linux: measured) or init (firmware: a figure given):
+                                 the hooks' cost per event, CYG_HOOK_COST_* (0: none known) */
+    uint32_t page_cost;       /* set-up (Linux): ticks an event costs more when its record is
+                                 the first of a page on the first lap (the page faults in) */
     uint32_t check;           /* init: crc32 of the bytes above */
     volatile uint8_t state;   /* runtime API: start/stop/freeze; hooks read it first */
     uint8_t resets;           /* boot code (Cortex-M warm-reset survival) */
@@ -114,6 +128,9 @@ CYG_ASSERT_OFF(ts_bits, CYG_OFF_TS_BITS);
 CYG_ASSERT_OFF(chunk_log2, CYG_OFF_CHUNK_LOG2);
 CYG_ASSERT_OFF(ctl_addr, CYG_OFF_CTL_ADDR);
 CYG_ASSERT_OFF(build_id, CYG_OFF_BUILD_ID);
+CYG_ASSERT_OFF(page_log2, CYG_OFF_PAGE_LOG2);
+CYG_ASSERT_OFF(hook_cost, CYG_OFF_HOOK_COST);
+CYG_ASSERT_OFF(page_cost, CYG_OFF_PAGE_COST);
 CYG_ASSERT_OFF(check, CYG_OFF_CHECK);
 CYG_ASSERT_OFF(state, CYG_OFF_STATE);
 CYG_ASSERT_OFF(head, CYG_OFF_HEAD);

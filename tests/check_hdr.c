@@ -97,6 +97,42 @@ START_TEST(test_hdr_parse_rejects_sealed_nonsense)
 }
 END_TEST
 
+/* The hooks' cost (bytes 72..79 and 23, reserved and zero before): read when a runtime wrote it,
+ * 0 from a block without it, and never a reason to refuse one. */
+START_TEST(test_hdr_parse_hook_cost)
+{
+    struct ringgen g;
+    struct dec_ring r;
+    char why[256] = "";
+    uint32_t v, crc;
+
+    rg_init(&g, 8, 4, CYG_F_OVERWRITE);
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    ck_assert_int_eq(hdr_parse(g.buf, g.size, &r, why, sizeof why), 0);
+    ck_assert_uint_eq(r.hook_cost, 0); /* an older runtime's block: none known */
+    ck_assert_uint_eq(r.page_cost, 0);
+    ck_assert_uint_eq(r.page_log2, 0);
+    v = 5993u | CYG_HOOK_COST_GIVEN;
+    memcpy(g.buf + CYG_OFF_HOOK_COST, &v, 4);
+    v = 5252u;
+    memcpy(g.buf + CYG_OFF_PAGE_COST, &v, 4);
+    g.buf[CYG_OFF_PAGE_LOG2] = 12;
+    crc = crc32_update(0, g.buf, CYG_OFF_CHECK);
+    memcpy(g.buf + CYG_OFF_CHECK, &crc, 4);
+    ck_assert_int_eq(hdr_parse(g.buf, g.size, &r, why, sizeof why), 0);
+    ck_assert_uint_eq(r.hook_cost & CYG_HOOK_COST_MASK, 5993u);
+    ck_assert(r.hook_cost & CYG_HOOK_COST_GIVEN);
+    ck_assert_uint_eq(r.page_cost, 5252u);
+    ck_assert_uint_eq(r.page_log2, 12);
+    ck_assert_uint_eq(r.word_bytes, 8); /* the rest as before */
+    ck_assert_uint_eq(r.cap, 16);
+    /* inside the check: a change that was not resealed is refused */
+    g.buf[CYG_OFF_HOOK_COST] ^= 1;
+    ck_assert_ptr_nonnull(strstr(parse_error(g.buf, g.size), "checksum"));
+    rg_free(&g);
+}
+END_TEST
+
 /* The first lookalike's reason, or the reason at offset 0, naming the input. */
 START_TEST(test_hdr_locate_reports_reason)
 {
@@ -162,6 +198,7 @@ Suite *hdr_suite(void)
     TCase *tc = tcase_create("core");
 
     tcase_add_test(tc, test_hdr_parse_fields);
+    tcase_add_test(tc, test_hdr_parse_hook_cost);
     tcase_add_test(tc, test_hdr_parse_rejects);
     tcase_add_test(tc, test_hdr_parse_rejects_sealed_nonsense);
     tcase_add_test(tc, test_hdr_locate_reports_reason);

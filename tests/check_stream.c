@@ -1397,10 +1397,11 @@ END_TEST
 
 /* A drain of a version 3 ring says so after its session: its marks carry a class, which the
  * host splits from the id; a drain that does not (older ones, version 1 and 2 rings) sends ids
- * whole. TRIGGER records come through as specials. */
+ * whole. TRIGGER records come through as specials. After the version, a drain since issue 31
+ * sends the hooks' cost per event (with 3); one before it ends at the version: none known. */
 START_TEST(test_stream_ring_version_mark_class)
 {
-    for (unsigned with = 0; with < 3; with++) {
+    for (unsigned with = 0; with < 4; with++) {
         struct got g;
         struct pl d = {.n = 0}, e = {.n = 0};
 
@@ -1423,10 +1424,14 @@ START_TEST(test_stream_ring_version_mark_class)
         putv(&d, 0);
         if (with) {
             putv(&d, 77);              /* session */
-            putv(&d, with == 1 ? 3 : 2); /* the ring's version */
+            putv(&d, with != 2 ? 3 : 2); /* the ring's version */
         }
+        if (with == 3)
+            putv(&d, 5993u | CYG_HOOK_COST_GIVEN); /* the hooks' cost */
         ck_assert_int_eq(sdec_frame(g.dec, d.b, d.n), 0);
-        ck_assert_uint_eq(sdec_desc(g.dec)->ring.version, with == 1 ? 3 : with == 2 ? 2 : 0);
+        ck_assert_uint_eq(sdec_desc(g.dec)->ring.version, with == 2 ? 2 : with ? 3 : 0);
+        ck_assert_uint_eq(sdec_desc(g.dec)->ring.hook_cost,
+                          with == 3 ? 5993u | CYG_HOOK_COST_GIVEN : 0);
         put8(&e, CYG_FR_EVENTS);
         put8(&e, 0);
         putv(&e, 50);
@@ -1442,8 +1447,8 @@ START_TEST(test_stream_ring_version_mark_class)
         ck_assert_int_eq(sdec_frame(g.dec, e.b, e.n), 0);
         ck_assert_uint_eq(g.n, 2);
         ck_assert_uint_eq(g.ev[0].kind, EV_MARK);
-        ck_assert_uint_eq(g.ev[0].data, with == 1 ? 7 : 3u << CYG_MARK_CLASS_SHIFT | 7);
-        ck_assert_uint_eq(g.ev[0].cls, with == 1 ? 3 : 0);
+        ck_assert_uint_eq(g.ev[0].data, with % 2 ? 7 : 3u << CYG_MARK_CLASS_SHIFT | 7);
+        ck_assert_uint_eq(g.ev[0].cls, with % 2 ? 3 : 0);
         ck_assert_uint_eq(g.ev[1].kind, EV_TRIGGER);
         ck_assert_uint_eq(g.ev[1].seq, 51);
         ck_assert_uint_eq(g.ev[1].data, 2 | CYG_TRIG_FREEZE << CYG_TRIGD_KIND_SHIFT);

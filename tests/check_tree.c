@@ -439,12 +439,147 @@ START_TEST(test_tree_scan_depth_after_longjmp)
 }
 END_TEST
 
+/* The hooks' cost taken out (tree_set_hook_cost): events fed at given times (and seqs), the
+ * times the sink is told back, entries and exits alike, in a string. */
+struct hooked {
+    char text[512];
+};
+
+static void hk_enter(void *arg, const struct tree_frame *f, unsigned depth)
+{
+    struct hooked *h = arg;
+    size_t n = strlen(h->text);
+
+    (void)depth;
+    snprintf(h->text + n, sizeof h->text - n, "+%llX@%llu ", (unsigned long long)f->addr,
+             (unsigned long long)f->t_enter);
+}
+
+static void hk_exit(void *arg, const struct tree_frame *f, unsigned depth, uint64_t t,
+                    enum tree_exit_how how)
+{
+    struct hooked *h = arg;
+    size_t n = strlen(h->text);
+
+    (void)depth;
+    (void)how;
+    snprintf(h->text + n, sizeof h->text - n, "-%llX@%llu ", (unsigned long long)f->addr,
+             (unsigned long long)t);
+}
+
+static void hk_special(void *arg, const struct ev *e, unsigned depth)
+{
+    (void)arg;
+    (void)e;
+    (void)depth;
+}
+
+static void hk_finish(void *arg, const struct tree_frame *stack, unsigned n)
+{
+    (void)arg;
+    (void)stack;
+    (void)n;
+}
+
+/* Feeds n events ("+A"/"-A" at times[i], seqs[i] or i when seqs is NULL) through a tree that
+ * takes h out; returns what the sink saw. */
+static const char *hooked(const struct tree_hook *h, const char *const *evs,
+                          const uint64_t *times, const uint64_t *seqs, unsigned n)
+{
+    static struct hooked out;
+    struct tree_sink sink = {&out, hk_enter, hk_exit, hk_special, hk_finish, NULL};
+    struct tree *t = tree_new(&sink, 0, NULL, NULL);
+
+    memset(&out, 0, sizeof out);
+    ck_assert_ptr_nonnull(t);
+    tree_set_hook_cost(t, h);
+    for (unsigned i = 0; i < n; i++) {
+        struct ev e = {.kind = evs[i][0] == '+' ? EV_ENTER : EV_EXIT,
+                       .addr = (uint64_t)(evs[i][1] - 'A' + 10),
+                       .time = times[i],
+                       .seq = seqs ? seqs[i] : i};
+
+        ck_assert_int_eq(tree_feed(t, &e), 0);
+    }
+    tree_finish(t);
+    tree_free(t);
+    return out.text;
+}
+
+/* A call with k calls nested inside it loses (2k + 1) hook costs of its duration, its self time
+ * (m + 1) for m direct children: A (k = 1) 100 - 3 * 4 = 88, B 10 - 4 = 6, A's self 90 - 2 * 4.
+ * Without a cost (or a cost of 0) the times are as recorded. */
+START_TEST(test_tree_hook_cost_model)
+{
+    static const char *const evs[] = {"+A", "+B", "-B", "-A"};
+    static const uint64_t times[] = {1000, 1010, 1020, 1100};
+    struct tree_hook h = {.cost = 4 * 256};
+
+    ck_assert_str_eq(hooked(&h, evs, times, NULL, 4), "+A@1000 +B@1006 -B@1012 -A@1088 ");
+    h.cost = 0;
+    ck_assert_str_eq(hooked(&h, evs, times, NULL, 4), "+A@1000 +B@1010 -B@1020 -A@1100 ");
+    ck_assert_str_eq(hooked(NULL, evs, times, NULL, 4), "+A@1000 +B@1010 -B@1020 -A@1100 ");
+    /* 1/256 ticks add up: 2.5 ticks an event, A loses 7.5 */
+    h.cost = 640;
+    ck_assert_str_eq(hooked(&h, evs, times, NULL, 4), "+A@1000 +B@1007 -B@1015 -A@1092 ");
+}
+END_TEST
+
+/* A gap shorter than what is owed pays what it can (no time goes back: B lasts 0, never less),
+ * and the rest is owed to the next gap, so that A still loses 3 costs: 100 - 48. A clock that
+ * steps back (a signal handler's record) steps back as recorded. */
+START_TEST(test_tree_hook_cost_owed)
+{
+    static const char *const evs[] = {"+A", "+B", "-B", "-A"};
+    static const uint64_t times[] = {1000, 1010, 1020, 1100};
+    static const uint64_t back[] = {1000, 1050, 1040, 1100};
+    struct tree_hook h = {.cost = 16 * 256};
+
+    ck_assert_str_eq(hooked(&h, evs, times, NULL, 4), "+A@1000 +B@1000 -B@1000 -A@1052 ");
+    h.cost = 4 * 256;
+    ck_assert_str_eq(hooked(&h, evs, back, NULL, 4), "+A@1000 +B@1046 -B@1036 -A@1088 ");
+}
+END_TEST
+
+/* One core (global): the records other contexts reserved inside a gap (seqs skipped) cost too;
+ * threads side by side (not global) count their own events only. A record that starts a memory
+ * page in the first lap costs its page more: with 16-byte records after the 128-byte block,
+ * record 248 starts the first 4 KiB page, and 248 + 256 the next; not in the second lap. */
+START_TEST(test_tree_hook_cost_global_and_pages)
+{
+    static const char *const evs[] = {"+A", "-A"};
+    static const uint64_t times[] = {1000, 1100};
+    static const uint64_t seqs[] = {10, 15};
+    static const uint64_t at_page[] = {248, 249};
+    static const uint64_t next_lap[] = {248 + 1024, 249 + 1024};
+    struct tree_hook h = {.cost = 4 * 256, .global = 1};
+
+    ck_assert_str_eq(hooked(&h, evs, times, seqs, 2), "+A@1000 -A@1080 "); /* 5 records */
+    h.global = 0;
+    ck_assert_str_eq(hooked(&h, evs, times, seqs, 2), "+A@1000 -A@1096 ");
+    h = (struct tree_hook){.cost = 4 * 256, .page_cost = 50, .page_log2 = 12, .rec_bytes = 16,
+                           .cap_log2 = 10};
+    ck_assert_str_eq(hooked(&h, evs, times, at_page, 2), "+A@1000 -A@1046 ");
+    ck_assert_str_eq(hooked(&h, evs, times, seqs, 2), "+A@1000 -A@1096 ");
+    ck_assert_str_eq(hooked(&h, evs, times, next_lap, 2), "+A@1000 -A@1096 ");
+    h.global = 1; /* records 248 and 504 in the gap: two pages */
+    {
+        static const uint64_t wide[] = {200, 600};
+
+        ck_assert_str_eq(hooked(&h, evs, times, wide, 2), "+A@1000 -A@1000 ");
+    }
+}
+END_TEST
+
 Suite *tree_suite(void)
 {
     Suite *s = suite_create("tree");
     TCase *tc = tcase_create("core");
 
     tcase_add_test(tc, test_tree_nesting);
+    tcase_add_test(tc, test_tree_hook_cost_model);
+    tcase_add_test(tc, test_tree_hook_cost_owed);
+    tcase_add_test(tc, test_tree_hook_cost_global_and_pages);
     tcase_add_test(tc, test_tree_recursion);
     tcase_add_test(tc, test_tree_wrapped_start);
     tcase_add_test(tc, test_tree_unmatched_exit_ignored);

@@ -11,7 +11,7 @@
 
 FWEX_DIR := examples/firmware
 FWEX_PROGRAMS := demo crash reset stress stress_ow stress_armed fault_hook stream stream_crash stream_live \
-                 wrapped wrapped_live rtt jumps echo
+                 wrapped wrapped_live rtt jumps echo demo_hookcost
 FWEX_BOARDS := mps2-an385 mps2-an386 mps2-an505 microbit
 
 # Per board: CPU flags, board source, defines for the board source.
@@ -161,6 +161,15 @@ $$(fwex_stress_cm): target/core/cygtrace_static.c
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$< [$(1) stress])$(ARM_CC) $(FWEX_CFLAGS) $(DEPFLAGS) $(fwex_cpu_$(1)) \
 	    $(fwex_clock_$(1)) $$(FWEX_RING) $(FWEX_PLAIN) -c $$< -o $$@
+
+# demo_hookcost: FWEX_SUPPORT_BOARD with cygtrace_static.o built with a hook cost given.
+fwex_hook_cm := $(O)/firmware/$(1)/obj/hookcost/cygtrace_static.o
+FWEX_SUPPORT_$(1)_demo_hookcost := $$(patsubst %/target/core/cygtrace_static.o,$$(fwex_hook_cm), \
+                                               $$(FWEX_SUPPORT_$(1)))
+$$(fwex_hook_cm): target/core/cygtrace_static.c
+	@mkdir -p $$(dir $$@)
+	$$(call say,CC,$$< [$(1) hookcost])$(ARM_CC) $(FWEX_CFLAGS) $(DEPFLAGS) $(fwex_cpu_$(1)) \
+	    $(fwex_def_$(1)) $(fwex_clock_$(1)) -DCYGTRACE_HOOK_COST=12 $(FWEX_PLAIN) -c $$< -o $$@
 endef
 $(foreach b,$(FWEX_BOARDS),$(eval $(call fwex_rules,$(b))))
 $(foreach b,$(FWEX_BOARDS),$(foreach p,$(FWEX_PROGRAMS),$(eval $(call fwex_elf,$(b),$(p)))))

@@ -56,6 +56,10 @@ struct show_opts {
     struct filter_dur min;   /* --min-time */
     struct filter_time range; /* --time-range (in ticks once resolved) */
     struct filter_dur from, to;
+    int raw_times;           /* --raw-times: durations as recorded, the hooks' cost in them */
+    int have_hook_cost;      /* --hook-cost=TIME given */
+    double hook_cost;        /* ... its figure per event, in ns (hook_cost_ns) or ticks */
+    int hook_cost_ns;
 };
 
 enum {
@@ -74,6 +78,8 @@ enum {
     CMD_SHOW_NO_ARGS,
     CMD_SHOW_TIME,
     CMD_SHOW_TID,
+    CMD_SHOW_RAW_TIMES,
+    CMD_SHOW_HOOK_COST,
 };
 
 /* getopt_long entries of the show options, to put in a command's own table. */
@@ -90,7 +96,14 @@ enum {
         {"srcline", optional_argument, 0, CMD_SHOW_SRCLINE},                              \
         {"signatures", no_argument, 0, CMD_SHOW_SIGNATURES},                              \
         {"color", required_argument, 0, CMD_SHOW_COLOR},                                  \
-        {"no-args", no_argument, 0, CMD_SHOW_NO_ARGS}
+        {"no-args", no_argument, 0, CMD_SHOW_NO_ARGS},                                    \
+        CMD_HOOK_LONGOPTS
+
+/* getopt_long entries of the hooks' cost options (in the show options; graph takes them
+ * alone). */
+#define CMD_HOOK_LONGOPTS                                                                          \
+    {"raw-times", no_argument, 0, CMD_SHOW_RAW_TIMES},                                            \
+        {"hook-cost", required_argument, 0, CMD_SHOW_HOOK_COST}
 
 /* getopt_long entries of the commands that print the tree itself (tree, pull): its columns. */
 #define CMD_TREE_LONGOPTS                                                                          \
@@ -99,6 +112,13 @@ enum {
 /* Whether --color=auto means colour: stdout is a terminal, TERM is set and not "dumb", and
  * NO_COLOR is unset or empty. */
 int cmd_color_auto(void);
+
+/* The usage lines of CMD_HOOK_LONGOPTS. */
+#define CMD_HOOK_USAGE                                                                             \
+    "  --raw-times                 durations as recorded, the hooks' own cost in them (by\n"   \
+    "                              default it is taken out, as the trace measured it)\n"       \
+    "  --hook-cost=TIME            the hooks' cost per event to take out (12ns, or ticks),\n"  \
+    "                              instead of the trace's figure\n"
 
 /* The usage lines of the show options, and of CMD_TREE_LONGOPTS. */
 extern const char cmd_show_usage[];
@@ -129,12 +149,20 @@ int cmd_filter_resolve(const struct show_opts *o, const struct load *l, const ch
                        const char *dump, struct filter_opts *fo, struct filter_time *ft,
                        char *err, size_t errlen);
 
+/* The line that says the durations shown are corrected for the hooks' cost, as fo (from
+ * cmd_filter_resolve) applies it to the trace l holds: "durations corrected for hook cost: 12.3
+ * ns per event (measured by the runtime; --raw-times to show as recorded)", without a prefix
+ * or newline, in buf; NULL when nothing is taken out. */
+const char *cmd_hook_note(const struct load *l, const struct show_opts *o,
+                          const struct filter_opts *fo, char *buf, size_t len);
+
 /* What cmd_filter_run learned of the trace, for the caller's headers and notes. */
 struct cmd_filter_run {
     struct tree_scan sc;  /* the contexts (of the events in the time range) */
     struct source_stats st;
     uint64_t unmatched;   /* exits that matched no call */
     uint64_t forced;      /* calls kept because the --min-time hold was full */
+    char hook[256];       /* the hooks' cost taken out (cmd_hook_note), "" when none is */
 };
 
 /* The thread or context --thread picks: o->thread, or the context o->thread_name names (the

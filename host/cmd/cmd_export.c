@@ -315,6 +315,9 @@ static int export_one(struct export_run *e, struct load *l, const char *elf, con
         fprintf(stderr, "cygtrace: note: %" PRIu64 " calls shorter than --min-time were kept: "
                         "more than %u events happened inside them before it was known\n",
                 run.forced, FILTER_HOLD);
+    if (run.hook[0]) /* each input its own figure */
+        fprintf(stderr, "cygtrace: note: %s%s%s\n", e->merged ? dump : "", e->merged ? ": " : "",
+                run.hook);
     if ((stood = cmd_clock_stood(l, &run.st)))
         fprintf(stderr, "cygtrace: note: %s; every duration is 0\n", stood);
     else if (xo->format == EXPORT_CHROME && !xo->hz && (l->ring.flags & CYG_F_TIMESTAMPS))

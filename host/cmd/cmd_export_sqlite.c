@@ -136,6 +136,8 @@ int cmd_export_sqlite(int argc, char **argv, const struct show_opts *o, const ch
                 "cygtrace: note: %" PRIu64 " calls shorter than --min-time were kept: "
                 "more than %u events happened inside them before it was known\n",
                 run.forced, FILTER_HOLD);
+    if (run.hook[0])
+        fprintf(stderr, "cygtrace: note: %s\n", run.hook);
     if ((stood = cmd_clock_stood(&l, &run.st)))
         fprintf(stderr, "cygtrace: note: %s; every duration is 0\n", stood);
     else if (!so.hz && so.timestamps)

@@ -155,6 +155,8 @@ static int graph(struct graphs *r, const char *elf, const char *dump, const stru
     setvbuf(stdout, NULL, _IOFBF, 1 << 16);
     if ((rc = cmd_filter_run(r->l, elf, dump, o, sink_of, r, &run)) != 0)
         goto out;
+    if (run.hook[0])
+        printf("# %s\n", run.hook);
     if (print_all(r, &run, &partial, &blind) < 0)
         goto oom;
     print_notes(r, &run, partial, blind);
@@ -206,7 +208,7 @@ static void usage(FILE *f)
             "  --hide=FUNC                 leave out FUNC and what it calls\n"
             "  --min-time=DURATION         leave out calls shorter (10us, 2ms, 1s, or ticks)\n"
             "  --time-range=A..B           only events A to B after the first (either may be "
-            "empty)\n");
+            "empty)\n" CMD_HOOK_USAGE);
 }
 
 /* graph's own options. */
@@ -248,6 +250,7 @@ int cmd_graph(int argc, char **argv)
         {"hide", required_argument, 0, CMD_SHOW_HIDE},
         {"min-time", required_argument, 0, CMD_SHOW_MIN_TIME},
         {"time-range", required_argument, 0, CMD_SHOW_TIME_RANGE},
+        CMD_HOOK_LONGOPTS,
         {"help", no_argument, 0, CMD_OPTS_HELP},
         {0, 0, 0, 0}};
     struct graph_args a = {0};

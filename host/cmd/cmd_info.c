@@ -19,6 +19,25 @@ static const char *state_name(unsigned s)
     return s < 4 ? names[s] : "?";
 }
 
+/* The hooks' cost the trace says (FORMAT.md 2.8), which the durations shown are corrected
+ * for; nothing when it says none. */
+static void print_hooks(const struct dec_ring *r)
+{
+    double ticks = (r->hook_cost & CYG_HOOK_COST_MASK) / 256.0;
+
+    if (!(r->hook_cost & CYG_HOOK_COST_MASK))
+        return;
+    if (r->ts_hz)
+        printf("hooks:      %.1f ns an event", ticks * 1e9 / (double)r->ts_hz);
+    else
+        printf("hooks:      %.2f ticks an event", ticks);
+    printf(" (%s)", r->hook_cost & CYG_HOOK_COST_GIVEN ? "given at build time" : "measured");
+    if (r->page_cost && r->page_log2 && r->ts_hz)
+        printf(", %.1f us more for a record that faults a new %u KiB page in",
+               r->page_cost * 1e6 / (double)r->ts_hz, (1u << r->page_log2) / 1024u);
+    printf("\n");
+}
+
 /* What a ring and a stream both say. */
 static void print_common(const struct load *l)
 {
@@ -36,6 +55,7 @@ static void print_common(const struct load *l)
     else if (r->flags & CYG_F_TS_DOWN)
         printf(", counting down, %u bits", r->ts_bits);
     printf("\n");
+    print_hooks(r);
     load_hex(r->build_id, r->build_id_len, hex, sizeof hex);
     printf("build-id:   %s", r->build_id_len ? hex : "(none recorded)");
     if (l->sym && !l->machine_match)

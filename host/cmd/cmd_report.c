@@ -322,6 +322,8 @@ static int report(struct load *l, const char *elf, const char *dump, const struc
     if (rc)
         goto out;
     dropped = fnstat_dropped(r.all);
+    if (run.hook[0])
+        printf("# %s\n", run.hook);
     for (size_t i = 0; r.n > 1 && i < r.n; i++) {
         uint64_t ignored = 0;
 

@@ -33,7 +33,8 @@ const char cmd_show_usage[] =
     "  --signatures                functions with their parameter lists from DWARF\n"
     "  --no-args                   wrapped calls (cygtrace wrap) without their arguments\n"
     "                              and return values\n"
-    "  --color=auto|always|never   colour (auto: on a terminal, unless TERM=dumb or NO_COLOR)\n";
+    "  --color=auto|always|never   colour (auto: on a terminal, unless TERM=dumb or NO_COLOR)\n"
+    CMD_HOOK_USAGE;
 
 const char cmd_tree_usage[] =
     "  --time                      a column with each line's time on the trace's clock (s)\n"
@@ -320,17 +321,22 @@ int cmd_show(struct load *l, const char *elf, const char *dump, const struct sho
         ro.has_time = 0;
     if (o->have_thread && cmd_show_thread(l, o, dump, &thread) < 0)
         goto out;
+    /* The tree style's durations: said above the first tree (the other styles show none) */
+    if (!ro.has_time || ro.style != RENDER_TREE || !cmd_hook_note(l, o, &fo, err, sizeof err))
+        err[0] = 0;
     for (unsigned i = 0; i < sc.n; i++) {
         const struct dec_ctx *c = &sc.ctx[i];
         char label[512];
 
         if (!c->events || (o->have_thread && c->id != thread))
             continue;
+        if (!shown && err[0])
+            printf("# %s\n", err);
         if (sc.n > 1 && !o->have_thread) {
             int named = names_ctx_label(l->names, l->sym, l->ring.load_bias, l->ring.word_bytes,
                                         c->id, c->os_tid, c->vfork, label, sizeof label);
 
-            printf("%s# %s", shown ? "\n" : "", label);
+            printf("%s# %s", shown || err[0] ? "\n" : "", label);
             if (!named && !c->id && l->ring.word_bytes == 4 && st.dec.overwritten)
                 /* context 0 is "not known yet" (FORMAT.md 7.2): in a lapped ring, whatever ran
                  * before the first switch it still holds, not the program's first context */

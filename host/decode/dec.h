@@ -47,6 +47,9 @@ struct dec_ring {
     uint64_t lost;         /* events the target dropped */
     uint64_t ts_hz;
     uint32_t pid;
+    uint32_t hook_cost;    /* the hooks' cost per event: CYG_HOOK_COST_* (0: none known) */
+    uint32_t page_cost;    /* ticks more for a record that faulted its page in (0: none) */
+    unsigned page_log2;    /* ... of 2^page_log2 bytes */
     unsigned ctrl_state;   /* enum dec_ctrl_state (hdr_locate, hdr_ctrl_parse) */
     uint64_t ctrl_end;     /* DEC_CTRL_SHORT: the source's size, where the dump ends */
     char ctrl_why[96];     /* DEC_CTRL_BAD: why, in one line */

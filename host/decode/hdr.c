@@ -82,6 +82,10 @@ int hdr_parse(const uint8_t *p, size_t len, struct dec_ring *r, char *err, size_
     r->lost = le_get(p + CYG_OFF_LOST, 8);
     r->ts_hz = le_get(p + CYG_OFF_TS_HZ, 8);
     r->pid = (uint32_t)le_get(p + CYG_OFF_PID, 4);
+    /* reserved (zero) before the runtime measured its hooks: none known */
+    r->hook_cost = (uint32_t)le_get(p + CYG_OFF_HOOK_COST, 4);
+    r->page_cost = (uint32_t)le_get(p + CYG_OFF_PAGE_COST, 4);
+    r->page_log2 = p[CYG_OFF_PAGE_LOG2];
     if (hdr_check(r, err, errlen) < 0)
         return -1;
     if (le_get(p + CYG_OFF_HDR, 4) != CYG_HDR_BYTES) {

@@ -168,8 +168,12 @@ static int parse_desc(const uint8_t *p, size_t len, struct sdec_desc *o)
             o->session = (uint32_t)s;
         }
         /* then the ring's version (drains of version 3 rings): their marks carry a class */
-        if (o->has_session && rd_varint(&r, &v) == 0 && v <= 0xffff)
+        if (o->has_session && rd_varint(&r, &v) == 0 && v <= 0xffff) {
             g->version = (unsigned)v;
+            /* then the hooks' cost per event (CYG_HOOK_COST_*): drains before it end here */
+            if (rd_varint(&r, &v) == 0 && v <= UINT32_MAX)
+                g->hook_cost = (uint32_t)v;
+        }
     }
     g->pid = (uint32_t)pid;
     /* bytes after lost: fields of a later version, ignored */

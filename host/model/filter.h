@@ -32,6 +32,9 @@ struct filter_opts {
     int have_hide;
     uint64_t hide;      /* run-time address of the function left out */
     uint64_t min;       /* ticks; 0: no minimum */
+    /* Not a filter, but what every chain's tree takes too: the hooks' cost taken out of the
+     * times (tree_set_hook_cost; cost 0: times as recorded). */
+    struct tree_hook hook;
 };
 
 /* A duration as written: a number of ticks, or of nanoseconds (from a unit). */

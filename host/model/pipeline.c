@@ -29,8 +29,10 @@ int pipeline_chain_open(struct pipeline_chain *c, const struct tree_sink *sink,
         return -1;
     c->tree = tree_new(filter_active(fo) ? filter_sink(c->filter) : sink, start_depth, func_of,
                        arg);
-    if (c->tree)
+    if (c->tree) {
+        tree_set_hook_cost(c->tree, &fo->hook);
         return 0;
+    }
     pipeline_chain_close(c);
     return -1;
 }

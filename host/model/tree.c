@@ -38,6 +38,13 @@ struct tree {
     struct tree_jmp *jmps; /* the setjmps whose frame may still be open, oldest first */
     unsigned n_jmps, cap_jmps;
     uint64_t jumps_unresolved;
+    struct tree_hook hook; /* tree_set_hook_cost; cost 0: none */
+    int hook_started;      /* an event came: the fields below hold the latest's */
+    uint64_t hook_raw;     /* its time as recorded */
+    uint64_t hook_out;     /* ... and as given out */
+    uint64_t hook_seq;     /* its record's seq */
+    uint64_t hook_owed;    /* the cost not taken out yet, in 1/256 tick */
+    unsigned hook_frac;    /* the 1/256 ticks of hook_out */
 };
 
 struct tree *tree_new(const struct tree_sink *sink, unsigned start_depth, tree_func_of func_of,
@@ -392,8 +399,81 @@ void tree_hole(struct tree *t)
     t->holed = t->n;
 }
 
+void tree_set_hook_cost(struct tree *t, const struct tree_hook *h)
+{
+    t->hook = h && h->cost ? *h : (struct tree_hook){0};
+}
+
+/* Records n in [0, a) that start a memory page (the first lap only: n below the capacity). */
+static uint64_t page_starts(const struct tree_hook *h, uint64_t a)
+{
+    uint64_t page = (uint64_t)1 << h->page_log2, per = page / h->rec_bytes, first;
+
+    if (a > (uint64_t)1 << h->cap_log2)
+        a = (uint64_t)1 << h->cap_log2;
+    /* the records follow the 128-byte control block: the first at a page's start */
+    first = ((page - CYG_HDR_BYTES % page) % page) / h->rec_bytes;
+    return a > first ? (a - first - 1) / per + 1 : 0;
+}
+
+/* The cost in 1/256 tick of the records n in [from, to) (global: of every context). */
+static uint64_t records_cost(const struct tree_hook *h, uint64_t from, uint64_t to)
+{
+    uint64_t c = (to - from) * h->cost;
+
+    if (h->page_cost)
+        c += (page_starts(h, to) - page_starts(h, from)) * ((uint64_t)h->page_cost << 8);
+    return c;
+}
+
+/* e's time with the hooks' cost taken out (tree_set_hook_cost). */
+static uint64_t hook_time(struct tree *t, const struct ev *e)
+{
+    const struct tree_hook *h = &t->hook;
+    int record = e->kind != EV_LOST && e->kind != EV_HOLE;
+    uint64_t out;
+
+    if (!t->hook_started) {
+        t->hook_started = 1;
+        t->hook_out = e->time;
+    } else {
+        if (h->global && record && e->seq > t->hook_seq + 1) /* other contexts' records */
+            t->hook_owed += records_cost(h, t->hook_seq + 1, e->seq);
+        if (e->time >= t->hook_raw) {
+            uint64_t g = e->time - t->hook_raw, gq, take;
+
+            /* a gap of 2^55 ticks or more pays in whole ticks: no overflow */
+            gq = g < ((uint64_t)1 << 55) ? g << 8 : ~(uint64_t)0;
+            take = t->hook_owed < gq ? t->hook_owed : gq;
+            t->hook_owed -= take;
+            gq = gq - take + t->hook_frac;
+            t->hook_out += gq >> 8;
+            t->hook_frac = gq & 255u;
+        } else { /* a step back, as recorded */
+            uint64_t back = t->hook_raw - e->time;
+
+            t->hook_out = t->hook_out > back ? t->hook_out - back : 1;
+        }
+    }
+    t->hook_raw = e->time;
+    if (record)
+        t->hook_seq = e->seq;
+    /* what this event owes the gap after it */
+    if (record && (h->global || e->kind == EV_ENTER || e->kind == EV_EXIT))
+        t->hook_owed += records_cost(h, e->seq, e->seq + 1);
+    out = t->hook_out;
+    return e->time ? (out ? out : 1) : 0;
+}
+
 int tree_feed(struct tree *t, const struct ev *e)
 {
+    struct ev c;
+
+    if (t->hook.cost) {
+        c = *e;
+        c.time = hook_time(t, e);
+        e = &c;
+    }
     if (e->kind == EV_VALUE)
         return on_value(t, e);
     tree_sync(t);

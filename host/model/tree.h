@@ -100,6 +100,28 @@ void tree_sync(struct tree *t);
  * check bits are of the recorded address. */
 void tree_set_value_bias(struct tree *t, uint64_t bias);
 
+/* What the hooks cost the program, to take out of the times (tree_set_hook_cost). */
+struct tree_hook {
+    uint32_t cost;       /* 1/256 tick an event (CYG_HOOK_COST_MASK bits); 0: nothing taken */
+    int global;          /* 1: every record of the trace costs (one core, whose interrupts and
+                            tasks preempt each other); 0: the context's own call events only
+                            (threads that run side by side) */
+    uint32_t page_cost;  /* ticks more after a record that is the first of its memory page in
+                            the ring's first lap (the page faults in); 0: none */
+    unsigned page_log2;  /* the page's size */
+    unsigned rec_bytes;  /* the ring's record size ... */
+    unsigned cap_log2;   /* ... and capacity: the first lap's records, and where pages start */
+};
+
+/* Takes the hooks' own cost out of the times the sink sees (docs/tree.md, "Durations you can
+ * trust"): each event owes its cost (h->cost, and h->page_cost when its record started a page)
+ * to the gap after it, and with h->global the records of other contexts reserved in a gap owe
+ * theirs to it; a gap pays what is owed as far as it is long, never going below 0 (a clock that
+ * steps back is left as it steps), and the rest stays owed to the next. So a call with k calls
+ * nested inside it loses (2k + 1) * cost of its duration, its self time (m + 1) * cost for m
+ * direct children, as long as no gap runs dry. h NULL or h->cost 0: times as recorded. */
+void tree_set_hook_cost(struct tree *t, const struct tree_hook *h);
+
 /* Ends the trace: reports the frames still open to the sink. */
 void tree_finish(struct tree *t);
 

@@ -658,6 +658,18 @@ NOINSTR void cygtrace_set_build_id(const void *id, size_t len)
     cyg_core_seal(ctl);
 }
 
+NOINSTR void cygtrace_set_hook_cost(uint32_t cost, uint32_t page_cost, unsigned page_log2)
+{
+    struct cyg_ctl *ctl = cyg_rt.ctl;
+
+    if (ctl == &cyg_core_idle)
+        return;
+    ctl->hook_cost = cost;
+    ctl->page_cost = page_log2 ? page_cost : 0;
+    ctl->page_log2 = (uint8_t)(page_cost ? page_log2 : 0);
+    cyg_core_seal(ctl);
+}
+
 NOINSTR void cyg_core_set_image(uint64_t load_bias, uint32_t pid, uint64_t ts_hz)
 {
     struct cyg_ctl *ctl = cyg_rt.ctl;

@@ -76,6 +76,13 @@ CYGTRACE_API void cygtrace_fault(unsigned kind, uintptr_t pc, uintptr_t lr);
 /* Sets the build-id recorded in the control block (up to 32 bytes). */
 CYGTRACE_API void cygtrace_set_build_id(const void *id, size_t len);
 
+/* Records what one event's hooks cost the program (cost: bits 30..0 in 1/256 of a timestamp
+ * tick; bit 31, CYG_HOOK_COST_GIVEN: a figure given, not measured) and, where the ring's memory
+ * faults its pages in as the first lap writes them, what such a record costs more (page_cost
+ * ticks, pages of 2^page_log2 bytes; 0: none), for the host to take out of the durations it
+ * shows (docs/FORMAT.md 2.8). The Linux runtime measures and sets them at set-up. */
+CYGTRACE_API void cygtrace_set_hook_cost(uint32_t cost, uint32_t page_cost, unsigned page_log2);
+
 /* Returns the control block, or NULL before cygtrace_init(). */
 CYGTRACE_API void *cygtrace_control_block(void);
 

@@ -87,6 +87,18 @@
 #define CYGTRACE_PRIVILEGED 0
 #endif
 
+/* Bare-metal ports: what one event's hooks cost the program, in ticks of the trace's clock
+ * (cycles with DWT), written into the control block at init (hook_cost, docs/FORMAT.md 2.8) so
+ * that the host takes it out of durations; measure it once for your part and build (the
+ * cycles of bench/cortex-m/run.sh's hooks, docs/firmware.md). Default: 0, none given (no code: the flash stays as it was; the
+ * host's --hook-cost= gives a figure then). The Linux runtime measures its own at set-up. */
+#ifndef CYGTRACE_HOOK_COST
+#define CYGTRACE_HOOK_COST 0
+#endif
+
+#if CYGTRACE_HOOK_COST < 0 || CYGTRACE_HOOK_COST > 0x7fffff
+#error "CYGTRACE_HOOK_COST must be 0 (none) or a number of clock ticks below 2^23"
+#endif
 #if CYGTRACE_CONTROL != 0 && CYGTRACE_CONTROL != 1
 #error "CYGTRACE_CONTROL must be 0 or 1"
 #endif

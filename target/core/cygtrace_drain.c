@@ -164,6 +164,7 @@ NOINSTR static size_t drain_desc(const struct cyg_ctl *ctl)
     p = put_w(p, ctl->lost.v);
     p = put_w(p, d.session);
     p = put_w(p, ctl->version); /* the ring's: from 3 on, a mark's data carries its class */
+    p = put_w(p, ctl->hook_cost); /* the hooks' cost per event (FORMAT.md 2.8), 0: none */
     return (size_t)(p - (d.buf + 1));
 }
 

@@ -68,6 +68,9 @@ NOINSTR static void cyg_static_block(struct cyg_ctl *h)
     cyg_layout(h, (uintptr_t)cygtrace_buffer, CYG_PORT_STATIC_LOG2,
                (CYGTRACE_OVERWRITE ? CYG_F_OVERWRITE : 0) |
                    (CYGTRACE_CALLSITES ? CYG_F_CALLSITES : 0));
+#if CYGTRACE_HOOK_COST
+    h->hook_cost = (uint32_t)CYGTRACE_HOOK_COST << 8 | CYG_HOOK_COST_GIVEN; /* a figure given */
+#endif
     if (cyg_port_clock_down()) { /* the clock the start fell back to */
         h->flags |= CYG_F_TS_DOWN;
         h->ts_bits = (uint8_t)cyg_port_clock_down();

@@ -131,6 +131,112 @@ NOINSTR static uint64_t clock_hz(void)
 
 NOINSTR static int setup_once(void);
 
+/* --- The hooks' own cost (FORMAT.md 2.8) -----------------------------------------------------
+ * Measured once, at the set-up in the constructor, within the millisecond it waits for the
+ * clock's rate anyway (some 100 us of it): the hooks themselves, the real ones, in 16 rounds of
+ * 256 enter and exit pairs into a scratch ring of 1024 records set up before the program's ring
+ * (the thread under a made-up index meanwhile, so that it takes none; a chunk any thread kept
+ * of the scratch ring is of no later ring: cyg_rt.base); the first round pages the scratch in,
+ * the median of the others counts, in 1/256 tick an event. Then the
+ * program's ring, whose pages its first lap faults in one by one (a page of a shared file: some
+ * microseconds, more than the hooks' time in all on a short run): a store to each of 15 of its
+ * pages half a ring ahead, a zero where a zero is, the median counts. A forked child keeps its
+ * parent's figures. */
+#define CALIB_PAIRS 256u /* enter and exit pairs a round */
+#define CALIB_ROUNDS 15u
+#define CALIB_RECORDS 1024u
+static uint64_t calib_ring[(CYGTRACE_RING_OVERHEAD + CALIB_RECORDS * 32u) / 8u]
+    __attribute__((aligned(64)));
+static uint32_t hook_cost, page_cost; /* the figures, kept for forked children */
+
+/* The event the rounds record: any address, never called. */
+NOINSTR static void calib_fn(void)
+{
+}
+
+NOINSTR static uint64_t calib_median(uint64_t *r)
+{
+    for (unsigned i = 1; i < CALIB_ROUNDS; i++) /* insertion sort: 15 numbers */
+        for (unsigned j = i; j > 0 && r[j - 1] > r[j]; j--) {
+            uint64_t q = r[j];
+
+            r[j] = r[j - 1];
+            r[j - 1] = q;
+        }
+    return r[CALIB_ROUNDS / 2];
+}
+
+/* The hooks' cost per event in 1/256 tick (CYG_HOOK_COST_MASK at most), 0 when not measured. */
+NOINSTR static uint32_t calib_hooks(void)
+{
+    uintptr_t tid = cyg_linux_tid, cursor = cyg_linux_tls.cursor, end = cyg_linux_tls.end;
+    uint64_t r[CALIB_ROUNDS + 1], q;
+    struct cyg_ctl *ctl;
+
+    if (!CYGTRACE_TIMESTAMPS)
+        return 0;
+    /* an index of its own for the time: no THREAD record, no "thread" line, no index taken */
+    if (sizeof(uintptr_t) == 8)
+        cyg_linux_tid = (uintptr_t)((uint64_t)1 << CYG64_THREAD_SHIFT);
+    /* lapping, as a flight recorder: a ring that stops when full would stop the rounds */
+    if (cygtrace_init(calib_ring, sizeof calib_ring, cfg.flags | CYG_F_OVERWRITE) < 0 ||
+        !(ctl = cygtrace_control_block())) {
+        cyg_linux_tid = tid;
+        return 0;
+    }
+    if (ctl->state != CYG_S_RUNNING)
+        cygtrace_start();
+    for (unsigned k = 0; k <= CALIB_ROUNDS; k++) {
+        uint64_t t0 = cyg_port_now(), t1;
+
+        for (unsigned i = 0; i < CALIB_PAIRS; i++) {
+            __cyg_profile_func_enter((void *)calib_fn, (void *)calib_hooks);
+            __cyg_profile_func_exit((void *)calib_fn, (void *)calib_hooks);
+        }
+        t1 = cyg_port_now();
+        r[k] = t1 > t0 ? ((t1 - t0) << 8) / (2u * CALIB_PAIRS) : 0;
+    }
+    cyg_linux_tid = tid;
+    cyg_linux_tls.cursor = cursor;
+    cyg_linux_tls.end = end;
+    q = ctl->state == CYG_S_RUNNING ? calib_median(r + 1) : 0; /* the first: paging in */
+    return q > CYG_HOOK_COST_MASK ? CYG_HOOK_COST_MASK : (uint32_t)q;
+}
+
+/* What a record that faults its page in costs more, in ticks; 0 when not measured. */
+NOINSTR static uint32_t calib_pages(void *mem, size_t bytes, unsigned log2)
+{
+    uintptr_t page = (uintptr_t)1 << log2, p;
+    uint64_t fresh[CALIB_ROUNDS], warm[CALIB_ROUNDS], f, w;
+
+    if (!CYGTRACE_TIMESTAMPS || !log2 || bytes < 4u * CALIB_ROUNDS * page)
+        return 0;
+    /* from half the ring on: far ahead of the first records, and of a reader's interest */
+    p = ((uintptr_t)mem + bytes / 2u + page - 1u) & ~(page - 1u);
+    for (unsigned k = 0; k < CALIB_ROUNDS; k++, p += page) {
+        volatile uintptr_t *w0 = (volatile uintptr_t *)p;
+        uint64_t t0 = cyg_port_now(), t1, t2;
+
+        *w0 = 0; /* the ring's records are zero: a zero changes nothing */
+        t1 = cyg_port_now();
+        w0[1] = 0;
+        t2 = cyg_port_now();
+        fresh[k] = t1 - t0;
+        warm[k] = t2 - t1;
+    }
+    f = calib_median(fresh);
+    w = calib_median(warm);
+    return f > w ? (f - w > 0xffffffffu ? 0xffffffffu : (uint32_t)(f - w)) : 0;
+}
+
+/* log2 of the memory page size. */
+NOINSTR static unsigned page_log2(void)
+{
+    long p = sysconf(_SC_PAGESIZE);
+
+    return p > 0 && !(p & (p - 1)) ? (unsigned)__builtin_ctzl((unsigned long)p) : 0;
+}
+
 /* An ending thread's key destructor: the rest of its chunk is padded, so that a reader waits
  * for none of it. */
 NOINSTR static void thread_end(void *unused)
@@ -818,6 +924,11 @@ NOINSTR static void setup(void)
         ns_base = mono_ns();
         tsc_base = cyg_port_now();
         image_id_len = cyg_maps_image(&image_bias, &image_id);
+        /* Before the ring: the hooks run into a scratch one. Only in the constructor, where no
+         * other thread records yet: one would lose its events to the scratch ring uncounted
+         * (a ring set up later, at a dlopen'd library's first event, has no figure). */
+        if (!__atomic_load_n(&ctor_done, __ATOMIC_RELAXED))
+            hook_cost = calib_hooks();
     }
     /* Start stopped: the control block must be complete before the first record. */
     if (cygtrace_init(r.mem, r.bytes, cfg.flags) < 0) {
@@ -829,6 +940,10 @@ NOINSTR static void setup(void)
     if (image_id)
         cygtrace_set_build_id(image_id, image_id_len);
     cyg_envctrl_arm(forked, image_bias);
+    if (!forked)
+        page_cost = calib_pages(r.mem, r.bytes, page_log2());
+    if (hook_cost)
+        cygtrace_set_hook_cost(hook_cost, page_cost, page_log2());
     /* 1 ms: a first clock rate, good to ~1e-4; a forked child has the parent's longer one. */
     while (!forked && mono_ns() - ns_base < 1000000u)
         ;

@@ -43,8 +43,10 @@ M=Crumble_make_apple_crumble
 run make "$CT" graph --function=$M "$CRUMBLE" "$T/c.trace"
 check make-status "status $RC: $(head -n 1 "$T/make.err")" [ "$RC" -eq 0 ]
 check make-no-stderr "stderr: $(head -n 1 "$T/make.err")" [ ! -s "$T/make.err" ]
-check make-header "first line: $(head -n 1 "$T/make.out")" \
-    grep -Eqx "# $M: 1 call, total [0-9.]+ [mun]?s, self [0-9.]+ [mun]?s" <(head -n 1 "$T/make.out")
+check make-hook-note "first line: $(head -n 1 "$T/make.out")" \
+    grep -Eq "^# durations corrected for hook cost: [0-9.]+ ns per event" <(head -n 1 "$T/make.out")
+check make-header "second line: $(sed -n 2p "$T/make.out")" \
+    grep -Eqx "# $M: 1 call, total [0-9.]+ [mun]?s, self [0-9.]+ [mun]?s" <(sed -n 2p "$T/make.out")
 printf 'main 1\n' >"$T/make.callers.expected"
 callers "$T/make.out" >"$T/make.callers"
 check make-callers "callers differ" same "$T/make.callers.expected" "$T/make.callers"

@@ -196,11 +196,13 @@ timed_error() {
     check "$name-bounded" "took $took ms" [ "$took" -lt "${TIMED_ERROR_MS:-5000}" ]
 }
 
-# tree_body FILE: the tree style without its duration column and DURATION headers, so that
+# tree_body FILE: the tree style without its duration column and DURATION headers (and the
+# line that says the durations are corrected for the hooks' cost, a header too), so that
 # indentation can be compared (2 spaces per level); "#" notes and "***" fault lines, which have
 # no duration column, stay as they are.
 tree_body() {
-    awk '/^ *DURATION  FUNCTION$/ { timed = 1; next }
+    awk '/^# durations corrected for hook cost: / { next }
+         /^ *DURATION  FUNCTION$/ { timed = 1; next }
          /^#/ || /^\*\*\*/ || !timed { print; next }
          { print substr($0, 15) }' "$1"
 }

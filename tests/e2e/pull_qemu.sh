@@ -14,8 +14,9 @@ need "$CT"
 need_qemu
 
 for board in $BOARDS; do
-    elf_copy "$board" "$FW/$board" "$T/$board" demo crash reset || continue
+    elf_copy "$board" "$FW/$board" "$T/$board" demo crash reset demo_hookcost || continue
     demo=$T/$board/demo.elf crash=$T/$board/crash.elf reset=$T/$board/reset.elf
+    hookcost=$T/$board/demo_hookcost.elf
 
     # --- demo: the tree of a normal run ------------------------------------------------------
     tag=$board-demo
@@ -34,6 +35,15 @@ for board in $BOARDS; do
         # The firmware sleeps after "demo: done": every way of reading gives the same bytes.
         run "$tag-o" "$CT" pull --gdb=127.0.0.1:$PORT -o "$T/$tag.dump" "$demo"
         run "$tag-dump-tree" "$CT" tree "$demo" "$T/$tag.dump"
+        # The hooks' cost (issue 31): a firmware built without -DCYGTRACE_HOOK_COST gives none,
+        # and nothing is said; one given with --hook-cost (in ticks of its clock) is taken out
+        # of the same tree, every record of the core counting (one core), and said so.
+        run "$tag-hook" "$CT" tree --hook-cost=2 "$demo" "$T/$tag.dump"
+        check "$tag-no-hook-figure" "a note without a figure: $(grep -m1 'hook cost' "$T/$tag-dump-tree.out")" \
+            eval '! grep -q "durations corrected" "$T/$tag-dump-tree.out"'
+        check "$tag-hook-cost-given" "status $RC: $(head -n 1 "$T/$tag-hook.out")" \
+            eval '[ "$RC" -eq 0 ] && head -n 1 "$T/$tag-hook.out" | grep -Eq "^# durations corrected for hook cost: [0-9.]+ ns per event \(given by --hook-cost;" &&
+                  diff <(tree_body "$T/$tag-dump-tree.out") <(sed 1d "$T/$tag-hook.out" | tree_body -) >/dev/null'
         check "$tag-o-decodes" "tree of pull -o's dump differs from pull's" \
             same "$T/$tag.out" "$T/$tag-dump-tree.out"
         start=$(date +%s)
@@ -53,6 +63,24 @@ for board in $BOARDS; do
             eval 'grep -Eqx "cygtrace: wrote [0-9]+ bytes from 0x[0-9a-f]+ to $T/$tag-gdb.dump" "$T/$tag-gdb.out" &&
                   ! grep -q malloc "$T/$tag-gdb.err"'
         check "$tag-resumed-again" "QEMU is gone after gdb detached" kill -0 "$QEMU_PID"
+    fi
+    qemu_stop
+
+    # --- demo_hookcost: the hooks' cost given at build time (-DCYGTRACE_HOOK_COST=12) -------------
+    tag=$board-hookcost
+    if qemu_start "$tag" "$board" "$hookcost" && uart_wait "$tag" "demo: done"; then
+        run "$tag" "$CT" pull --gdb=127.0.0.1:$PORT -o "$T/$tag.dump" "$hookcost"
+        check "$tag-pull" "status $RC: $(head -n 1 "$T/$tag.err")" [ "$RC" -eq 0 ]
+        # bytes 72..75: 12 ticks in 1/256 tick, bit 31 set (given, not measured)
+        check "$tag-field" "hook_cost $(od -An -t x4 -j 72 -N 4 "$T/$tag.dump")" \
+            [ "$(od -An -t x4 -j 72 -N 4 "$T/$tag.dump" | tr -d ' ')" = 80000c00 ]
+        run "$tag-tree" "$CT" tree "$hookcost" "$T/$tag.dump"
+        check "$tag-note" "first line: $(head -n 1 "$T/$tag-tree.out")" \
+            eval '[ "$RC" -eq 0 ] && head -n 1 "$T/$tag-tree.out" | grep -Eq "^# durations corrected for hook cost: [0-9.]+ ns per event \(given when the runtime was built, CYGTRACE_HOOK_COST;"'
+        run "$tag-raw" "$CT" tree --raw-times "$hookcost" "$T/$tag.dump"
+        check "$tag-raw" "the tree differs from the demo's, or says it is corrected" \
+            eval '! grep -q "durations corrected" "$T/$tag-raw.out" &&
+                  diff <(tree_body "$T/$tag-raw.out") <(sed 1d "$T/$tag-tree.out" | tree_body -) >/dev/null'
     fi
     qemu_stop
 

@@ -26,6 +26,10 @@ norm() {
 }
 
 run tree "$CT" tree "$T/wrapdemo" "$T/demo.trace"
+# (its first line says that the durations are corrected for the hooks' cost: not a value's)
+check tree-hook-note "first line: $(head -n 1 "$T/tree.out")" \
+    grep -q '^# durations corrected for hook cost: ' <(head -n 1 "$T/tree.out")
+sed -i 1d "$T/tree.out"
 tree_body "$T/tree.out" | norm >"$T/tree.body"
 cat >"$T/tree.want" <<'EOF_TREE'
 main() {
