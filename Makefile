@@ -150,7 +150,7 @@ HOST_LIB_SRC := $(filter-out $(HOST_CMD_SRC),$(wildcard host/*/*.c)) $(COMMON_SR
 HOST_INC := -Icommon -Ihost
 # The live view needs ncurses(w); without it, view.c builds as a stub that says so.
 HOST_CURSES := $(firstword $(foreach p,ncursesw ncurses,$(shell pkg-config --exists $(p) && echo $(p))))
-HOST_LIBS := -lbfd -ldwarf $(if $(HOST_CURSES),$(shell pkg-config --libs $(HOST_CURSES)))
+HOST_LIBS := -lbfd -ldwarf -lm $(if $(HOST_CURSES),$(shell pkg-config --libs $(HOST_CURSES)))
 $(O)/host/obj/host/output/view.o: BASE_CFLAGS += $(if $(HOST_CURSES),-DVIEW_CURSES $(shell pkg-config --cflags $(HOST_CURSES)))
 HOST_LIB_OBJ := $(patsubst %.c,$(O)/host/obj/%.o,$(HOST_LIB_SRC))
 HOST_CMD_OBJ := $(patsubst %.c,$(O)/host/obj/%.o,$(HOST_CMD_SRC))
