@@ -37,8 +37,8 @@ struct side {
     struct tee **tee;
     size_t ntee, captee;
     struct cmd_filter_run run;
-    struct costdiff_in *fn, *path;
-    size_t nfn, npath, capfn, cappath;
+    struct costdiff_in *fn;
+    size_t nfn, capfn;
 };
 
 struct diff_args {
@@ -87,6 +87,8 @@ static int open_side(struct side *s, int argc, char **argv, int first, int cnt, 
     return 0;
 }
 
+struct diff_args;
+
 /* Times as shown: ns when both traces know their clock's rate, else ticks. */
 static uint64_t scaled(const struct side *s, uint64_t v, int ns)
 {
@@ -128,45 +130,47 @@ static int fn_rows(struct side *s, struct diff_set *set, int ns)
     return 0;
 }
 
-/* The call paths below node id, whose path up to its parent is path (len characters). */
-static int walk(struct side *s, struct diff_set *set, int ns, uint32_t id, char *path,
-                size_t len)
+#define KEY_LEN 1024
+
+/* The call paths of both sides joined (costdiff_paths), in the output's unit, with the spread
+ * of their functions; the keys are written (into *keys) only for the rows shown and those
+ * that offend lim: a graph holds up to GRAPH_MAX_NODES paths. */
+static int path_rows(struct side *sd, struct diff_set *set, int ns, const struct diff_args *a,
+                     const struct costdiff_limit *lim, struct costdiff_row **out, size_t *n,
+                     char **keys)
 {
-    for (; id != GRAPH_NONE;) {
-        const struct graph_node *nd = graph_node(s->g, id);
-        char name[512];
-        size_t n = len;
+    struct costdiff_graph g[2];
+    struct costdiff_row *r;
+    size_t want = 0, k = 0;
 
-        name_of(s, nd->addr, name, sizeof name);
-        n += (size_t)snprintf(path + len, len < 8192 ? 8192 - len : 0, "%s%s",
-                              len ? " > " : "", name);
-        if (n >= 8192)
-            n = 8191; /* a path deeper than its buffer: cut (its nodes merge) */
-        if (add_row(&s->path, &s->npath, &s->cappath, path, nd->calls, scaled(s, nd->total, ns),
-                    scaled(s, nd->self, ns), sd_of(s, set, name, ns)) < 0 ||
-            walk(s, set, ns, nd->first, path, n) < 0)
-            return -1;
-        path[len] = 0;
-        id = nd->next;
-    }
-    return 0;
-}
-
-static int path_rows(struct side *s, struct diff_set *set, int ns)
-{
-    size_t n;
-    struct graph_stat *st = graph_stats(s->g, &n);
-    char *path = malloc(8192 + 512);
-    int rc = 0;
-
-    if (!path)
+    for (int i = 0; i < 2; i++)
+        g[i] = (struct costdiff_graph){sd[i].g, name_of, &sd[i]};
+    if (costdiff_paths(&g[0], &g[1], out, n) < 0)
         return -1;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        path[0] = 0;
-        rc = walk(s, set, ns, graph_root(s->g, st[i].addr), path, 0);
-    }
-    free(path);
-    return rc;
+    r = *out;
+    for (size_t i = 0; i < *n; i++)
+        for (int k2 = 0; k2 < 2; k2++) {
+            char name[512];
+
+            r[i].total[k2] = scaled(&sd[k2], r[i].total[k2], ns);
+            r[i].self[k2] = scaled(&sd[k2], r[i].self[k2], ns);
+            if (r[i].node[k2] != GRAPH_NONE)
+                r[i].sd[k2] = sd_of(&sd[k2], set,
+                                    name_of(&sd[k2], graph_node(sd[k2].g, r[i].node[k2])->addr,
+                                            name, sizeof name),
+                                    ns);
+        }
+    costdiff_finish(r, *n);
+    for (size_t i = 0; i < *n; i++)
+        want += (!a->top || i < a->top || (lim && costdiff_offends(&r[i], lim)));
+    if (!(*keys = malloc(want ? want * KEY_LEN : 1)))
+        return -1;
+    for (size_t i = 0; i < *n; i++)
+        if (!a->top || i < a->top || (lim && costdiff_offends(&r[i], lim))) {
+            costdiff_path_key(&g[0], &g[1], &r[i], *keys + k * KEY_LEN, KEY_LEN);
+            r[i].key = *keys + k++ * KEY_LEN;
+        }
+    return 0;
 }
 
 static void side_free(struct side *s)
@@ -180,10 +184,7 @@ static void side_free(struct side *s)
     tree_scan_free(&s->run.sc);
     for (size_t i = 0; i < s->nfn; i++)
         free((char *)s->fn[i].key);
-    for (size_t i = 0; i < s->npath; i++)
-        free((char *)s->path[i].key);
     free(s->fn);
-    free(s->path);
 }
 
 /* A context's label, and its name for pairing (NULL when it has none). */
@@ -352,6 +353,7 @@ static int run(struct side *sd, const struct diff_args *a, struct show_opts *o)
     struct costdiff_limit lim = {0, 0, 0};
     int ns = sd[0].l.ring.ts_hz && sd[1].l.ring.ts_hz, rc = 1;
     uint64_t left = 0, dropped = 0;
+    char *keys = NULL;
 
     if (!set)
         goto oom;
@@ -367,14 +369,14 @@ static int run(struct side *sd, const struct diff_args *a, struct show_opts *o)
             goto oom;
         if ((rc = cmd_filter_run(&s->l, s->in.elf, s->in.dump, o, sink_of, s, &s->run)) != 0)
             goto out;
-        if (fn_rows(s, set, ns) < 0 || path_rows(s, set, ns) < 0)
+        if (fn_rows(s, set, ns) < 0)
             goto oom;
         left += graph_left_out(s->g);
         dropped += fnstat_dropped(s->fs) + graph_dropped(s->g) + diff_trace_dropped(s->t);
     }
     if (align_ctxs(sd, set, &x) < 0 ||
         costdiff_join(sd[0].fn, sd[0].nfn, sd[1].fn, sd[1].nfn, &fn, &nfn) < 0 ||
-        costdiff_join(sd[0].path, sd[0].npath, sd[1].path, sd[1].npath, &path, &npath) < 0)
+        path_rows(sd, set, ns, a, a->fail_above ? &lim : NULL, &path, &npath, &keys) < 0)
         goto oom;
     {
         uint64_t greedy = 0;
@@ -411,6 +413,7 @@ out:
     free(x.label);
     free(fn);
     free(path);
+    free(keys);
     diff_set_free(set);
     return rc;
 }

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/graph.h"
+
 /* One row of one run. */
 struct costdiff_in {
     const char *key;
@@ -32,12 +34,42 @@ struct costdiff_row {
     double ratio;    /* total B / total A; 0 when A's is 0 */
     int in_a, in_b;
     int noise;       /* within the spread (above) */
+    uint32_t node[2]; /* costdiff_paths: the path's node in each graph, GRAPH_NONE: none */
 };
 
 /* Joins a (na rows, keys unique) and b into *out (malloc'd, *n rows), sorted by |delta|, the
  * largest first, ties by key; the keys point into a's and b's. 0, or -1 out of memory. */
 int costdiff_join(const struct costdiff_in *a, size_t na, const struct costdiff_in *b,
                   size_t nb, struct costdiff_row **out, size_t *n);
+
+/* The name a function of a trace goes by (the key across builds): a pointer into buf (len
+ * bytes) or one the callee keeps. */
+typedef const char *(*costdiff_name_fn)(void *arg, uint64_t addr, char *buf, size_t len);
+
+/* One run's call paths: its graph of the bottom-level calls (graph_new with func 0) and how
+ * its functions are named. */
+struct costdiff_graph {
+    const struct graph *g;
+    costdiff_name_fn name;
+    void *arg;
+};
+
+/* The call paths of two runs joined: walks both graphs at once, a node of A and one of B being
+ * the same path when their parents are and their functions have the same name; *out gets a
+ * row per path (malloc'd, *n rows) with its nodes, calls, total and self in ticks, no key and
+ * no spread: the caller scales them, fills sd in, and calls costdiff_finish. Memory: the
+ * rows, and a name per sibling while their level is walked. 0, or -1 out of memory. */
+int costdiff_paths(const struct costdiff_graph *a, const struct costdiff_graph *b,
+                   struct costdiff_row **out, size_t *n);
+
+/* The path of row r of costdiff_paths, "main > parse > read", into buf (len bytes; cut short
+ * when longer). */
+void costdiff_path_key(const struct costdiff_graph *a, const struct costdiff_graph *b,
+                       const struct costdiff_row *r, char *buf, size_t len);
+
+/* Computes each row's delta, ratio and noise, and sorts them as costdiff_join does (ties by
+ * key, or by node where there is none). */
+void costdiff_finish(struct costdiff_row *r, size_t n);
 
 /* The spread of a row's total (above), -1 when not known. */
 double costdiff_spread(const struct costdiff_row *r);

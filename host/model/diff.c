@@ -160,14 +160,16 @@ static uint64_t key_hash(uint32_t fn, unsigned flags, const struct diff_run *run
 uint32_t diff_set_shape(struct diff_set *s, uint32_t fn, unsigned flags,
                         const struct diff_run *runs, size_t n)
 {
-    struct shape_key k = {fn, flags, runs, n, 0};
-    size_t pos;
+    size_t cap = flags & DIFF_KEEP ? 2 : 1, pos;
+    struct shape_key k;
 
+    flags &= ~DIFF_KEEP;
+    k = (struct shape_key){fn, flags, runs, n, 0};
     k.hash = key_hash(fn, flags, runs, n);
     pos = oaindex_find(&s->shape_ix, k.hash, shape_match, s, &k);
     if (pos != SIZE_MAX)
         return (uint32_t)pos;
-    if (s->nrun + n > s->max_runs || s->nshape >= s->max_shapes || n > UINT32_MAX ||
+    if (s->nrun + n > cap * s->max_runs || s->nshape >= cap * s->max_shapes || n > UINT32_MAX ||
         s->nrun + n > UINT32_MAX) {
         /* Past the cap: the function alone (one such shape per function), its calls cut. */
         s->cut++;
@@ -347,7 +349,9 @@ static int close_level(struct dt_ctx *c, unsigned d, uint32_t fn, unsigned flags
 
     if (!r || !(p = parent_runs(c, d)))
         return -1;
-    id = diff_set_shape(c->t->set, fn, flags | (r->cut ? DIFF_F_CUT : 0), r->r, r->n);
+    id = diff_set_shape(c->t->set, fn,
+                        flags | (r->cut ? DIFF_F_CUT : 0) | (d < DIFF_KEEP_DEPTH ? DIFF_KEEP : 0),
+                        r->r, r->n);
     runs_clear(c->t, r);
     if (id == DIFF_NONE)
         return -1;
@@ -409,8 +413,8 @@ static void dt_finished(void *arg, struct calltime *ct)
     for (size_t d = c->caplv; d-- > 0;)
         if (c->lv[d].n && close_level(c, (unsigned)d, DIFF_FN_UNKNOWN, DIFF_F_PARTIAL) < 0)
             c->t->dropped++;
-    id = diff_set_shape(c->t->set, DIFF_FN_ROOT, c->root.cut ? DIFF_F_CUT : 0, c->root.r,
-                        c->root.n);
+    id = diff_set_shape(c->t->set, DIFF_FN_ROOT, (c->root.cut ? DIFF_F_CUT : 0) | DIFF_KEEP,
+                        c->root.r, c->root.n);
     runs_clear(c->t, &c->root);
     if (id == DIFF_NONE)
         c->t->dropped++;

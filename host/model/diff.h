@@ -9,10 +9,14 @@
  * and two subtrees are equal when their ids are: the alignment never walks what did not
  * change. A context's whole tree is the shape of its root (function DIFF_FN_ROOT).
  *
- * Memory is the distinct shapes, not the trace: at most max_runs runs are kept in the set and
- * max_runs / 4 shapes; beyond that, a call is kept as a cut shape (its function only, flag
- * DIFF_F_CUT: what it called is not compared) and counted. Open calls hold their children's
- * runs until they end (at most max_runs / 4 of them at once, the rest counted as cut).
+ * Memory is the distinct shapes, not the trace: max_runs runs and max_runs / 4 shapes are kept
+ * in the set; beyond that, a call is kept as a cut shape (its function only, flag DIFF_F_CUT:
+ * what it called is not compared) and counted, except the calls of the DIFF_KEEP_DEPTH levels
+ * at the bottom of each stack (main, a thread's start, what they call), which go on being
+ * kept whole up to twice the cap: past the cap, the top of the tree stays exact and the deep
+ * details go. Open calls hold their children's runs until they end (at most max_runs / 4 of
+ * them at once, the rest counted as cut). So the set's memory is at most about
+ * 2 * max_runs * (8 + 12) bytes: 168 MB with the default.
  *
  * Alignment. Per pair of shapes of the same function, the children's runs are matched by
  * shape (Myers' O(ND) diff, bounded: past DIFF_MAX_D edits, or (n + m) * D past
@@ -38,6 +42,8 @@
 #define DIFF_F_PARTIAL (1u << 0) /* only partly in the trace: entered before it, or never
                                     returned */
 #define DIFF_F_CUT (1u << 1)     /* its children were not kept (the set's cap) */
+#define DIFF_KEEP (1u << 8)      /* diff_set_shape: kept whole up to twice the cap */
+#define DIFF_KEEP_DEPTH 3u       /* levels whose calls the trees keep whole past the cap */
 
 #define DIFF_MAX_RUNS (1u << 22) /* the set's default cap on runs */
 #define DIFF_MAX_D 1024u         /* edits past which Myers' diff gives way to the greedy one */
@@ -75,7 +81,7 @@ const char *diff_set_name(const struct diff_set *s, uint32_t fn);
 size_t diff_set_fns(const struct diff_set *s);
 
 /* The id of the shape (fn, flags, runs): an existing one when equal, a new one, or past the
- * cap a cut one; DIFF_NONE when out of memory. */
+ * cap (twice the cap with DIFF_KEEP in flags) a cut one; DIFF_NONE when out of memory. */
 uint32_t diff_set_shape(struct diff_set *s, uint32_t fn, unsigned flags,
                         const struct diff_run *runs, size_t n);
 

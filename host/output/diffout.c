@@ -195,7 +195,8 @@ static void ctx_text(const struct diffout *o, const struct diffout_ctx *c)
         return;
     }
     if (!c->r->n) {
-        fprintf(f, ": the same calls\n");
+        fprintf(f, o->cut ? ": no difference in what was kept (see the note on the memory cap)\n"
+                          : ": the same calls\n");
         return;
     }
     fprintf(f, ": %" PRIu64 " difference%s\n", c->r->n + c->r->more,
