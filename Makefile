@@ -187,13 +187,19 @@ version-force:
 # examples
 
 INSTR := -finstrument-functions -g -O1 -fno-inline -fno-omit-frame-pointer
-EXAMPLES := crumble hardcases ticker
-examples: $(foreach e,$(EXAMPLES),$(O)/examples/$(e))
+EXAMPLES := crumble hardcases ticker diffdemo
+examples: $(foreach e,$(EXAMPLES),$(O)/examples/$(e)) $(O)/examples/diffdemo-b
 
 $(O)/examples/%: examples/%/*.c $(O)/linux/libcygtrace.a
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)$(CC) -std=gnu11 $(WARN) $(INSTR) -Itarget/core -o $@ \
 	    $(filter %.c,$^) $(O)/linux/libcygtrace.a -lpthread $(CYGTRACE_JMP_WRAP)
+
+# examples/diffdemo's other build, for cygtrace diff: one function slower, one call path
+# changed, one loop iteration more.
+$(O)/examples/diffdemo-b: examples/diffdemo/diffdemo.c $(O)/linux/libcygtrace.a
+	$(call say,CC,$@)$(CC) -std=gnu11 $(WARN) $(INSTR) -Itarget/core -DSLOWER -DDETOUR -DEXTRA \
+	    -o $@ $< $(O)/linux/libcygtrace.a -lpthread $(CYGTRACE_JMP_WRAP)
 
 # examples/libs: a PIE program, the shared library it links and a plugin it dlopens, all
 # instrumented and none linked with the runtime: cygtrace record preloads libcygtrace.so.

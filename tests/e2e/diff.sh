@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# diff.sh - `cygtrace diff` on two builds of a real program (tests/diffdemo.c, traced on
+# diff.sh - `cygtrace diff` on two builds of a real program (examples/diffdemo, traced on
 # Linux): the plain build against one where parse spins 40 ms instead of 1 ms, route's third
 # call takes detour instead of direct, and the loop of step runs once more. diff must name the
 # inserted iteration and the changed path in its divergences, parse at the top of its costs, and
@@ -11,18 +11,9 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 CRUMBLE=$BUILD/examples/crumble
-RT=$BUILD/linux/libcygtrace.a
-need "$CT" "$CRUMBLE"
-[ -f "$RT" ] || { fail diff-prerequisites "$RT is missing: run make"; finish; }
-
-build() { # NAME FLAGS...
-    local name=$1
-    shift
-    gcc -std=gnu11 -finstrument-functions -g -O1 -fno-inline -I"$ROOT/target/core" "$@" \
-        -o "$T/$name" "$ROOT/tests/diffdemo.c" "$RT" -lpthread
-}
-build a && build b -DSLOWER -DDETOUR -DEXTRA
-check build "diffdemo did not build" [ -x "$T/a" ] && [ -x "$T/b" ]
+need "$CT" "$CRUMBLE" "$BUILD/examples/diffdemo" "$BUILD/examples/diffdemo-b"
+cp "$BUILD/examples/diffdemo" "$T/a"
+cp "$BUILD/examples/diffdemo-b" "$T/b"
 run rec-a env CYGTRACE_OUT="$T/a.trace" "$T/a"
 run rec-b env CYGTRACE_OUT="$T/b.trace" "$T/b"
 check record "status $RC" [ -s "$T/a.trace" ] && [ -s "$T/b.trace" ]

@@ -1,5 +1,6 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
-/* diffdemo.c - a program built twice for tests/e2e/diff.sh: the plain build, and one with
+/* SPDX-License-Identifier: MIT */
+/* diffdemo.c - a program built twice, for `cygtrace diff` (docs/diff.md, tests/e2e/diff.sh):
+ * build/examples/diffdemo, the plain build, and build/examples/diffdemo-b, built with
  * -DSLOWER (parse spins 40 ms instead of 1 ms: one function made slower), -DDETOUR (route's
  * third call takes detour, not direct: one call path changed) and -DEXTRA (the loop of step
  * runs once more: one extra iteration, which `cygtrace diff` must count as one difference). */
