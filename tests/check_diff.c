@@ -172,23 +172,26 @@ START_TEST(test_diff_loop_changed_iteration)
     const char *b = "+A +B +D -D -B +B +D -D -B +B +E -E -B +B +D -D -B -A";
 
     ck_assert_str_eq(diff2(a, b, 0x10), "R:A>B:D/E");
+    /* the first of two identical iterations changed: aligned with it, not shifted */
+    ck_assert_str_eq(diff2("+A +B -B +B -B -A", "+A +B +C -C -B +B -B -A", 0x10), "I:A>B:/C");
+    ck_assert_str_eq(diff2("+A +B +C -C -B +B -B -A", "+A +B -B +B -B -A", 0x10), "D:A>B:C/");
 }
 END_TEST
 
-/* Loops longer than DIFF_EXPAND calls are compared run by run: one count hunk. */
+/* Loops longer than DIFF_EXPAND (65536) calls are compared run by run: one count hunk. */
 START_TEST(test_diff_long_loop_count)
 {
     struct diff_set *set = diff_set_new(0);
     uint32_t b = diff_set_fn(set, "fn_B"), a = diff_set_fn(set, "fn_A");
     uint32_t leaf = diff_set_shape(set, b, 0, NULL, 0);
-    struct diff_run ra = {leaf, 5000}, rb = {leaf, 5001};
+    struct diff_run ra = {leaf, 70000}, rb = {leaf, 70001};
     uint32_t sa = diff_set_shape(set, a, 0, &ra, 1), sb = diff_set_shape(set, a, 0, &rb, 1);
     struct diff_result r = {0};
 
     ck_assert_uint_ne(sa, sb);
-    ck_assert_uint_eq(diff_set_get(set, sa)->calls, 5001);
+    ck_assert_uint_eq(diff_set_get(set, sa)->calls, 70001);
     ck_assert_int_eq(diff_align(set, sa, sb, 100, &r), 0);
-    ck_assert_str_eq(hunks(set, &r), "C:A:Bx5000/Bx5001");
+    ck_assert_str_eq(hunks(set, &r), "C:A:Bx70000/Bx70001");
     diff_result_free(&r);
     diff_set_free(set);
 }

@@ -855,6 +855,24 @@ static int seq_of(const struct diff_set *s, uint32_t id, int expand, struct side
     return 0;
 }
 
+/* Among the alignments of equal length, prefers the one that puts what was inserted in B and
+ * what was deleted from A side by side: [X X] against [X' X] matches A's second X, not its
+ * first, so that X and X' (the same function) are aligned with each other, not reported as
+ * one X deleted and one X' inserted. */
+static void slide(const struct seqs *q, struct pairs *p, size_t n, size_t m)
+{
+    for (size_t k = 0; k < p->n; k++) {
+        size_t i = k ? p->p[k - 1].a + 1 : 0, j = k ? p->p[k - 1].b + 1 : 0;
+        size_t na = k + 1 < p->n ? p->p[k + 1].a : n, nb = k + 1 < p->n ? p->p[k + 1].b : m;
+        size_t x = p->p[k].a, y = p->p[k].b;
+
+        if (i == x && j < y && x + 1 < na && y + 1 == nb && eq(q, x + 1, y))
+            p->p[k].a = (uint32_t)(x + 1); /* B's before, A's after: A's after moves up */
+        else if (i < x && j == y && x + 1 == na && y + 1 < nb && eq(q, x, y + 1))
+            p->p[k].b = (uint32_t)(y + 1);
+    }
+}
+
 static uint64_t list_calls(const struct diff_set *s, uint32_t id)
 {
     const struct diff_run *r = diff_set_runs(s, id);
@@ -899,6 +917,7 @@ static int align(const struct diff_set *s, uint32_t a, uint32_t b, size_t max_hu
     w.nb = xb.n;
     if (match(&w.q, 0, xa.n, 0, xb.n, &p, r) < 0)
         goto out;
+    slide(&w.q, &p, xa.n, xb.n);
     for (size_t k = 0; k <= p.n; k++) {
         size_t x = k < p.n ? p.p[k].a : xa.n, y = k < p.n ? p.p[k].b : xb.n;
 

@@ -165,7 +165,7 @@ struct diff_hunk {
 };
 
 #define DIFF_AFTER 6
-#define DIFF_EXPAND 4096 /* children lists up to this many calls are aligned call by call */
+#define DIFF_EXPAND 65536/* children lists up to this many calls are aligned call by call */
 
 struct diff_result {
     struct diff_hunk *hunk; /* in the order of the trees (preorder) */
