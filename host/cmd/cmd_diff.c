@@ -74,20 +74,18 @@ static const struct tree_sink *sink_of(void *arg, const struct dec_ctx *c)
     return &t->sink;
 }
 
-/* Opens side k's inputs: cnt operands from argv[first]. */
-static int open_side(struct side *s, int argc, char **argv, int first, int cnt, unsigned flags)
+/* Opens a side's inputs: cnt operands (ELF DUMP, or DUMP) from argv[first], through the
+ * loading every command shares. */
+static int open_side(struct side *s, char **argv, int first, int cnt, unsigned flags)
 {
     int rc;
 
-    (void)argc;
     optind = first;
     if ((rc = cmd_load_args(first + cnt, argv, "diff", flags, &s->in, &s->l)) != 0)
         return rc;
     s->open = 1;
     return 0;
 }
-
-struct diff_args;
 
 /* Times as shown: ns when both traces know their clock's rate, else ticks. */
 static uint64_t scaled(const struct side *s, uint64_t v, int ns)
@@ -462,8 +460,8 @@ int cmd_diff(int argc, char **argv)
     }
     first = optind;
     flags = o.force ? CMD_LOAD_FORCE : 0;
-    if ((rc = open_side(&sd[0], argc, argv, first, n / 2, flags)) == 0 &&
-        (rc = open_side(&sd[1], argc, argv, first + n / 2, n / 2, flags)) == 0)
+    if ((rc = open_side(&sd[0], argv, first, n / 2, flags)) == 0 &&
+        (rc = open_side(&sd[1], argv, first + n / 2, n / 2, flags)) == 0)
         rc = run(sd, &a, &o);
     for (int k = 0; k < 2; k++) {
         side_free(&sd[k]);
