@@ -387,6 +387,14 @@ START_TEST(test_costdiff_join_and_limits)
     ck_assert(!costdiff_offends(&r[3], &time));
     ck_assert(!costdiff_offends(&r[0], &floor)); /* 1000 is under the floor */
     free(r);
+    /* two functions of one name (static, in two files) in one run: one row, added up */
+    ck_assert_int_eq(costdiff_join(b, 2, (struct costdiff_in[]){{"g", 1, 50, 50, 200}, {"g", 2, 50, 50, 1}}, 2, &r, &n), 0);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(r[1].key, "g");
+    ck_assert_uint_eq(r[1].calls[1], 3);
+    ck_assert_uint_eq(r[1].total[1], 100);
+    ck_assert_double_eq(r[1].sd[1], 200);
+    free(r);
 }
 END_TEST
 

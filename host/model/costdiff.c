@@ -37,12 +37,15 @@ static int row_match(const void *arg, size_t pos, const void *key)
     return !strcmp(r[pos].key, key);
 }
 
+/* Takes a run's row into r; a key that run already gave (two static functions of one name)
+ * adds up, with the larger spread. */
 static void take(struct costdiff_row *r, int side, const struct costdiff_in *in)
 {
-    r->calls[side] = in->calls;
-    r->total[side] = in->total;
-    r->self[side] = in->self;
-    r->sd[side] = in->sd;
+    r->calls[side] += in->calls;
+    r->total[side] += in->total;
+    r->self[side] += in->self;
+    if (in->sd > r->sd[side])
+        r->sd[side] = in->sd;
     if (side)
         r->in_b = 1;
     else

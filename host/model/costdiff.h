@@ -37,7 +37,7 @@ struct costdiff_row {
     uint32_t node[2]; /* costdiff_paths: the path's node in each graph, GRAPH_NONE: none */
 };
 
-/* Joins a (na rows, keys unique) and b into *out (malloc'd, *n rows), sorted by |delta|, the
+/* Joins a (na rows; rows of one key add up) and b into *out (malloc'd, *n rows), sorted by |delta|, the
  * largest first, ties by key; the keys point into a's and b's. 0, or -1 out of memory. */
 int costdiff_join(const struct costdiff_in *a, size_t na, const struct costdiff_in *b,
                   size_t nb, struct costdiff_row **out, size_t *n);
