@@ -15,8 +15,8 @@
  * at the bottom of each stack (main, a thread's start, what they call), which go on being
  * kept whole up to twice the cap: past the cap, the top of the tree stays exact and the deep
  * details go. Open calls hold their children's runs until they end (at most max_runs / 4 of
- * them at once, the rest counted as cut). So the set's memory is at most about
- * 2 * max_runs * (8 + 12) bytes: 168 MB with the default.
+ * them at once, the rest counted as cut). So the set's memory is bounded by max_runs, whatever
+ * the trace's length (`cygtrace diff` of two traces past the cap: 179 MB in all, PERFORMANCE.md).
  *
  * Alignment. Per pair of shapes of the same function, the children's runs are matched by
  * shape (Myers' O(ND) diff, bounded: past DIFF_MAX_D edits, or (n + m) * D past
