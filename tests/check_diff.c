@@ -340,6 +340,20 @@ START_TEST(test_diff_cap)
     ck_assert_uint_le(diff_set_nruns(set), 256);
     ck_assert_uint_gt(diff_set_cut(set), 0);
     ck_assert(diff_set_get(set, prev)->flags & DIFF_F_CUT);
+    {
+        /* a cut call against a whole one of the same function: not compared below, no hunk */
+        struct diff_set *big = diff_set_new(0);
+        uint32_t fb = diff_set_fn(big, "fn_F"), g = diff_set_fn(big, "fn_G");
+        struct diff_run kid = {diff_set_shape(big, g, 0, NULL, 0), 3};
+        uint32_t whole = diff_set_shape(big, fb, 0, &kid, 1);
+        uint32_t cut = diff_set_shape(big, fb, DIFF_F_CUT, NULL, 0);
+        struct diff_result r = {0};
+
+        ck_assert_int_eq(diff_align(big, whole, cut, 10, &r), 0);
+        ck_assert_uint_eq(r.n, 0);
+        diff_result_free(&r);
+        diff_set_free(big);
+    }
     diff_set_free(set);
 }
 END_TEST

@@ -901,9 +901,13 @@ static int align(const struct diff_set *s, uint32_t a, uint32_t b, size_t max_hu
             return -1;
         r->stack[r->nstack++] = sa->fn;
     }
-    if ((sa->flags != sb->flags || sa->fn != sb->fn) &&
+    if ((((sa->flags ^ sb->flags) & DIFF_F_PARTIAL) || sa->fn != sb->fn) &&
         hunk(s, r, DIFF_ENDED, a, b, NULL, 0, 0, 0, 0, 0, 0, max_hunks) < 0)
         goto out;
+    if ((sa->flags | sb->flags) & DIFF_F_CUT) { /* what one called was not kept: no telling */
+        rc = 0;
+        goto out;
+    }
     if (depth >= DIFF_MAX_DEPTH) {
         rc = hunk(s, r, DIFF_DEEP, a, b, NULL, 0, 0, 0, 0, 0, 0, max_hunks);
         goto out;
