@@ -214,7 +214,7 @@ static int align_ctxs(struct side *sd, struct diff_set *set, struct ctxs *x)
 
     pair = calloc(na + 1, sizeof *pair);
     x->c = calloc(na + nb + 1, sizeof *x->c);
-    x->r = calloc(na + 1, sizeof *x->r);
+    x->r = calloc(na + nb + 1, sizeof *x->r); /* one per pair shown: diff_result_free's */
     x->label = calloc(na + nb + 1, sizeof *x->label);
     if (!name_a || !name_b || !nbuf || !used || !pair || !x->c || !x->r || !x->label)
         goto out;
@@ -353,6 +353,7 @@ static int run(struct side *sd, const struct diff_args *a, struct show_opts *o)
     uint64_t left = 0, dropped = 0;
     char *keys = NULL;
 
+    setvbuf(stdout, NULL, _IOFBF, 1 << 16);
     if (!set)
         goto oom;
     if (a->fail_above && (rc = resolve_limit(a, ns, &lim)) != 0)
@@ -388,7 +389,6 @@ static int run(struct side *sd, const struct diff_args *a, struct show_opts *o)
         for (size_t i = 0; i < x.n; i++)
             greedy += x.c[i].r ? x.c[i].r->greedy : 0;
         d.greedy = greedy;
-        setvbuf(stdout, NULL, _IOFBF, 1 << 16);
         if (a->json) {
             d.color = 0;
             diffout_json(&d);

@@ -93,6 +93,11 @@ run threads "$CT" diff "$FIX" "$FIX.ring" "$FIX" "$FIX.ring"
 check threads "status $RC, or not 3 threads paired, each the same" \
     test "$(grep -c '^## thread [123] (A) and thread [123] (B): the same calls$' "$T/threads.out")" = 3
 
+# One thread against three: the two left over are B's alone.
+run unpaired "$CT" diff "$T/a" "$T/a.trace" "$FIX" "$FIX.ring"
+check unpaired "status $RC, or B's threads 2 and 3 not said to be B's alone" \
+    test "$(grep -c '^## nothing (A) and thread [23] (B): only in B$' "$T/unpaired.out")" = 2
+
 # Bad input: one line; 1 for the inputs, 2 for usage.
 expect_error missing-dump 1 'nothing\.trace: No such file' \
     "$CT" diff "$T/a" "$T/a.trace" "$T/b" "$T/nothing.trace"
