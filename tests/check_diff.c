@@ -93,12 +93,22 @@ static void runs_text(const struct diff_set *s, const struct diff_run *r, uint32
     }
 }
 
+/* Which calls the last hunk's path holds (diff_result.path_nth), as "1,3". */
+static char last_nth[256];
+
 /* The divergences of r as "K:PATH:A/B;...". */
 static const char *hunks(const struct diff_set *s, const struct diff_result *r)
 {
     static char buf[4096];
 
     buf[0] = 0;
+    last_nth[0] = 0;
+    for (uint32_t j = 0; r->n && j < r->hunk[r->n - 1].path_len; j++) {
+        size_t k = strlen(last_nth);
+
+        snprintf(last_nth + k, sizeof last_nth - k, "%s%llu", j ? "," : "",
+                 (unsigned long long)r->path_nth[r->hunk[r->n - 1].path_off + j]);
+    }
     for (size_t i = 0; i < r->n; i++) {
         const struct diff_hunk *h = &r->hunk[i];
         size_t k = strlen(buf);
@@ -172,6 +182,7 @@ START_TEST(test_diff_loop_changed_iteration)
     const char *b = "+A +B +D -D -B +B +D -D -B +B +E -E -B +B +D -D -B -A";
 
     ck_assert_str_eq(diff2(a, b, 0x10), "R:A>B:D/E");
+    ck_assert_str_eq(last_nth, "1,3"); /* the third call of B */
     /* the first of two identical iterations changed: aligned with it, not shifted */
     ck_assert_str_eq(diff2("+A +B -B +B -B -A", "+A +B +C -C -B +B -B -A", 0x10), "I:A>B:/C");
     ck_assert_str_eq(diff2("+A +B +C -C -B +B -B -A", "+A +B -B +B -B -A", 0x10), "D:A>B:C/");

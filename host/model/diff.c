@@ -747,7 +747,9 @@ static int hunk(const struct diff_set *s, struct diff_result *r, enum diff_kind 
     }
     if (vec_grow(&r->hunk, &r->cap, r->n, sizeof *r->hunk, 16) < 0 ||
         (r->nstack &&
-         vec_reach(&r->path, &r->cappath, r->npath + r->nstack - 1, sizeof *r->path, 64) < 0))
+         (vec_reach(&r->path, &r->cappath, r->npath + r->nstack - 1, sizeof *r->path, 64) < 0 ||
+          vec_reach(&r->path_nth, &r->cappath_nth, r->npath + r->nstack - 1,
+                    sizeof *r->path_nth, 64) < 0)))
         return -1;
     h = &r->hunk[r->n];
     *h = (struct diff_hunk){.kind = kind, .pa = pa, .pb = pb, .path_off = (uint32_t)r->npath,
@@ -761,15 +763,29 @@ static int hunk(const struct diff_set *s, struct diff_result *r, enum diff_kind 
             keep_runs(r, q->b, b1, after_end(b1, nb), &h->after_b_off, &h->after_b_n) < 0)
             return -1;
     }
-    if (r->nstack)
+    if (r->nstack) {
         memcpy(&r->path[r->npath], r->stack, r->nstack * sizeof *r->stack);
+        memcpy(&r->path_nth[r->npath], r->stack_nth, r->nstack * sizeof *r->stack_nth);
+    }
     r->npath += r->nstack;
     r->n++;
     return 0;
 }
 
 static int align(const struct diff_set *s, uint32_t a, uint32_t b, size_t max_hunks,
-                 struct diff_result *r, unsigned depth);
+                 struct diff_result *r, unsigned depth, uint64_t nth);
+
+/* Which call of its function the call at a[x] is (1: the first) among a[0..x]'s calls. */
+static uint64_t nth_of(const struct diff_set *s, const struct diff_run *a, size_t x)
+{
+    uint32_t fn = s->shape[a[x].shape].fn;
+    uint64_t n = 1;
+
+    for (size_t i = 0; i < x; i++)
+        if (s->shape[a[i].shape].fn == fn)
+            n += a[i].count;
+    return n;
+}
 
 /* The context of an alignment of two children lists. */
 struct walk {
@@ -816,7 +832,8 @@ static int gap(const struct walk *w, size_t a0, size_t a1, size_t b0, size_t b1)
             break;
         if (q.a[x].count != q.b[y].count && whunk(w, DIFF_COUNT, x, x + 1, y, y + 1) < 0)
             goto out;
-        if (align(w->s, q.a[x].shape, q.b[y].shape, w->max_hunks, w->r, w->depth + 1) < 0)
+        if (align(w->s, q.a[x].shape, q.b[y].shape, w->max_hunks, w->r, w->depth + 1,
+                  nth_of(w->s, q.a, x)) < 0)
             goto out;
         i = x + 1, j = y + 1;
     }
@@ -884,7 +901,7 @@ static uint64_t list_calls(const struct diff_set *s, uint32_t id)
 }
 
 static int align(const struct diff_set *s, uint32_t a, uint32_t b, size_t max_hunks,
-                 struct diff_result *r, unsigned depth)
+                 struct diff_result *r, unsigned depth, uint64_t nth)
 {
     const struct diff_shape *sa = &s->shape[a], *sb = &s->shape[b];
     struct side_seq xa, xb;
@@ -897,8 +914,10 @@ static int align(const struct diff_set *s, uint32_t a, uint32_t b, size_t max_hu
     if (a == b)
         return 0;
     if (pushed) {
-        if (vec_grow(&r->stack, &r->capstack, r->nstack, sizeof *r->stack, 64) < 0)
+        if (vec_grow(&r->stack, &r->capstack, r->nstack, sizeof *r->stack, 64) < 0 ||
+            vec_reach(&r->stack_nth, &r->capstack_nth, r->nstack, sizeof *r->stack_nth, 64) < 0)
             return -1;
+        r->stack_nth[r->nstack] = nth;
         r->stack[r->nstack++] = sa->fn;
     }
     if ((((sa->flags ^ sb->flags) & DIFF_F_PARTIAL) || sa->fn != sb->fn) &&
@@ -946,7 +965,7 @@ out:
 int diff_align(const struct diff_set *s, uint32_t a, uint32_t b, size_t max_hunks,
                struct diff_result *r)
 {
-    return align(s, a, b, max_hunks, r, 0);
+    return align(s, a, b, max_hunks, r, 0, 0);
 }
 
 void diff_result_free(struct diff_result *r)
@@ -955,6 +974,8 @@ void diff_result_free(struct diff_result *r)
     free(r->path);
     free(r->runs);
     free(r->stack);
+    free(r->stack_nth);
+    free(r->path_nth);
     memset(r, 0, sizeof *r);
 }
 

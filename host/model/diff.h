@@ -172,13 +172,16 @@ struct diff_result {
     size_t n, cap;
     uint64_t more;      /* hunks past max_hunks: counted, not kept */
     uint32_t *path;     /* the hunks' paths */
-    size_t npath, cappath;
+    uint64_t *path_nth; /* ... and for each call of them, which call of its function its caller
+                           made in A (1: the first), 0 for a root */
+    size_t npath, cappath, cappath_nth;
     struct diff_run *runs; /* the hunks' runs */
     size_t nruns, capruns;
     uint64_t greedy;    /* alignments that fell back to the greedy one */
     /* the walk's own */
     uint32_t *stack;
-    size_t nstack, capstack;
+    uint64_t *stack_nth;
+    size_t nstack, capstack, capstack_nth;
 };
 
 /* Aligns shapes a and b of s, keeping at most max_hunks hunks in r (zeroed before the first

@@ -79,8 +79,13 @@ static void path_text(const struct diff_set *s, const struct diff_result *r,
     buf[0] = 0;
     if (!h->path_len)
         add(buf, len, "(bottom level)");
-    for (uint32_t i = 0; i < h->path_len; i++)
+    for (uint32_t i = 0; i < h->path_len; i++) {
+        uint64_t nth = r->path_nth[h->path_off + i];
+
         add(buf, len, "%s%s", i ? " > " : "", diff_set_name(s, r->path[h->path_off + i]));
+        if (nth > 1)
+            add(buf, len, "#%" PRIu64, nth);
+    }
 }
 
 static const char *ended(const struct diff_set *s, uint32_t shape)
@@ -154,9 +159,15 @@ static void first_hunk(const struct diff_set *s, const struct diff_result *r,
     fprintf(f, "first difference, under the call stack both share:\n");
     if (!h->path_len)
         fprintf(f, "  (the bottom level)\n");
-    for (uint32_t i = 0; i < h->path_len; i++)
-        fprintf(f, "  %*s%s\n", (int)(2 * (i < 20 ? i : 20)), "",
+    for (uint32_t i = 0; i < h->path_len; i++) {
+        uint64_t nth = r->path_nth[h->path_off + i];
+
+        fprintf(f, "  %*s%s", (int)(2 * (i < 20 ? i : 20)), "",
                 diff_set_name(s, r->path[h->path_off + i]));
+        if (nth > 1)
+            fprintf(f, "#%" PRIu64, nth);
+        fputc('\n', f);
+    }
     if (h->kind == DIFF_ENDED || h->kind == DIFF_DEEP) {
         hunk_text(s, r, h, line, sizeof line);
         fprintf(f, "  %s\n", line);
@@ -344,6 +355,9 @@ static void hunk_json(FILE *f, const struct diff_set *s, const struct diff_resul
             fputc(',', f);
         js(f, diff_set_name(s, r->path[h->path_off + i]));
     }
+    fprintf(f, "],\"path_nth\":[");
+    for (uint32_t i = 0; i < h->path_len; i++)
+        fprintf(f, "%s%" PRIu64, i ? "," : "", r->path_nth[h->path_off + i]);
     fprintf(f, "],\"a\":");
     runs_json(f, s, r->runs + h->a_off, 0, h->a_n);
     fprintf(f, ",\"b\":");
