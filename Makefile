@@ -152,7 +152,7 @@ HOST_INC := -Icommon -Ihost
 # The live view needs ncurses(w); without it, view.c builds as a stub that says so.
 HOST_CURSES := $(firstword $(foreach p,ncursesw ncurses,$(shell pkg-config --exists $(p) && echo $(p))))
 # export --format=sqlite: libsqlite3 (libsqlite3-dev), required as libdwarf is.
-HOST_LIBS := -lbfd -ldwarf $(shell pkg-config --libs sqlite3 2>/dev/null || echo -lsqlite3) $(if $(HOST_CURSES),$(shell pkg-config --libs $(HOST_CURSES)))
+HOST_LIBS := -lbfd -ldwarf -lm $(shell pkg-config --libs sqlite3 2>/dev/null || echo -lsqlite3) $(if $(HOST_CURSES),$(shell pkg-config --libs $(HOST_CURSES)))
 $(O)/host/obj/host/output/view.o: BASE_CFLAGS += $(if $(HOST_CURSES),-DVIEW_CURSES $(shell pkg-config --cflags $(HOST_CURSES)))
 HOST_LIB_OBJ := $(patsubst %.c,$(O)/host/obj/%.o,$(HOST_LIB_SRC))
 HOST_CMD_OBJ := $(patsubst %.c,$(O)/host/obj/%.o,$(HOST_CMD_SRC))
@@ -189,13 +189,19 @@ version-force:
 # examples
 
 INSTR := -finstrument-functions -g -O1 -fno-inline -fno-omit-frame-pointer
-EXAMPLES := crumble hardcases ticker ping
-examples: $(foreach e,$(EXAMPLES),$(O)/examples/$(e))
+EXAMPLES := crumble hardcases ticker ping diffdemo
+examples: $(foreach e,$(EXAMPLES),$(O)/examples/$(e)) $(O)/examples/diffdemo-b
 
 $(O)/examples/%: examples/%/*.c $(O)/linux/libcygtrace.a
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)$(CC) -std=gnu11 $(WARN) $(INSTR) -Itarget/core -o $@ \
 	    $(filter %.c,$^) $(O)/linux/libcygtrace.a -lpthread $(CYGTRACE_JMP_WRAP)
+
+# examples/diffdemo's other build, for cygtrace diff: one function slower, one call path
+# changed, one loop iteration more.
+$(O)/examples/diffdemo-b: examples/diffdemo/diffdemo.c $(O)/linux/libcygtrace.a
+	$(call say,CC,$@)$(CC) -std=gnu11 $(WARN) $(INSTR) -Itarget/core -DSLOWER -DDETOUR -DEXTRA \
+	    -o $@ $< $(O)/linux/libcygtrace.a -lpthread $(CYGTRACE_JMP_WRAP)
 
 # examples/libs: a PIE program, the shared library it links and a plugin it dlopens, all
 # instrumented and none linked with the runtime: cygtrace record preloads libcygtrace.so.

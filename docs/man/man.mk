@@ -3,7 +3,7 @@
 # docs/man/mkman.sh from docs/man/PAGE.txt and, for a command, from the built program's own
 # --help: the pages cannot disagree with it (tests/e2e/man.sh checks every option and command).
 
-MAN_COMMANDS := tree report export info dump pull arm live record wrap $(if $(wildcard host/cmd/cmd_graph.c),graph)
+MAN_COMMANDS := tree report diff export info dump pull arm live record wrap $(if $(wildcard host/cmd/cmd_graph.c),graph)
 MAN1_PAGES := $(O)/man/cygtrace.1 $(foreach c,$(MAN_COMMANDS),$(O)/man/cygtrace-$(c).1)
 MAN3_PAGES := $(O)/man/cygtrace-runtime.3
 

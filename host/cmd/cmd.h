@@ -30,6 +30,9 @@ int cmd_report(int argc, char **argv);
 /* cygtrace graph [--function=FUNC] [options] [ELF] [DUMP]: the aggregated call graph. */
 int cmd_graph(int argc, char **argv);
 
+/* cygtrace diff [options] ELF1 DUMP1 ELF2 DUMP2: two traces compared, calls and costs. */
+int cmd_diff(int argc, char **argv);
+
 /* cygtrace export --format=chrome|folded|callgrind [options] [ELF] [DUMP]: for other tools. */
 int cmd_export(int argc, char **argv);
 

@@ -22,6 +22,7 @@ static const struct {
     {"tree", cmd_tree, "print the call tree of a trace"},
     {"report", cmd_report, "a flat profile: calls, total, self, avg, max per function"},
     {"graph", cmd_graph, "the call graph of a function: its callers and what it called"},
+    {"diff", cmd_diff, "compare two traces: where the calls diverge, what got slower"},
     {"export", cmd_export, "write a trace for Perfetto, flame graphs or KCachegrind"},
     {"info", cmd_info, "show what a trace's control block says"},
     {"dump", cmd_dump, "list a trace's records one by one, as they are in the ring"},
