@@ -2,7 +2,7 @@
 /* cmd_export.c - "cygtrace export": the trace as Chrome trace JSON, folded stacks, a
  * callgrind file or a Perfetto trace, through the same filters as tree and report; in Chrome
  * JSON and Perfetto, an RTOS trace's schedule too (taskstat.h). Several ELF DUMP pairs merge
- * into one Chrome trace, each a process, each input's times mapped onto the host's clock by
+ * into one Chrome or Perfetto trace (or one SQLite database), each a process (a trace), each input's times mapped onto the host's clock by
  * its timebase (timebase.h): the one place where an input is placed in time, which any format
  * can take (export_opts.tb). */
 #include <ctype.h>
@@ -32,7 +32,8 @@ enum { EXPORT_OPT_FORMAT = 0x200, EXPORT_OPT_OFFSET };
 static void usage(FILE *f)
 {
     fprintf(f, "usage: cygtrace export --format=FORMAT [options] [ELF] [DUMP] [-o FILE]\n"
-               "       cygtrace export --format=chrome [options] ELF DUMP ELF DUMP... [-o FILE]\n"
+               "       cygtrace export --format=chrome|perfetto|sqlite [options] ELF DUMP ELF DUMP...\n"
+               "                       [-o FILE]\n"
                "  several ELF DUMP pairs (rings, saved streams) merge into one trace, each a\n"
                "  process, on the host's CLOCK_MONOTONIC (docs/exports.md)\n"
                "  --format=chrome             Chrome trace JSON (Perfetto UI, chrome://tracing)\n"
@@ -248,6 +249,14 @@ struct export_run {
     int merged;
 };
 
+/* The last part of a path. */
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    return slash && slash[1] ? slash + 1 : path;
+}
+
 /* Exports one input (l open) into the run's writer (made at the first); 0, or 1 after a
  * message. */
 static int export_one(struct export_run *e, struct load *l, const char *elf, const char *dump,
@@ -280,7 +289,10 @@ static int export_one(struct export_run *e, struct load *l, const char *elf, con
     xo->pid = pid;
     xo->word_bytes = l->ring.word_bytes;
     xo->tb = tb;
-    xo->process = e->merged ? dump : NULL;
+    /* a merged input's process is named after its DUMP; perfetto's only one after its ELF */
+    xo->process = e->merged                      ? dump
+                  : xo->format == EXPORT_PERFETTO ? base_name(elf)
+                                                  : NULL;
     dwarf_src_close(xo->dwarf);
     xo->dwarf = NULL;
     if ((xo->format == EXPORT_CALLGRIND ||
@@ -424,14 +436,15 @@ int cmd_export(int argc, char **argv)
                       "(see 'cygtrace export --help')", EXPORT_INPUTS_MAX, argc - first);
             return 2;
         }
-        if (e.xo.format != EXPORT_CHROME) {
-            cmd_error("export: several inputs merge into --format=chrome only");
+        if (e.xo.format != EXPORT_CHROME && e.xo.format != EXPORT_PERFETTO) {
+            cmd_error("export: several inputs merge into --format=chrome or perfetto only");
             return 2;
         }
         n = (unsigned)(argc - first) / 2;
     }
-    if (a.noff && e.xo.format != EXPORT_CHROME) {
-        cmd_error("export: --offset places inputs on a time line: --format=chrome only");
+    if (a.noff && e.xo.format != EXPORT_CHROME && e.xo.format != EXPORT_PERFETTO) {
+        cmd_error("export: --offset places inputs on a time line: --format=chrome or perfetto "
+                  "only");
         return 2;
     }
     if (e.xo.format == EXPORT_SQLITE) /* one trace an export: a database takes several */
@@ -466,6 +479,10 @@ int cmd_export(int argc, char **argv)
         if ((rc = cmd_load_close(&l, rc)) != 0)
             break;
     }
+    if (!rc && e.x && export_early(e.x))
+        fprintf(stderr, "cygtrace: note: %" PRIu64 " times came before the clock's 0 (--offset) "
+                        "and were written as 0: Perfetto's times are not negative\n",
+                export_early(e.x));
     export_free(e.x);
     outfile_abort(e.of); /* after an error: the file it would have replaced stays as it was */
     dwarf_src_close(e.xo.dwarf);

@@ -137,8 +137,8 @@ expect_error offset-no-input 2 "--offset=3:1ms: no input 3 \(give its number, 1 
     "$CT" export --format=chrome --offset=3:1ms "$FW" "$T/echo.cyg" "$PING" "$T/ping.trace"
 expect_error merge-odd 2 "several inputs go as ELF DUMP pairs" \
     "$CT" export --format=chrome "$FW" "$T/echo.cyg" "$PING"
-expect_error merge-folded 2 "several inputs merge into --format=chrome only" \
+expect_error merge-folded 2 "several inputs merge into --format=chrome or perfetto only" \
     "$CT" export --format=folded "$FW" "$T/echo.cyg" "$PING" "$T/ping.trace"
-expect_error offset-folded 2 "--offset places inputs on a time line: --format=chrome only" \
+expect_error offset-folded 2 "--offset places inputs on a time line: --format=chrome or perfetto only" \
     "$CT" export --format=folded --offset=1:1ms "$PING" "$T/ping.trace"
 finish
