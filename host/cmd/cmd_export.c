@@ -204,9 +204,7 @@ out:
     return rc;
 }
 
-/* Puts input dump (l open) on the common clock: a stream by its host times, a Linux ring by
- * its map's clock pairs, then the --offset given; says how, or that it could not. 0, or 1. */
-static int map_input(struct load *l, const char *dump, int64_t offset, struct timebase *tb)
+int cmd_export_map(struct load *l, const char *dump, int64_t offset, struct timebase *tb)
 {
     struct timebase_fit f;
     uint64_t ticks[2];
@@ -436,19 +434,19 @@ int cmd_export(int argc, char **argv)
                       "(see 'cygtrace export --help')", EXPORT_INPUTS_MAX, argc - first);
             return 2;
         }
-        if (e.xo.format != EXPORT_CHROME && e.xo.format != EXPORT_PERFETTO) {
-            cmd_error("export: several inputs merge into --format=chrome or perfetto only");
+        if (e.xo.format != EXPORT_CHROME && e.xo.format != EXPORT_PERFETTO &&
+            e.xo.format != EXPORT_SQLITE) {
+            cmd_error("export: several inputs merge into --format=chrome, perfetto or sqlite "
+                      "only");
             return 2;
         }
         n = (unsigned)(argc - first) / 2;
     }
-    if (a.noff && e.xo.format != EXPORT_CHROME && e.xo.format != EXPORT_PERFETTO) {
-        cmd_error("export: --offset places inputs on a time line: --format=chrome or perfetto "
-                  "only");
+    if (a.noff && (e.xo.format == EXPORT_FOLDED || e.xo.format == EXPORT_CALLGRIND)) {
+        cmd_error("export: --offset places inputs on a time line: --format=chrome, perfetto or "
+                  "sqlite only");
         return 2;
     }
-    if (e.xo.format == EXPORT_SQLITE) /* one trace an export: a database takes several */
-        return cmd_export_sqlite(argc, argv, &o, e.outname);
     e.merged = n > 1 || a.noff;
     /* Before anything is opened: an output that is an input would be destroyed. */
     for (k = 0; k < n; k++) {
@@ -461,6 +459,10 @@ int cmd_export(int argc, char **argv)
     }
     if (a.noff && offsets(&a, dumps, n, off) < 0)
         return 2;
+    if (e.xo.format == EXPORT_SQLITE) { /* a trace each input, in one database */
+        optind = first;
+        return cmd_export_sqlite(argc, argv, &o, e.outname, n, a.noff ? off : NULL);
+    }
     for (k = 0; k < n; k++) {
         optind = first + 2 * (int)k;
         if ((rc = cmd_load_args(n > 1 ? optind + 2 : argc, argv, "export",
@@ -471,7 +473,7 @@ int cmd_export(int argc, char **argv)
         for (unsigned j = 0; j < k; j++)
             if (pids[j] == pids[k])
                 pids[k] = 1000000u + k, j = k;
-        rc = e.merged ? map_input(&l, in.dump, a.noff ? off[k] : 0, &tbs[k]) : 0;
+        rc = e.merged ? cmd_export_map(&l, in.dump, a.noff ? off[k] : 0, &tbs[k]) : 0;
         if (!rc)
             rc = export_one(&e, &l, in.elf, in.dump, e.merged ? &tbs[k] : NULL, pids[k]);
         if (!rc && k + 1 == n) /* folded and callgrind name the functions at the end */
