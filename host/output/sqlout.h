@@ -35,7 +35,7 @@
 #include "symbols/sym.h"
 
 #define SQLOUT_APP_ID 0x43594754 /* "CYGT" */
-#define SQLOUT_SCHEMA 1
+#define SQLOUT_SCHEMA 2 /* 2: traces.clock and .offset */
 #define SQLOUT_BATCH 10000u /* rows per transaction while a new database is written */
 
 /* What the traces row says, and what names the rows. */

@@ -170,6 +170,18 @@ check sqlite-multi-offset "main's starts: $(main_starts "$M" | tr '\n' ' ')" \
           [ "$(main_starts "$M" | sed -n 4p)" = "$(($(sed -n 2p "$T/multi.sql-main") - 1500000))" ] &&
           [ "$(q "$M" "SELECT offset FROM traces WHERE trace = 4")" = -1500000 ]'
 
+# A second input that cannot be read: the database as it was, no trace of the first added.
+cp "$M" "$T/multi-before.db"
+expect_error multi-bad 1 "" "$CT" export --format=sqlite "$BUILD/examples/crumble" "$T/crumble.trace" \
+    "$BUILD/examples/crumble" "$T/threads.trace" -o "$M"
+check sqlite-multi-bad-kept "the database changed" \
+    [ "$(q "$T/multi-before.db" 'SELECT count(*) FROM calls')|4" = "$(q "$M" 'SELECT count(*), max(trace) FROM traces JOIN calls USING (trace)')" ]
+# An older schema (1: no clock) is refused with a line, not SQLite's error.
+cp "$T/multi-before.db" "$T/old.db"
+q "$T/old.db" "PRAGMA user_version = 1"
+expect_error old-schema 1 "old.db: a cygtrace database of schema 1, this cygtrace writes schema 2; name a new file" \
+    "$CT" export --format=sqlite "$BUILD/examples/crumble" "$T/crumble.trace" -o "$T/old.db"
+
 # --- a wrapped library's values ------------------------------------------------------------
 W=$BUILD/examples/wrap/wrapdemo
 if [ -x "$W" ]; then
