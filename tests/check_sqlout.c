@@ -222,10 +222,10 @@ START_TEST(test_sqlout_next)
 {
     const char *db = testdir_path("g.db");
     struct timebase tb1 = {.hz = 1000000000, .offset_ns = 0};
-    struct timebase tb2 = {.hz = 1000000, .mapped = 1, .slope = 2.0, .x0 = 0, .y0 = 5000,
-                           .offset_ns = -10000};
-    struct sqlout_opts o = {.hz = 1000000000, .timestamps = 1, .word_bytes = 8, .dump = "a.out",
-                            .tb = &tb1};
+    struct timebase tb2 = {
+        .hz = 1000000, .mapped = 1, .slope = 2.0, .x0 = 0, .y0 = 5000, .offset_ns = -10000};
+    struct sqlout_opts o = {
+        .hz = 1000000000, .timestamps = 1, .word_bytes = 8, .dump = "a.out", .tb = &tb1};
     char err[256];
     struct sqlout *s = sqlout_open(db, 1, &o, err, sizeof err);
 

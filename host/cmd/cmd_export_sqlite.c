@@ -93,9 +93,8 @@ static void notes(const struct load *l, const struct cmd_filter_run *run,
 
 /* Writes input l (open, in its inputs) into the database: opened at the first (s NULL,
  * path the file to write), a new trace after. 0, or 1 after a message. */
-static int one(struct sqlout **s, const char *path, int append, const char *outname,
-               struct load *l, const struct cmd_inputs *in, const struct show_opts *o,
-               const struct timebase *tb)
+static int one(struct sqlout **s, const char *path, int append, const char *outname, struct load *l,
+               const struct cmd_inputs *in, const struct show_opts *o, const struct timebase *tb)
 {
     struct cmd_filter_run run = {0};
     struct sqlout_opts so;

@@ -299,9 +299,10 @@ static int s_close(void *arg, struct calltime *ct, unsigned d, const struct call
     sqlite3_bind_int64(st, 5, fn);
     bind_time(s, st, 6, call->start);
     if (s->o.timestamps && !s->o.tb) {
+        uint64_t self = call->dur > call->kids ? call->dur - call->kids : 0;
+
         bind_u64(st, 7, (uint64_t)span(s, call->start, call->dur));
-        bind_u64(st, 8, (uint64_t)span(s, call->start,
-                                       call->dur > call->kids ? call->dur - call->kids : 0));
+        bind_u64(st, 8, (uint64_t)span(s, call->start, self));
     } else if (s->o.timestamps) { /* the difference of the mapped ends: its self likewise */
         int64_t dur = span(s, call->start, call->dur);
         int64_t kids = span(s, call->start, call->kids < call->dur ? call->kids : call->dur);

@@ -35,8 +35,8 @@
 #include "symbols/sym.h"
 
 #define SQLOUT_APP_ID 0x43594754 /* "CYGT" */
-#define SQLOUT_SCHEMA 2 /* 2: traces.clock and .offset */
-#define SQLOUT_BATCH 10000u /* rows per transaction while a new database is written */
+#define SQLOUT_SCHEMA 2          /* 2: traces.clock and .offset */
+#define SQLOUT_BATCH 10000u      /* rows per transaction while a new database is written */
 
 /* What the traces row says, and what names the rows. */
 struct sqlout_opts {
@@ -52,8 +52,8 @@ struct sqlout_opts {
     const char *build_id;        /* hex, or NULL */
     unsigned machine;            /* ELF e_machine */
     uint32_t pid;
-    const char *state; /* the ring's state ("FROZEN"), or NULL */
-    uint64_t lost;     /* events the target dropped */
+    const char *state;         /* the ring's state ("FROZEN"), or NULL */
+    uint64_t lost;             /* events the target dropped */
     const struct timebase *tb; /* NULL: times are the trace's own; else timebase_ns's, the
                                   common clock of several traces (traces.clock, .offset) */
 };
