@@ -3,7 +3,8 @@
  * written here (protoc reads real traces in tests/e2e/perfetto.sh): the interning table
  * cleared with its sequence's state when full, so that memory stays bounded and every name_iid
  * was interned since its sequence's last clearing; the incremental clock's deltas adding up to
- * the events' times; begins and ends balanced; an RTOS schedule's CPU and blocked tracks. */
+ * the events' times; begins and ends balanced; an RTOS schedule's CPU and blocked tracks;
+ * merged inputs, a process each on the common clock. */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -360,6 +361,60 @@ START_TEST(test_perfetto_schedule)
 }
 END_TEST
 
+/* Two inputs merged (export_input): a process each (its pid and name), the second's contexts
+ * on sequences of their own, each input's times through its timebase (the second shifted by
+ * 1 ms); a time before the common clock's 0 written as 0, and counted. */
+START_TEST(test_perfetto_inputs)
+{
+    struct timebase tb1 = {.hz = 1000000000}, tb2 = {.hz = 1000000000, .offset_ns = 1000000};
+    struct timebase tb3 = {.hz = 1000000000, .offset_ns = -1000000};
+    struct export_opts o = {.format = EXPORT_PERFETTO, .hz = 1000000000, .pid = 7,
+                            .word_bytes = 8, .tb = &tb1, .process = "first.out"};
+    struct read *r = malloc(sizeof *r);
+    struct out w = {0};
+    char err[128];
+
+    w.f = open_memstream(&w.buf, &w.len);
+    ck_assert_ptr_nonnull(w.x = export_new(w.f, &o));
+    ck_assert_ptr_nonnull(w.t = tree_new(export_sink(w.x, 1, 77, 0), 0, NULL, NULL));
+    call(&w, 0x10, 100, 200);
+    tree_finish(w.t);
+    tree_free(w.t);
+    o.pid = 8, o.tb = &tb2, o.process = "second.out";
+    export_input(w.x, &o);
+    ck_assert_ptr_nonnull(w.t = tree_new(export_sink(w.x, 1, 88, 0), 0, NULL, NULL));
+    call(&w, 0x10, 100, 200);
+    tree_finish(w.t);
+    tree_free(w.t);
+    o.pid = 9, o.tb = &tb3, o.process = "third.out";
+    export_input(w.x, &o);
+    ck_assert_ptr_nonnull(w.t = tree_new(export_sink(w.x, 1, 99, 0), 0, NULL, NULL));
+    call(&w, 0x10, 100, 2000000);
+    tree_finish(w.t);
+    tree_free(w.t);
+    ck_assert_int_eq(export_end(w.x, err, sizeof err), 0);
+    ck_assert_uint_eq(export_early(w.x), 1);
+    export_free(w.x);
+    fclose(w.f);
+    read_trace(r, w.buf, w.len);
+    ck_assert_uint_eq(r->ntimes, 6);
+    ck_assert_uint_eq(r->tseq[0], 2);
+    ck_assert_uint_eq(r->times[0], 100);
+    ck_assert_uint_eq(r->times[1], 200);
+    ck_assert_uint_eq(r->tseq[2], 3); /* the second input's context: a sequence of its own */
+    ck_assert_uint_eq(r->times[2], 1000100);
+    ck_assert_uint_eq(r->times[3], 1000200);
+    ck_assert_uint_eq(r->tseq[4], 4);
+    ck_assert_uint_eq(r->times[4], 0); /* -999900 ns */
+    ck_assert_uint_eq(r->times[5], 1000000);
+    ck_assert(has(w.buf, w.len, "first.out"));
+    ck_assert(has(w.buf, w.len, "second.out"));
+    ck_assert(has(w.buf, w.len, "third.out"));
+    free(w.buf);
+    free(r);
+}
+END_TEST
+
 Suite *perfetto_suite(void)
 {
     Suite *s = suite_create("perfetto");
@@ -368,6 +423,7 @@ Suite *perfetto_suite(void)
     tcase_add_test(tc, test_perfetto_intern_bounded);
     tcase_add_test(tc, test_perfetto_incremental_clock);
     tcase_add_test(tc, test_perfetto_schedule);
+    tcase_add_test(tc, test_perfetto_inputs);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -215,6 +215,39 @@ START_TEST(test_sqlout_not_ours)
 }
 END_TEST
 
+/* Two traces in one export (sqlout_next), on a common clock: the second's times shifted by
+ * its offset (a negative start stays negative), a rate applied to durations, the clock and
+ * offset said in traces; a trace on its own clock says 'own'. */
+START_TEST(test_sqlout_next)
+{
+    const char *db = testdir_path("g.db");
+    struct timebase tb1 = {.hz = 1000000000, .offset_ns = 0};
+    struct timebase tb2 = {
+        .hz = 1000000, .mapped = 1, .slope = 2.0, .x0 = 0, .y0 = 5000, .offset_ns = -10000};
+    struct sqlout_opts o = {
+        .hz = 1000000000, .timestamps = 1, .word_bytes = 8, .dump = "a.out", .tb = &tb1};
+    char err[256];
+    struct sqlout *s = sqlout_open(db, 1, &o, err, sizeof err);
+
+    ck_assert_msg(s != NULL, "%s", err);
+    feed(sqlout_sink(s, 1, 77, 0), 0, "A+@10 A-@30");
+    o.hz = 1000000, o.dump = "b.out", o.tb = &tb2;
+    ck_assert_msg(sqlout_next(s, &o, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(sqlout_trace(s), 2);
+    feed(sqlout_sink(s, 1, 88, 0), 0, "B+@1 C+@2 C-@3 B-@4");
+    ck_assert_msg(sqlout_end(s, err, sizeof err) == 0, "%s", err);
+    sqlout_free(s);
+    ck_assert_str_eq(rows(db, "SELECT trace, dump, time_unit, clock, offset, calls, contexts, "
+                              "functions FROM traces"),
+                     "1|a.out|ns|own|0|1|1|1\n2|b.out|ns|host-monotonic|-10000|2|1|2\n");
+    /* b: 1 us -> 5000 + 2 * 1000 - 10000 = -3000 ns, 3 us long -> 6000 ns, C inside 2000 */
+    ck_assert_str_eq(rows(db, "SELECT trace, call, name, start, duration, self, parent FROM calls "
+                              "JOIN functions USING (trace, function) ORDER BY call"),
+                     "1|1|0x10|10|20|20|-\n2|2|0x20|-3000|6000|4000|-\n"
+                     "2|3|0x30|-1000|2000|2000|2\n");
+}
+END_TEST
+
 Suite *sqlout_suite(void)
 {
     Suite *s = suite_create("sqlout");
@@ -227,6 +260,7 @@ Suite *sqlout_suite(void)
     tcase_add_test(tc, test_sqlout_units);
     tcase_add_test(tc, test_sqlout_append);
     tcase_add_test(tc, test_sqlout_not_ours);
+    tcase_add_test(tc, test_sqlout_next);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -16,7 +16,8 @@
 #            whom.
 #   merge:   a firmware (QEMU) that echoes what a traced Linux program sends it, the one's
 #            trace saved from its live stream, the other's ring: one Chrome trace, both on the
-#            host's clock, and the order of each round's send, echo and receive in it.
+#            host's clock, and the order of each round's send, echo and receive in it; the
+#            same as a Perfetto trace, and as an SQLite database that one query orders.
 #   riscv:   the crash demo on RISC-V (QEMU's virt, or sifive_e), pulled through the gdbstub.
 set -eu
 B=${1:-build}
@@ -186,6 +187,16 @@ merge_demo() {
         | range(0; [$s, $f, $r] | map(length) | min)
         | "  round \(. + 1): echo_request +\(($f[.] - $s[.]) * 1000 | round / 1000) us, received +\(($r[.] - $s[.]) * 1000 | round / 1000) us"' \
         "$D/merged.json"
+    run "$B/cygtrace" export --format=perfetto "$elf" "$D/echo.cyg" "$ping" "$D/ping.trace" \
+        -o "$D/merged.pftrace"
+    echo "$D/merged.pftrace: the same in Perfetto's own format, a process each."
+    rm -f "$D/merged.db" # a cygtrace database would get these as traces 3 and 4
+    run "$B/cygtrace" export --format=sqlite "$elf" "$D/echo.cyg" "$ping" "$D/ping.trace" \
+        -o "$D/merged.db"
+    echo "And as SQL, two traces on the host's clock: the first rounds, across both of them."
+    run sqlite3 "$D/merged.db" "SELECT t.trace, f.name, c.start FROM calls c JOIN traces t USING (trace)
+        JOIN functions f ON f.trace = c.trace AND f.function = c.function
+        WHERE f.name IN ('ping_send', 'echo_request', 'ping_received') ORDER BY c.start LIMIT 6"
 }
 
 # riscv [BOARD]: the crash demo on a 32-bit RISC-V microcontroller, QEMU's virt board (or

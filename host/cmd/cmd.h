@@ -10,6 +10,7 @@
 
 #include "model/filter.h"
 #include "model/pipeline.h"
+#include "model/timebase.h"
 #include "source/load.h"
 
 /* cygtrace tree [options] [ELF] [DUMP]: the call tree. */
@@ -130,9 +131,18 @@ extern const char cmd_tree_usage[];
 /* Sets the defaults. */
 void cmd_show_init(struct show_opts *o);
 
-/* export --format=sqlite -o DB, after export's options (o, outname: -o's, may be NULL):
- * cmd_export_sqlite.c. Returns the exit status. */
-int cmd_export_sqlite(int argc, char **argv, const struct show_opts *o, const char *outname);
+/* export --format=sqlite -o DB, after export's options (o, outname: -o's, may be NULL): n
+ * inputs, ELF DUMP pairs from optind (n 1: as cmd_inputs finds them), a trace each; off: the
+ * ns --offset shifts each by, or NULL when none was given. With several inputs or an offset,
+ * their times go on one clock (cmd_export_map). cmd_export_sqlite.c. Returns the exit
+ * status. */
+int cmd_export_sqlite(int argc, char **argv, const struct show_opts *o, const char *outname,
+                      unsigned n, const int64_t *off);
+
+/* Puts input dump (l open) on the common clock of merged inputs (timebase.h): a saved stream
+ * by its host times, a Linux ring by its map's clock pairs, then offset (ns) added; says how
+ * on stderr, or that it could not. 0, or 1 after a message. cmd_export.c. */
+int cmd_export_map(struct load *l, const char *dump, int64_t offset, struct timebase *tb);
 
 /* Takes an option getopt_long returned: 1 if it was a show option, 0 if not, -2 after a
  * message about a bad value. */
@@ -200,6 +210,12 @@ int cmd_wrap(int argc, char **argv);
 
 /* Prints "cygtrace: " and the formatted message to stderr. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A note ("cygtrace: note: ...") kept until the command knows its output is whole: a command
+ * of several inputs that fails at a later one says its error alone. cmd_notes_end(1) prints
+ * the notes kept, in order; cmd_notes_end(0) drops them. */
+void cmd_note_later(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cmd_notes_end(int print);
 
 /* Whether a write to the standard output failed so far (a full disk, a closed descriptor):
  * 1 after saying so once ("cygtrace: standard output: REASON"), else 0. A command that would

@@ -19,6 +19,7 @@
 #include "output/outfile.h"
 #include "source/rsp.h"
 #include "source/rspwhere.h"
+#include "util/vec.h"
 
 /* Set once the standard output's write error was said: it is said once, whoever sees it. */
 static int stdout_told;
@@ -42,6 +43,39 @@ void cmd_error(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+}
+
+static char **notes_kept;
+static size_t notes_n, notes_cap;
+
+void cmd_note_later(const char *fmt, ...)
+{
+    va_list ap;
+    char *t;
+
+    va_start(ap, fmt);
+    if (vasprintf(&t, fmt, ap) < 0)
+        t = NULL;
+    va_end(ap);
+    if (!t)
+        return; /* out of memory: a note is what may go */
+    if (vec_grow(&notes_kept, &notes_cap, notes_n, sizeof *notes_kept, 8) < 0) {
+        free(t);
+        return;
+    }
+    notes_kept[notes_n++] = t;
+}
+
+void cmd_notes_end(int print)
+{
+    for (size_t i = 0; i < notes_n; i++) {
+        if (print)
+            fprintf(stderr, "cygtrace: note: %s\n", notes_kept[i]);
+        free(notes_kept[i]);
+    }
+    free(notes_kept);
+    notes_kept = NULL;
+    notes_n = notes_cap = 0;
 }
 
 int cmd_stdout_failed(void)

@@ -2,7 +2,7 @@
 /* cmd_export.c - "cygtrace export": the trace as Chrome trace JSON, folded stacks, a
  * callgrind file or a Perfetto trace, through the same filters as tree and report; in Chrome
  * JSON and Perfetto, an RTOS trace's schedule too (taskstat.h). Several ELF DUMP pairs merge
- * into one Chrome trace, each a process, each input's times mapped onto the host's clock by
+ * into one Chrome or Perfetto trace (or one SQLite database), each a process (a trace), each input's times mapped onto the host's clock by
  * its timebase (timebase.h): the one place where an input is placed in time, which any format
  * can take (export_opts.tb). */
 #include <ctype.h>
@@ -32,9 +32,11 @@ enum { EXPORT_OPT_FORMAT = 0x200, EXPORT_OPT_OFFSET };
 static void usage(FILE *f)
 {
     fprintf(f, "usage: cygtrace export --format=FORMAT [options] [ELF] [DUMP] [-o FILE]\n"
-               "       cygtrace export --format=chrome [options] ELF DUMP ELF DUMP... [-o FILE]\n"
+               "       cygtrace export --format=chrome|perfetto|sqlite [options] ELF DUMP ELF DUMP...\n"
+               "                       [-o FILE]\n"
                "  several ELF DUMP pairs (rings, saved streams) merge into one trace, each a\n"
-               "  process, on the host's CLOCK_MONOTONIC (docs/exports.md)\n"
+               "  process (sqlite: a trace each), on the host's CLOCK_MONOTONIC\n"
+               "  (docs/exports.md)\n"
                "  --format=chrome             Chrome trace JSON (Perfetto UI, chrome://tracing)\n"
                "  --format=folded             flamegraph.pl / speedscope: \"a;b;c N\", N the\n"
                "                              stack's self time in clock ticks\n"
@@ -203,9 +205,7 @@ out:
     return rc;
 }
 
-/* Puts input dump (l open) on the common clock: a stream by its host times, a Linux ring by
- * its map's clock pairs, then the --offset given; says how, or that it could not. 0, or 1. */
-static int map_input(struct load *l, const char *dump, int64_t offset, struct timebase *tb)
+int cmd_export_map(struct load *l, const char *dump, int64_t offset, struct timebase *tb)
 {
     struct timebase_fit f;
     uint64_t ticks[2];
@@ -248,6 +248,14 @@ struct export_run {
     int merged;
 };
 
+/* The last part of a path. */
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    return slash && slash[1] ? slash + 1 : path;
+}
+
 /* Exports one input (l open) into the run's writer (made at the first); 0, or 1 after a
  * message. */
 static int export_one(struct export_run *e, struct load *l, const char *elf, const char *dump,
@@ -280,7 +288,10 @@ static int export_one(struct export_run *e, struct load *l, const char *elf, con
     xo->pid = pid;
     xo->word_bytes = l->ring.word_bytes;
     xo->tb = tb;
-    xo->process = e->merged ? dump : NULL;
+    /* a merged input's process is named after its DUMP; perfetto's only one after its ELF */
+    xo->process = e->merged                      ? dump
+                  : xo->format == EXPORT_PERFETTO ? base_name(elf)
+                                                  : NULL;
     dwarf_src_close(xo->dwarf);
     xo->dwarf = NULL;
     if ((xo->format == EXPORT_CALLGRIND ||
@@ -315,9 +326,8 @@ static int export_one(struct export_run *e, struct load *l, const char *elf, con
         fprintf(stderr, "cygtrace: note: %" PRIu64 " calls shorter than --min-time were kept: "
                         "more than %u events happened inside them before it was known\n",
                 run.forced, FILTER_HOLD);
-    if (run.hook[0]) /* each input its own figure */
-        fprintf(stderr, "cygtrace: note: %s%s%s\n", e->merged ? dump : "", e->merged ? ": " : "",
-                run.hook);
+    if (run.hook[0]) /* each input its own figure, said once the export is whole */
+        cmd_note_later("%s%s%s", e->merged ? dump : "", e->merged ? ": " : "", run.hook);
     if ((stood = cmd_clock_stood(l, &run.st)))
         fprintf(stderr, "cygtrace: note: %s; every duration is 0\n", stood);
     else if (xo->format == EXPORT_CHROME && !xo->hz && (l->ring.flags & CYG_F_TIMESTAMPS))
@@ -427,18 +437,19 @@ int cmd_export(int argc, char **argv)
                       "(see 'cygtrace export --help')", EXPORT_INPUTS_MAX, argc - first);
             return 2;
         }
-        if (e.xo.format != EXPORT_CHROME) {
-            cmd_error("export: several inputs merge into --format=chrome only");
+        if (e.xo.format != EXPORT_CHROME && e.xo.format != EXPORT_PERFETTO &&
+            e.xo.format != EXPORT_SQLITE) {
+            cmd_error("export: several inputs merge into --format=chrome, perfetto or sqlite "
+                      "only");
             return 2;
         }
         n = (unsigned)(argc - first) / 2;
     }
-    if (a.noff && e.xo.format != EXPORT_CHROME) {
-        cmd_error("export: --offset places inputs on a time line: --format=chrome only");
+    if (a.noff && (e.xo.format == EXPORT_FOLDED || e.xo.format == EXPORT_CALLGRIND)) {
+        cmd_error("export: --offset places inputs on a time line: --format=chrome, perfetto or "
+                  "sqlite only");
         return 2;
     }
-    if (e.xo.format == EXPORT_SQLITE) /* one trace an export: a database takes several */
-        return cmd_export_sqlite(argc, argv, &o, e.outname);
     e.merged = n > 1 || a.noff;
     /* Before anything is opened: an output that is an input would be destroyed. */
     for (k = 0; k < n; k++) {
@@ -451,6 +462,10 @@ int cmd_export(int argc, char **argv)
     }
     if (a.noff && offsets(&a, dumps, n, off) < 0)
         return 2;
+    if (e.xo.format == EXPORT_SQLITE) { /* a trace each input, in one database */
+        optind = first;
+        return cmd_export_sqlite(argc, argv, &o, e.outname, n, a.noff ? off : NULL);
+    }
     for (k = 0; k < n; k++) {
         optind = first + 2 * (int)k;
         if ((rc = cmd_load_args(n > 1 ? optind + 2 : argc, argv, "export",
@@ -461,7 +476,7 @@ int cmd_export(int argc, char **argv)
         for (unsigned j = 0; j < k; j++)
             if (pids[j] == pids[k])
                 pids[k] = 1000000u + k, j = k;
-        rc = e.merged ? map_input(&l, in.dump, a.noff ? off[k] : 0, &tbs[k]) : 0;
+        rc = e.merged ? cmd_export_map(&l, in.dump, a.noff ? off[k] : 0, &tbs[k]) : 0;
         if (!rc)
             rc = export_one(&e, &l, in.elf, in.dump, e.merged ? &tbs[k] : NULL, pids[k]);
         if (!rc && k + 1 == n) /* folded and callgrind name the functions at the end */
@@ -469,8 +484,13 @@ int cmd_export(int argc, char **argv)
         if ((rc = cmd_load_close(&l, rc)) != 0)
             break;
     }
+    if (!rc && e.x && export_early(e.x))
+        fprintf(stderr, "cygtrace: note: %" PRIu64 " times came before the clock's 0 (--offset) "
+                        "and were written as 0: Perfetto's times are not negative\n",
+                export_early(e.x));
     export_free(e.x);
     outfile_abort(e.of); /* after an error: the file it would have replaced stays as it was */
     dwarf_src_close(e.xo.dwarf);
+    cmd_notes_end(!rc);
     return rc;
 }

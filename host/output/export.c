@@ -493,6 +493,8 @@ void export_input(struct export *x, const struct export_opts *o)
     ctxtab_free(&x->tracks); /* another process: its tracks get their names anew */
     x->cpu_track = 0;
     x->nm = NULL;
+    if (x->pf)
+        perfetto_input(x->pf, o);
     if (f == EXPORT_CHROME && o->process)
         chrome_meta(x, 0, "process_name", "name", o->process);
 }
@@ -715,6 +717,11 @@ static void callgrind(struct export *x)
                     n->line, fn ? fn->line : 0, n->incl);
         }
     }
+}
+
+uint64_t export_early(const struct export *x)
+{
+    return x->pf ? perfetto_early(x->pf) : 0;
 }
 
 int export_end(struct export *x, char *err, size_t errlen)

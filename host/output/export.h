@@ -49,9 +49,12 @@ struct export_opts {
                                     its contexts (names_ctx_label), "thread 2 (tid 77)" */
     struct dwarf_src *dwarf;     /* callgrind's source files and lines; NULL: "???"; perfetto's
                                     source locations (NULL: none) */
-    const struct timebase *tb;   /* NULL: times are the trace's own; else chrome's ts are
-                                    timebase_ns's, the common clock of merged inputs */
-    const char *process;         /* chrome: the process's name (a merged input's), or NULL */
+    const struct timebase *tb;   /* NULL: times are the trace's own; else chrome's ts and
+                                    perfetto's times are timebase_ns's, the common clock of
+                                    merged inputs */
+    const char *process;         /* chrome, perfetto: the process's name (a merged input's
+                                    DUMP; perfetto's single input: its ELF's base name), or
+                                    NULL */
 };
 
 struct export;
@@ -60,7 +63,7 @@ struct export;
 struct export *export_new(FILE *out, const struct export_opts *o);
 
 /* The writer goes on with the next of several inputs (merged into one trace, each a process:
- * chrome), as o describes it (its format is the writer's): the contexts' sinks and tracks of
+ * chrome, perfetto), as o describes it (its format is the writer's): the contexts' sinks and tracks of
  * the input before stay as they are, none of its names carry over. */
 void export_input(struct export *x, const struct export_opts *o);
 
@@ -78,6 +81,10 @@ void export_names(struct export *x, const struct names *n);
 /* Writes a running or blocked interval of a context (chrome; other formats ignore it): a
  * taskstat_span_fn, its arg the writer. */
 void export_taskstat_span(void *arg, const struct taskstat_span *sp);
+
+/* The times a format that has no negative ones (perfetto) wrote as 0: before the common
+ * clock's 0 (export_opts.tb, --offset). */
+uint64_t export_early(const struct export *x);
 
 /* Writes what was gathered (folded, callgrind) or closes the JSON, after every tree finished;
  * 0, or -1 with what is wrong in err ("cannot write: No space left on device", "out of

@@ -78,12 +78,13 @@ enum { /* TrackDescriptor; ProcessDescriptor; ThreadDescriptor */
     TD_THREAD = 4,
     TD_PARENT = 5,
     PD_PID = 1,
+    PD_NAME = 6,
     THD_PID = 1,
     THD_TID = 2,
     THD_NAME = 5,
 };
 
-#define PROCESS_UUID 1u
+#define PROCESS_UUID 1u /* the first input's process */
 #define WRITER_SEQ 1u     /* the writer's own sequence: descriptors, absolute times */
 #define FLUSH_BYTES 65536 /* the packets written out when the buffer holds this much */
 #define BEFORE_MAX 256u   /* calls entered before the trace held until they are written */
@@ -144,6 +145,8 @@ struct perfetto {
     size_t nctx, ctx_cap;
     struct ctxtab tracks;
     struct seq *cpu; /* the CPU track's, NULL until needed */
+    uint64_t process; /* the uuid of the input's process track */
+    uint64_t early;   /* times before the common clock's 0, written as 0 */
     uint64_t failed; /* events not written (out of memory) */
     int werr;        /* a write failed */
 };
@@ -151,11 +154,19 @@ struct perfetto {
 /* ---- time */
 
 /* Ticks as nanoseconds (ticks as they are when the rate is unknown); see put_ts in export.c
- * for why the whole seconds go apart. */
-static uint64_t ns_of(const struct perfetto *p, uint64_t ticks)
+ * for why the whole seconds go apart. On the merged inputs' common clock (o.tb), a time before
+ * its 0 (--offset) is 0: Perfetto's are unsigned. */
+static uint64_t ns_of(struct perfetto *p, uint64_t ticks)
 {
     uint64_t hz = p->o.hz, secs;
+    int64_t t;
 
+    if (p->o.tb) {
+        if ((t = timebase_ns(p->o.tb, ticks)) >= 0)
+            return (uint64_t)t;
+        p->early++;
+        return 0;
+    }
     if (!hz || hz == 1000000000u)
         return ticks;
     secs = ticks / hz;
@@ -399,7 +410,7 @@ static void track_desc(struct perfetto *p, uint64_t uuid, const char *name, uint
         pbenc_string(b, THD_NAME, name);
         pbenc_end(b);
     } else {
-        pbenc_varint(b, TD_PARENT, PROCESS_UUID);
+        pbenc_varint(b, TD_PARENT, p->process);
         pbenc_string(b, TD_NAME, name);
     }
     pbenc_end(b);
@@ -660,6 +671,21 @@ static const struct calltime_ops pf_ops = {pf_open, pf_close, pf_drop, pf_specia
 
 /* ---- the writer */
 
+/* The input's process: its track (uuid p->process), pid and name (o.process, if any). */
+static void process_desc(struct perfetto *p)
+{
+    writer_packet(p);
+    pbenc_begin(&p->pb, TP_TRACK_DESC);
+    pbenc_varint(&p->pb, TD_UUID, p->process);
+    pbenc_begin(&p->pb, TD_PROCESS);
+    pbenc_varint(&p->pb, PD_PID, p->o.pid);
+    if (p->o.process)
+        pbenc_string(&p->pb, PD_NAME, p->o.process);
+    pbenc_end(&p->pb);
+    pbenc_end(&p->pb);
+    packet_end(p);
+}
+
 struct perfetto *perfetto_new(FILE *out, const struct export_opts *o)
 {
     struct perfetto *p = calloc(1, sizeof *p);
@@ -670,16 +696,39 @@ struct perfetto *perfetto_new(FILE *out, const struct export_opts *o)
     p->o = *o;
     p->next_seq = WRITER_SEQ;
     p->next_uuid = PROCESS_UUID;
+    p->process = PROCESS_UUID;
     pbenc_init(&p->pb);
-    writer_packet(p);
-    pbenc_begin(&p->pb, TP_TRACK_DESC);
-    pbenc_varint(&p->pb, TD_UUID, PROCESS_UUID);
-    pbenc_begin(&p->pb, TD_PROCESS);
-    pbenc_varint(&p->pb, PD_PID, o->pid);
-    pbenc_end(&p->pb);
-    pbenc_end(&p->pb);
-    packet_end(p);
+    process_desc(p);
     return p;
+}
+
+/* The tracks' own sequences (blocked), which no context of the next input writes to. */
+static void tracks_free(struct perfetto *p)
+{
+    for (unsigned i = 0; i < p->tracks.n; i++) {
+        struct ptrack *t = p->tracks.v[i];
+
+        seq_free(t->blocked);
+        free(t->blocked);
+    }
+    ctxtab_free(&p->tracks);
+}
+
+void perfetto_input(struct perfetto *p, const struct export_opts *o)
+{
+    tracks_free(p);
+    seq_free(p->cpu);
+    free(p->cpu);
+    p->cpu = NULL;
+    p->nm = NULL;
+    p->o = *o;
+    p->process = ++p->next_uuid;
+    process_desc(p);
+}
+
+uint64_t perfetto_early(const struct perfetto *p)
+{
+    return p->early;
 }
 
 const struct tree_sink *perfetto_sink(struct perfetto *p, uint32_t ctx, uint64_t os_tid,
@@ -798,13 +847,7 @@ void perfetto_free(struct perfetto *p)
         free(p->ctx[i]);
     }
     free(p->ctx);
-    for (unsigned i = 0; i < p->tracks.n; i++) {
-        struct ptrack *t = p->tracks.v[i];
-
-        seq_free(t->blocked);
-        free(t->blocked);
-    }
-    ctxtab_free(&p->tracks);
+    tracks_free(p);
     seq_free(p->cpu);
     free(p->cpu);
     pbenc_free(&p->pb);

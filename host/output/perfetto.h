@@ -3,7 +3,8 @@
  * TracePackets), written as the call trees come, for export --format=perfetto (export.c
  * hands this writer every call when the format is chosen).
  *
- * Tracks: one process (uuid 1, the ring's pid); a thread track per context with an OS thread
+ * Tracks: one process per input (a ProcessDescriptor: export_opts's pid, and its process name
+ * when it has one; uuid 1 the first's); a thread track per context with an OS thread
  * (a ThreadDescriptor: tid, name), else a named track under the process (a firmware's tasks
  * and interrupts), named as the tree heads them (names_ctx_label). Each context's events are
  * a packet sequence of their own whose defaults give the track and an incremental clock (each
@@ -14,6 +15,9 @@
  * entered before the trace"), written outermost first once they all closed, in absolute time.
  * An RTOS trace's schedule: a "CPU" track whose slices are the running intervals, named after
  * the task, and a "...: blocked" track per task whose slices say what it waited for.
+ *
+ * Times are ns of the trace's own clock, or with export_opts.tb those of the merged inputs'
+ * common clock (timebase.h); each sequence's clock is its own, so inputs do not mix.
  *
  * Memory: per context its stack and its interning table, which is cleared (the sequence's
  * state with it: SEQ_INCREMENTAL_STATE_CLEARED, its defaults and clock sent again) when it
@@ -32,6 +36,13 @@ struct perfetto;
 
 /* A writer to out of what o says (its format is not looked at). NULL when out of memory. */
 struct perfetto *perfetto_new(FILE *out, const struct export_opts *o);
+
+/* As export_input: the next input is a process of its own (a new uuid, o's pid and name), its
+ * contexts' tracks and sequences new; o's times (o->tb) go on in the same trace. */
+void perfetto_input(struct perfetto *p, const struct export_opts *o);
+
+/* The times that came before the common clock's 0 (o->tb, --offset) and were written as 0. */
+uint64_t perfetto_early(const struct perfetto *p);
 
 /* As export_sink: the sink of context ctx. NULL when out of memory. */
 const struct tree_sink *perfetto_sink(struct perfetto *p, uint32_t ctx, uint64_t os_tid,

@@ -10,6 +10,7 @@
 
 #include "cyg_format.h"
 #include "model/calltime.h"
+#include "model/timebase.h"
 #include "output/fmt.h"
 #include "symbols/wsig.h"
 #include "util/oaindex.h"
@@ -21,7 +22,7 @@ static const char schema[] =
     "CREATE TABLE traces(trace INTEGER PRIMARY KEY, exported TEXT, elf TEXT, dump TEXT,"
     " build_id TEXT, machine INTEGER, word_bytes INTEGER, pid INTEGER, clock_hz INTEGER,"
     " time_unit TEXT, state TEXT, lost INTEGER, calls INTEGER, contexts INTEGER,"
-    " functions INTEGER, cygtrace TEXT);"
+    " functions INTEGER, cygtrace TEXT, clock TEXT, offset INTEGER);"
     "CREATE TABLE contexts(trace INTEGER NOT NULL, context INTEGER NOT NULL, kind TEXT,"
     " name TEXT, os_tid INTEGER, label TEXT, PRIMARY KEY (trace, context));"
     "CREATE TABLE functions(trace INTEGER NOT NULL, function INTEGER NOT NULL, name TEXT,"
@@ -145,12 +146,28 @@ static void bind_text(sqlite3_stmt *st, int i, const char *t)
         sqlite3_bind_text(st, i, t, -1, SQLITE_TRANSIENT);
 }
 
-/* A time (or a duration) in ticks as the trace's unit: ns when the clock rate is known. */
+/* A time in ticks as the trace's unit: ns when the clock rate is known; on the common clock
+ * (o.tb), timebase_ns's. */
 static void bind_time(const struct sqlout *s, sqlite3_stmt *st, int i, uint64_t ticks)
 {
     if (!s->o.timestamps)
         return; /* NULL */
-    bind_u64(st, i, s->o.hz ? fmt_duration_ns(ticks, s->o.hz) : ticks);
+    if (s->o.tb)
+        sqlite3_bind_int64(st, i, timebase_ns(s->o.tb, ticks));
+    else
+        bind_u64(st, i, s->o.hz ? fmt_duration_ns(ticks, s->o.hz) : ticks);
+}
+
+/* A duration of len ticks from start, as bind_time's times: on the common clock, the
+ * difference of its ends there (its rate applies), never negative. */
+static int64_t span(const struct sqlout *s, uint64_t start, uint64_t len)
+{
+    int64_t d;
+
+    if (!s->o.tb)
+        return s->o.hz ? (int64_t)fmt_duration_ns(len, s->o.hz) : (int64_t)len;
+    d = timebase_ns(s->o.tb, start + len) - timebase_ns(s->o.tb, start);
+    return d < 0 ? 0 : d;
 }
 
 /* ---- functions */
@@ -281,8 +298,18 @@ static int s_close(void *arg, struct calltime *ct, unsigned d, const struct call
     sqlite3_bind_int64(st, 4, d);
     sqlite3_bind_int64(st, 5, fn);
     bind_time(s, st, 6, call->start);
-    bind_time(s, st, 7, call->dur);
-    bind_time(s, st, 8, call->dur > call->kids ? call->dur - call->kids : 0);
+    if (s->o.timestamps && !s->o.tb) {
+        uint64_t self = call->dur > call->kids ? call->dur - call->kids : 0;
+
+        bind_u64(st, 7, (uint64_t)span(s, call->start, call->dur));
+        bind_u64(st, 8, (uint64_t)span(s, call->start, self));
+    } else if (s->o.timestamps) { /* the difference of the mapped ends: its self likewise */
+        int64_t dur = span(s, call->start, call->dur);
+        int64_t kids = span(s, call->start, call->kids < call->dur ? call->kids : call->dur);
+
+        sqlite3_bind_int64(st, 7, dur);
+        sqlite3_bind_int64(st, 8, dur > kids ? dur - kids : 0);
+    }
     if (d)
         sqlite3_bind_int64(st, 9, level_id(c, d - 1));
     bind_text(st, 10, ended(call->how));
@@ -429,9 +456,10 @@ static int trace_row(struct sqlout *s)
 {
     static const char sql[] =
         "INSERT INTO traces (trace, exported, elf, dump, build_id, machine, word_bytes, pid,"
-        " clock_hz, time_unit, state, lost, cygtrace) VALUES ((SELECT coalesce(max(trace), 0)"
-        " + 1 FROM traces), strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-        " ?, ?)";
+        " clock_hz, time_unit, state, lost, cygtrace, clock, offset) VALUES ((SELECT"
+        " coalesce(max(trace), 0) + 1 FROM traces), strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?, ?,"
+        " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    const struct timebase *tb = s->o.tb;
     sqlite3_stmt *st;
     int rc;
 
@@ -446,8 +474,12 @@ static int trace_row(struct sqlout *s)
     sqlite3_bind_int64(st, 5, s->o.word_bytes);
     bind_u64_or_null(st, 6, s->o.pid);
     bind_u64_or_null(st, 7, s->o.hz);
-    if (s->o.timestamps)
-        bind_text(st, 8, s->o.hz ? "ns" : "ticks");
+    if (s->o.timestamps) {
+        bind_text(st, 8, s->o.hz || (tb && tb->mapped) ? "ns" : "ticks");
+        bind_text(st, 12, tb && tb->mapped ? "host-monotonic" : "own");
+        if (tb)
+            sqlite3_bind_int64(st, 13, tb->offset_ns);
+    }
     bind_text(st, 9, s->o.state);
     bind_u64(st, 10, s->o.lost);
 #ifdef CYGTRACE_VERSION
@@ -577,7 +609,9 @@ uint64_t sqlout_calls(const struct sqlout *s)
     return s->calls;
 }
 
-int sqlout_end(struct sqlout *s, char *err, size_t errlen)
+/* The trace's row completed, and the calls, marks and faults that name a call it has no row
+ * of: 0, or -1 with the reason in err. */
+static int trace_end(struct sqlout *s, char *err, size_t errlen)
 {
     char sql[1024];
 
@@ -599,7 +633,44 @@ int sqlout_end(struct sqlout *s, char *err, size_t errlen)
              "UPDATE faults SET call = NULL WHERE trace = %" PRId64 " AND call IS NOT NULL"
              " AND NOT EXISTS (SELECT 1 FROM calls p WHERE p.call = faults.call);",
              s->calls, s->nctx_rows, s->nfuncs, s->trace, s->first_call, s->trace, s->trace);
-    if (exec(s, sql) < 0 || exec(s, indexes) < 0 || exec(s, "COMMIT") < 0) {
+    if (exec(s, sql) < 0) {
+        snprintf(err, errlen, "%s", s->err);
+        return -1;
+    }
+    return 0;
+}
+
+/* The contexts of the trace written, whose trees finished. */
+static void ctx_free(struct sqlout *s)
+{
+    for (size_t i = 0; i < s->nctx; i++) {
+        calltime_free(&s->ctx[i]->stack);
+        free(s->ctx[i]);
+    }
+    s->nctx = 0;
+}
+
+int sqlout_next(struct sqlout *s, const struct sqlout_opts *o, char *err, size_t errlen)
+{
+    if (trace_end(s, err, errlen) < 0)
+        return -1;
+    ctx_free(s);
+    oaindex_free(&s->fn_ix);
+    s->nfuncs = s->calls = s->nctx_rows = 0;
+    s->o = *o;
+    s->first_call = s->next_call;
+    if (trace_row(s) < 0) {
+        snprintf(err, errlen, "%s", s->err);
+        return -1;
+    }
+    return 0;
+}
+
+int sqlout_end(struct sqlout *s, char *err, size_t errlen)
+{
+    if (trace_end(s, err, errlen) < 0)
+        return -1;
+    if (exec(s, indexes) < 0 || exec(s, "COMMIT") < 0) {
         snprintf(err, errlen, "%s", s->err);
         return -1;
     }
@@ -616,10 +687,7 @@ void sqlout_free(struct sqlout *s)
     if (s->db && !s->ended && !sqlite3_get_autocommit(s->db))
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_close(s->db);
-    for (size_t i = 0; i < s->nctx; i++) {
-        calltime_free(&s->ctx[i]->stack);
-        free(s->ctx[i]);
-    }
+    ctx_free(s);
     free(s->ctx);
     free(s->fn_addr);
     oaindex_free(&s->fn_ix);

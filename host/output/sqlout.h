@@ -14,7 +14,10 @@
  *   marks        cygtrace_mark() records, with the call open at the time
  *   faults       faults and fired triggers, with their text as the tree shows it
  * Times are nanoseconds when the trace says its clock rate, else clock ticks; traces.time_unit
- * says which ('ns', 'ticks', or NULL without timestamps, the times being NULL then). Plain
+ * says which ('ns', 'ticks', or NULL without timestamps, the times being NULL then). Traces
+ * exported together (several inputs, or --offset) have their times on one clock
+ * (sqlout_opts.tb): traces.clock says 'host-monotonic' for a trace mapped onto the host's
+ * CLOCK_MONOTONIC, 'own' for one on its own clock; traces.offset the ns --offset added. Plain
  * INTEGER and TEXT columns: the tables read the same in DuckDB or any SQL engine.
  * PRAGMA application_id marks the file as cygtrace's (SQLOUT_APP_ID), user_version is the
  * schema's version (SQLOUT_SCHEMA). */
@@ -25,14 +28,15 @@
 #include <stdint.h>
 
 #include "decode/ctrl.h"
+#include "model/timebase.h"
 #include "model/tree.h"
 #include "symbols/dwarf.h"
 #include "symbols/names.h"
 #include "symbols/sym.h"
 
 #define SQLOUT_APP_ID 0x43594754 /* "CYGT" */
-#define SQLOUT_SCHEMA 1
-#define SQLOUT_BATCH 10000u /* rows per transaction while a new database is written */
+#define SQLOUT_SCHEMA 2          /* 2: traces.clock and .offset */
+#define SQLOUT_BATCH 10000u      /* rows per transaction while a new database is written */
 
 /* What the traces row says, and what names the rows. */
 struct sqlout_opts {
@@ -48,8 +52,10 @@ struct sqlout_opts {
     const char *build_id;        /* hex, or NULL */
     unsigned machine;            /* ELF e_machine */
     uint32_t pid;
-    const char *state; /* the ring's state ("FROZEN"), or NULL */
-    uint64_t lost;     /* events the target dropped */
+    const char *state;         /* the ring's state ("FROZEN"), or NULL */
+    uint64_t lost;             /* events the target dropped */
+    const struct timebase *tb; /* NULL: times are the trace's own; else timebase_ns's, the
+                                  common clock of several traces (traces.clock, .offset) */
 };
 
 struct sqlout;
@@ -61,6 +67,11 @@ struct sqlout;
  * err: "not a cygtrace database", "written by a newer cygtrace (schema 2)", SQLite's own. */
 struct sqlout *sqlout_open(const char *path, int new_db, const struct sqlout_opts *o, char *err,
                            size_t errlen);
+
+/* Ends the trace written (as sqlout_end, without the commit) and begins the next one, as o
+ * says, in the same transaction (a new database: batch): its own id, its rows. 0, or -1
+ * with the reason in err. */
+int sqlout_next(struct sqlout *s, const struct sqlout_opts *o, char *err, size_t errlen);
 
 /* Whether the file at path is a database of cygtrace's (its application_id): 1 yes, 0 no
  * (another SQLite database, or no database at all), with the reason in err. */

@@ -8,7 +8,10 @@
 # Chrome trace; jq reads it back: two processes, each round's send before the firmware's
 # echo_request, the firmware's handling within ERROR_US of the window [send, receive] that
 # the round trip gives (the known event pair: the alignment's error), and bad --offset values
-# refused with one line.
+# refused with one line. The same merged as a Perfetto trace, read back by protoc and
+# pftrace.awk (perfetto.sh): a process each, named after its DUMP, each call on its process's
+# tracks, the same order per round, at the Chrome trace's times. And as an SQLite database, two
+# traces on the host's clock: one query orders the sends and the firmware's handling.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -107,6 +110,73 @@ check order "$BAD rounds with echo_request not after its send (or after the next
 check error "median distance $MEDIAN us, more than $ERROR_US us" \
     awk -v m="$MEDIAN" -v e="$ERROR_US" 'BEGIN { exit !(m <= e) }'
 
+# The same as Perfetto's protobuf: protoc decodes it, pftrace.awk replays it.
+PROTO_DIR=${PERFETTO_PROTO_DIR:-$ROOT/../shared/thirdparty/perfetto}
+if ! command -v protoc >/dev/null; then
+    skip perfetto-merged "protoc is not installed (make deps: protobuf-compiler)"
+elif [ ! -f "$PROTO_DIR/perfetto_trace.proto" ]; then
+    skip perfetto-merged "no perfetto_trace.proto in PERFETTO_PROTO_DIR='$PROTO_DIR'"
+else
+    run pf-export "$CT" export --format=perfetto "$FW" "$T/echo.cyg" "$PING" "$T/ping.trace" \
+        -o "$T/merged.pftrace"
+    check pf-export "exit $RC: $(head -n 2 "$T/pf-export.err" | tr '\n' '|')" [ "$RC" -eq 0 ]
+    protoc --decode=perfetto.protos.Trace -I "$PROTO_DIR" "$PROTO_DIR/perfetto_trace.proto" \
+        <"$T/merged.pftrace" >"$T/merged.pf.txt" 2>"$T/protoc.err"
+    check pf-protoc "protoc: $(head -n 2 "$T/protoc.err" | tr '\n' '|')" [ -s "$T/merged.pf.txt" ]
+    awk -f "$E2E_DIR/pftrace.awk" "$T/merged.pf.txt" >"$T/merged.facts"
+    check pf-balanced "$(grep -m 3 '^ERR\|^OPEN' "$T/merged.facts" | tr '\n' '|')" \
+        eval '! grep -q "^ERR\|^OPEN" "$T/merged.facts"'
+    grep '^P ' "$T/merged.facts" >"$T/pf.procs"
+    check pf-processes "$(tr '\n' '|' <"$T/pf.procs")" \
+        eval '[ "$(wc -l <"$T/pf.procs")" -eq 2 ] && grep -q " $T/echo.cyg\$" "$T/pf.procs" &&
+              grep -q " $T/ping.trace\$" "$T/pf.procs" && [ "$(cut -d" " -f3 "$T/pf.procs" | sort -u | wc -l)" -eq 2 ]'
+    # Each function on its own process's tracks: the firmware's in echo.cyg's, ping's in ping.trace's.
+    awk -v fw="$T/echo.cyg" -v pg="$T/ping.trace" '
+        $1 == "P" { name[$3] = $4 } $1 == "O" { pid[$2] = $3 }
+        $1 == "B" && $5 == "echo_request" && name[pid[$2]] != fw { print }
+        $1 == "B" && ($5 == "ping_send" || $5 == "ping_received") && name[pid[$2]] != pg { print }' \
+        "$T/merged.facts" >"$T/pf.misplaced"
+    check pf-tracks "calls on another process's track: $(head -n 2 "$T/pf.misplaced" | tr '\n' '|')" \
+        [ ! -s "$T/pf.misplaced" ]
+    # Per round as in the Chrome trace (ns here): each send before its echo_request, before the next send.
+    for f in ping_send echo_request ping_received; do
+        awk -v f="$f" '$1 == "B" && $5 == f { print $4 }' "$T/merged.facts" | sort -n >"$T/pf.$f"
+    done
+    paste -d' ' "$T/pf.ping_send" "$T/pf.echo_request" "$T/pf.ping_received" >"$T/pf.rounds"
+    PF_BAD=$(awk '{ s[NR] = $1; f[NR] = $2 }
+        END { for (i = 1; i <= NR; i++) n += f[i] == "" || !(f[i] > s[i]) || (i < NR && !(f[i] < s[i + 1])); print n + 0 }' \
+        "$T/pf.rounds")
+    check pf-rounds "$(wc -l <"$T/pf.rounds") rounds" [ "$(wc -l <"$T/pf.rounds")" -eq "$ROUNDS" ]
+    check pf-order "$PF_BAD rounds with echo_request not after its send (or after the next)" [ "$PF_BAD" -eq 0 ]
+    # The same times as the Chrome trace's (us there), to the nanosecond's rounding.
+    check pf-times "first send: perfetto $(head -n 1 "$T/pf.ping_send") ns, chrome $(head -n 1 "$T/rounds" | cut -d' ' -f1) us" \
+        awk -v p="$(head -n 1 "$T/pf.ping_send")" -v c="$(head -n 1 "$T/rounds" | cut -d' ' -f1)" \
+            -v pf="$(head -n 1 "$T/pf.echo_request")" -v cf="$(head -n 1 "$T/rounds" | cut -d' ' -f2)" \
+            'BEGIN { d = p - c * 1000; e = pf - cf * 1000; exit !(d < 2 && d > -2 && e < 2 && e > -2) }'
+fi
+
+# The same in SQLite: a trace each, one query across both puts each echo_request between its
+# send and the next.
+if ! command -v sqlite3 >/dev/null; then
+    skip sqlite-merged "sqlite3 is not installed (make deps)"
+else
+    run sql-export "$CT" export --format=sqlite "$FW" "$T/echo.cyg" "$PING" "$T/ping.trace" \
+        -o "$T/merged.db"
+    check sql-export "exit $RC: $(head -n 2 "$T/sql-export.err" | tr '\n' '|')" [ "$RC" -eq 0 ]
+    check sql-traces "traces: $(sqlite3 "$T/merged.db" 'SELECT trace, clock FROM traces' | tr '\n' ' ')" \
+        [ "$(sqlite3 "$T/merged.db" 'SELECT trace, clock FROM traces' | tr '\n' ' ')" = "1|host-monotonic 2|host-monotonic " ]
+    sqlite3 "$T/merged.db" "SELECT f.name FROM calls c
+        JOIN functions f ON f.trace = c.trace AND f.function = c.function
+        WHERE f.name IN ('ping_send', 'echo_request') ORDER BY c.start" | uniq -c >"$T/sql.order"
+    check sql-order "not $ROUNDS times ping_send then echo_request: $(head -n 4 "$T/sql.order" | tr -s ' \n' ' ')" \
+        eval '[ "$(awk "{ print \$1, \$2 }" "$T/sql.order" | sort | uniq -c | tr -s " \n" " ")" = \
+               " $ROUNDS 1 echo_request $ROUNDS 1 ping_send " ] && head -n 1 "$T/sql.order" | grep -q ping_send'
+    check sql-times "echo_request's first start differs from the Chrome trace's" \
+        [ "$(sqlite3 "$T/merged.db" "SELECT min(c.start) FROM calls c JOIN functions f ON f.trace = c.trace
+               AND f.function = c.function WHERE f.name = 'echo_request'")" = \
+          "$(head -n 1 "$T/rounds" | awk '{ printf "%.0f", $2 * 1000 }')" ]
+fi
+
 # --offset: a manual shift moves exactly that input.
 run offset "$CT" export --format=chrome --offset=2:-1.5ms "$FW" "$T/echo.cyg" "$PING" "$T/ping.trace" \
     -o "$T/shifted.json"
@@ -137,8 +207,8 @@ expect_error offset-no-input 2 "--offset=3:1ms: no input 3 \(give its number, 1 
     "$CT" export --format=chrome --offset=3:1ms "$FW" "$T/echo.cyg" "$PING" "$T/ping.trace"
 expect_error merge-odd 2 "several inputs go as ELF DUMP pairs" \
     "$CT" export --format=chrome "$FW" "$T/echo.cyg" "$PING"
-expect_error merge-folded 2 "several inputs merge into --format=chrome only" \
+expect_error merge-folded 2 "several inputs merge into --format=chrome, perfetto or sqlite only" \
     "$CT" export --format=folded "$FW" "$T/echo.cyg" "$PING" "$T/ping.trace"
-expect_error offset-folded 2 "--offset places inputs on a time line: --format=chrome only" \
+expect_error offset-folded 2 "--offset places inputs on a time line: --format=chrome, perfetto or sqlite only" \
     "$CT" export --format=folded --offset=1:1ms "$PING" "$T/ping.trace"
 finish

@@ -14,7 +14,7 @@
 
 need "$CT" "$BUILD/examples/crumble" "$BUILD/examples/hardcases" "$BUILD/examples/ticker"
 PROTO_DIR=${PERFETTO_PROTO_DIR:-$ROOT/../shared/thirdparty/perfetto}
-TESTS="crumble threads lapped wrap freertos size"
+TESTS="crumble threads merged lapped wrap freertos size"
 why=
 command -v protoc >/dev/null || why="protoc is not installed (make deps: protobuf-compiler)"
 [ -n "$why" ] || [ -f "$PROTO_DIR/perfetto_trace.proto" ] ||
@@ -80,13 +80,18 @@ check crumble-srcloc "no crumble.c line for Crumble_buy: $(grep -m1 '^S .* Crumb
 run crumble-nosrc "$CT" export --format=perfetto "$CR" "$T/crumble.trace" -o "$T/c2.pftrace"
 pf_read crumble-nosrc "$T/c2.pftrace"
 check crumble-nosrc "source locations without --srcline" eval '! grep -q "^S " "$T/crumble-nosrc.facts"'
-# A durations check: main's slice lasts what the tree says, to the nanosecond.
+# A durations check: main's slice lasts what the tree says, to the nanosecond (give or take
+# one: the slice's ends are each rounded to a ns, the tree's duration once).
 want=$(awk '/} \/\* main \*\// { print $1 * ($2 == "us" ? 1000 : $2 == "ms" ? 1000000 : 1) }' \
     "$T/crumble-tree.out")
 got=$(awk '$1 == "B" && $5 == "main" { b = $4 } $1 == "E" && $5 == "main" { print $4 - b }' \
     "$T/crumble.facts")
 check crumble-duration "main: tree $want ns, trace $got ns" \
-    eval '[ -n "$want" ] && [ "${want%.*}" = "$got" ]'
+    eval '[ -n "$want" ] && [ -n "$got" ] && d=$((${want%.*} - got)) && [ "${d#-}" -le 1 ]'
+# One process, named after the ELF, its pid the ring's; every track of it.
+check crumble-process "$(grep '^P ' "$T/crumble.facts" | tr '\n' '|')" \
+    eval '[ "$(grep -c "^P " "$T/crumble.facts")" -eq 1 ] && grep -q "^P 1 [1-9][0-9]* crumble$" "$T/crumble.facts" &&
+          [ "$(awk "\$1 == \"O\" { print \$3 }" "$T/crumble.facts" | sort -u | wc -l)" -eq 1 ]'
 
 # --- hardcases threads: a thread track each, named as the tree heads it ------------------------
 H=$BUILD/examples/hardcases
@@ -104,6 +109,41 @@ check threads-tids "not a ThreadDescriptor per thread" \
     [ "$(grep -c '^ *tid: [0-9]' "$T/threads.txt")" -eq "$(wc -l <"$T/threads.labels")" ]
 check threads-slices "not two tracks with slices" \
     [ "$(awk '$1 == "B" { print $2 }' "$T/threads.facts" | sort -u | wc -l)" -ge 2 ]
+
+# --- merged: two rings, a process each on the host's clock; --offset moves one -------------
+run merged-export "$CT" export --format=perfetto "$CR" "$T/crumble.trace" "$H" "$T/threads.trace" \
+    -o "$T/m.pftrace"
+check merged-export "status $RC: $(head -n 1 "$T/merged-export.err")" [ "$RC" -eq 0 ]
+pf_read merged "$T/m.pftrace"
+# P UUID PID NAME: the processes, named after their DUMPs, with distinct pids and uuids
+grep '^P ' "$T/merged.facts" >"$T/merged.procs"
+check merged-processes "$(tr '\n' '|' <"$T/merged.procs")" \
+    eval '[ "$(wc -l <"$T/merged.procs")" -eq 2 ] && grep -q " $T/crumble.trace\$" "$T/merged.procs" &&
+          grep -q " $T/threads.trace\$" "$T/merged.procs" &&
+          [ "$(cut -d" " -f3 "$T/merged.procs" | sort -u | wc -l)" -eq 2 ]'
+# Each slice on a track of the process it belongs to: crumble's functions in crumble's.
+cpid=$(awk -v d="$T/crumble.trace" '$1 == "P" && $4 == d { print $3 }' "$T/merged.facts")
+awk -v p="$cpid" '$1 == "O" { pid[$2] = $3 } $1 == "B" && $5 == "Crumble_buy" && pid[$2] != p { print }' \
+    "$T/merged.facts" >"$T/merged.wrong"
+check merged-tracks "crumble's calls not on crumble's tracks: $(head -n 2 "$T/merged.wrong" | tr '\n' '|')" \
+    eval '[ -n "$cpid" ] && [ ! -s "$T/merged.wrong" ] && grep -q " Crumble_buy$" "$T/merged.facts"'
+# On the host's clock both (within a minute of each other), not each from its own 0.
+first_b() { awk -v p="$2" '$1 == "O" { pid[$2] = $3 } $1 == "B" && pid[$2] == p { print $4; exit }' "$T/$1.facts"; }
+tpid=$(awk -v d="$T/threads.trace" '$1 == "P" && $4 == d { print $3 }' "$T/merged.facts")
+check merged-clock "crumble's first call at $(first_b merged "$cpid") ns, threads' at $(first_b merged "$tpid") ns" \
+    awk -v a="$(first_b merged "$cpid")" -v b="$(first_b merged "$tpid")" \
+        'BEGIN { d = a - b; exit !(a > 1e9 && b > 1e9 && d < 60e9 && d > -60e9) }'
+run merged-offset "$CT" export --format=perfetto --offset=1:2.5ms "$CR" "$T/crumble.trace" "$H" \
+    "$T/threads.trace" -o "$T/mo.pftrace"
+pf_read merged-offset "$T/mo.pftrace"
+check merged-offset "crumble's first call moved $(($(first_b merged-offset "$cpid") - $(first_b merged "$cpid"))) ns, threads' $(($(first_b merged-offset "$tpid") - $(first_b merged "$tpid"))) ns" \
+    eval '[ $(($(first_b merged-offset "$cpid") - $(first_b merged "$cpid"))) -eq 2500000 ] &&
+          [ "$(first_b merged-offset "$tpid")" = "$(first_b merged "$tpid")" ]'
+# A shift before the clock's 0: written as 0, and said.
+run merged-early "$CT" export --format=perfetto --offset=1:-100000s "$CR" "$T/crumble.trace" "$H" \
+    "$T/threads.trace" -o "$T/me.pftrace"
+check merged-early "status $RC, or no note: $(tr '\n' '|' <"$T/merged-early.err")" \
+    eval '[ "$RC" -eq 0 ] && grep -q "^cygtrace: note: [0-9]* times came before the clock.s 0 (--offset) and were written as 0" "$T/merged-early.err"'
 
 # --- hardcases wrap: a lapped ring, the calls entered before it on their own track ------------
 run lapped env CYGTRACE_OUT="$T/lapped.trace" "$H" wrap

@@ -4,6 +4,8 @@
 # with their interned names, defaults (track, clock) and incremental clocks, tracks and their
 # slices. Prints one line per fact, for the tests to check:
 #   T UUID NAME             a track's descriptor (thread_name, or name)
+#   P UUID PID NAME         a process's descriptor (its process_name, may be empty)
+#   O UUID PID              the process a track is of (a thread's pid, its parent's, its own)
 #   B UUID DEPTH TIME NAME  a slice begins, DEPTH slices deep on its track, at TIME ns
 #   E UUID DEPTH TIME NAME  ... ends (the name its begin had)
 #   I UUID TIME NAME        an instant event
@@ -58,7 +60,8 @@ BEGIN { depth = 0; reset_pkt() }
         f["def_track"] = v
     } else if (p == "trace_packet_defaults" && k == "timestamp_clock_id") {
         f["def_clock"] = v
-    } else if (p == "track_event" || p == "packet" || p == "track_descriptor" || p == "thread") {
+    } else if (p == "track_event" || p == "packet" || p == "track_descriptor" || p == "thread" ||
+               p == "process") {
         f[p "." k] = v
     }
 }
@@ -79,6 +82,13 @@ function packet(   seq, t, tr, nm, d, i) {
     if ("track_descriptor.uuid" in f) {
         nm = f["thread.thread_name"] != "" ? f["thread.thread_name"] : f["track_descriptor.name"]
         print "T", f["track_descriptor.uuid"], unq(nm)
+        if ("process.pid" in f) {
+            procpid[f["track_descriptor.uuid"]] = f["process.pid"]
+            print "P", f["track_descriptor.uuid"], f["process.pid"], unq(f["process.process_name"])
+        }
+        pid = "thread.pid" in f ? f["thread.pid"] : "process.pid" in f ? f["process.pid"] : \
+              procpid[f["track_descriptor.parent_uuid"]]
+        print "O", f["track_descriptor.uuid"], pid
     }
     if (!("track_event.type" in f)) { reset_pkt(); return }
     t = f["packet.timestamp"]

@@ -8,7 +8,9 @@
 # wrapped call's arguments and return value in call_values; a second export into the same file
 # adds trace 2 and leaves trace 1 as it was; a file that is not a cygtrace database is refused
 # and left as it was; an export that fails leaves no database behind (a new one) or the old one
-# whole (an append, also when killed).
+# whole (an append, also when killed). Several ELF DUMP pairs in one export are a trace each
+# (traces.clock 'host-monotonic'), their times those of the merged Chrome trace, --offset
+# shifting one; alone, a trace stays on its own clock ('own').
 . "$(dirname "$0")/lib.sh"
 
 need "$CT" "$BUILD/examples/crumble" "$BUILD/examples/hardcases"
@@ -80,6 +82,8 @@ check sqlite-report "the calls table's calls, total and self per function differ
     compare_ns "$T/crumble.rep" "$T/crumble.sql"
 consistent sqlite-parents 1
 check sqlite-unit "time_unit is not ns" [ "$(q "$DB" 'SELECT time_unit FROM traces')" = ns ]
+check sqlite-clock-own "clock, offset: $(q "$DB" 'SELECT clock, offset FROM traces')" \
+    [ "$(q "$DB" "SELECT clock, coalesce(offset, 'null') FROM traces")" = "own|null" ]
 check sqlite-functions "main has no source line" \
     [ "$(q "$DB" "SELECT file LIKE '%crumble.c' AND line > 0 FROM functions WHERE name = 'main'")" = 1 ]
 check sqlite-roots "not one call at depth 0 without a parent (main)" \
@@ -121,6 +125,68 @@ check sqlite-trace-1-kept "trace 1 changed when others were added" \
       "$(q "$DB" "SELECT * FROM calls WHERE trace = 1 ORDER BY call")" ]
 check sqlite-ids "call ids are not unique" \
     [ "$(q "$DB" "SELECT count(DISTINCT call) = count(*) FROM calls")" = 1 ]
+
+# --- several traces in one export, on the host's clock -------------------------------------
+M=$T/multi.db
+run multi-export "$CT" export --format=sqlite "$BUILD/examples/crumble" "$T/crumble.trace" \
+    "$H" "$T/threads.trace" -o "$M"
+check sqlite-multi "exit $RC: $(head -n 1 "$T/multi-export.err")" \
+    eval '[ "$RC" = 0 ] && ! grep -v -q "^cygtrace: note: .*: durations corrected for hook cost: " "$T/multi-export.err"'
+check sqlite-multi-traces "traces: $(q "$M" 'SELECT trace, dump, clock, offset FROM traces' | tr '\n' ' ')" \
+    [ "$(q "$M" 'SELECT trace, dump, clock, offset FROM traces' | tr '\n' ' ')" = \
+      "1|$T/crumble.trace|host-monotonic|0 2|$T/threads.trace|host-monotonic|0 " ]
+# Per function the same calls as each trace exported alone (traces 1 and 2 of $DB), durations
+# within the clocks' rate difference; parents as consistent; call ids unique.
+fn_sums() {
+    q -separator ' ' "$1" "SELECT f.name, count(*), sum(c.duration) FROM calls c
+        JOIN functions f ON f.trace = c.trace AND f.function = c.function
+        WHERE c.trace = $2 GROUP BY f.name ORDER BY f.name"
+}
+for n in 1 2; do
+    fn_sums "$DB" $n >"$T/multi-alone.$n"
+    fn_sums "$M" $n >"$T/multi.$n"
+    check "sqlite-multi-calls-$n" "trace $n's calls or durations differ from its own export's: $(join "$T/multi-alone.$n" "$T/multi.$n" | head -n 2 | tr '\n' '|')" \
+        eval 'join "$T/multi-alone.$n" "$T/multi.$n" |
+              awk "{ d = \$3 - \$5; if (d < 0) d = -d } \$2 != \$4 || d > \$3 / 10000 + 2 * \$2 { bad = 1 } END { exit bad }" &&
+              [ -s "$T/multi.$n" ] && [ "$(wc -l <"$T/multi.$n")" = "$(wc -l <"$T/multi-alone.$n")" ]'
+    DB=$M consistent "sqlite-multi-parents-$n" $n
+done
+check sqlite-multi-ids "call ids not unique, or trace 2's not after trace 1's" \
+    [ "$(q "$M" "SELECT count(DISTINCT call) = count(*), (SELECT max(call) FROM calls WHERE trace = 1) <
+                  (SELECT min(call) FROM calls WHERE trace = 2) FROM calls")" = "1|1" ]
+# main's start in each: the merged Chrome trace's ts (us, 3 decimals) to the ns.
+run multi-chrome "$CT" export --format=chrome "$BUILD/examples/crumble" "$T/crumble.trace" \
+    "$H" "$T/threads.trace"
+sed -n 's/^{"ph":"B","pid":[0-9]*,"tid":1,"ts":\([0-9]*\)\.\([0-9]*\),"name":"main"}.*/\1\2/p' \
+    "$T/multi-chrome.out" >"$T/multi.chrome-main"
+main_starts() {
+    q "$1" "SELECT c.start FROM calls c JOIN functions f ON f.trace = c.trace
+        AND f.function = c.function WHERE f.name = 'main' AND c.depth = 0 ORDER BY c.trace"
+}
+main_starts "$M" >"$T/multi.sql-main"
+check sqlite-multi-clock "main starts at $(tr '\n' ' ' <"$T/multi.sql-main")ns, Chrome's at $(tr '\n' ' ' <"$T/multi.chrome-main")" \
+    eval '[ "$(wc -l <"$T/multi.sql-main")" = 2 ] && same "$T/multi.chrome-main" "$T/multi.sql-main"'
+# --offset: one trace shifted by it, the other not; said in traces.offset. Added to the database.
+run multi-offset "$CT" export --format=sqlite --offset=2:-1.5ms "$BUILD/examples/crumble" \
+    "$T/crumble.trace" "$H" "$T/threads.trace" -o "$M"
+check sqlite-multi-append "exit $RC, or not traces 3 and 4: $(head -n 1 "$T/multi-offset.err")" \
+    [ "$RC" = 0 -a "$(q "$M" 'SELECT count(*), max(trace) FROM traces')" = "4|4" ]
+check sqlite-multi-offset "main's starts: $(main_starts "$M" | tr '\n' ' ')" \
+    eval '[ "$(main_starts "$M" | sed -n 3p)" = "$(sed -n 1p "$T/multi.sql-main")" ] &&
+          [ "$(main_starts "$M" | sed -n 4p)" = "$(($(sed -n 2p "$T/multi.sql-main") - 1500000))" ] &&
+          [ "$(q "$M" "SELECT offset FROM traces WHERE trace = 4")" = -1500000 ]'
+
+# A second input that cannot be read: the database as it was, no trace of the first added.
+cp "$M" "$T/multi-before.db"
+expect_error multi-bad 1 "" "$CT" export --format=sqlite "$BUILD/examples/crumble" "$T/crumble.trace" \
+    "$BUILD/examples/crumble" "$T/threads.trace" -o "$M"
+check sqlite-multi-bad-kept "the database changed" \
+    [ "$(q "$T/multi-before.db" 'SELECT count(*) FROM calls')|4" = "$(q "$M" 'SELECT count(*), max(trace) FROM traces JOIN calls USING (trace)')" ]
+# An older schema (1: no clock) is refused with a line, not SQLite's error.
+cp "$T/multi-before.db" "$T/old.db"
+q "$T/old.db" "PRAGMA user_version = 1"
+expect_error old-schema 1 "old.db: a cygtrace database of schema 1, this cygtrace writes schema 2; name a new file" \
+    "$CT" export --format=sqlite "$BUILD/examples/crumble" "$T/crumble.trace" -o "$T/old.db"
 
 # --- a wrapped library's values ------------------------------------------------------------
 W=$BUILD/examples/wrap/wrapdemo
