@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/* cygtrace_zephyr.c - the Zephyr glue (cygtrace_zephyr.h): the runtime's start at boot, its
+ * clock, the tracing hooks of CONFIG_TRACING_USER and of the module's tracing_user.h, the fatal
+ * error handler and the UART drain. Built without -finstrument-functions (every function is
+ * also marked): it runs inside the scheduler, at the edges of interrupts and in the fault path,
+ * where a call record would land in the wrong context.
+ *
+ * The glue's state: the context running now (what a switch-in compares with, what a wake names
+ * as the waker), the stack of contexts that interrupts preempted, and a small table of the
+ * threads that blocked (then who woke them), since struct k_thread has no field for a tracer. */
+#include <zephyr/kernel.h>
+#include <zephyr/init.h>
+#include <zephyr/fatal.h>
+#include <zephyr/sys/printk.h>
+#include <zephyr/kernel_structs.h>
+#ifdef CONFIG_GEN_SW_ISR_TABLE
+#include <zephyr/sw_isr_table.h>
+#endif
+
+#include "cygtrace_cm.h"
+#include "cygtrace_zephyr.h"
+
+#define CYGZ_NOINSTR __attribute__((no_instrument_function))
+#define CYGZ_SCB_VTOR (*(volatile uint32_t *)0xE000ED08u)
+
+/* The host reads it from RAM (the contract in cygtrace_zephyr.h). */
+__attribute__((used)) struct cygtrace_zephyr_info cygtrace_zephyr;
+
+CYGZ_NOINSTR static int cygz_init(void)
+{
+    cygtrace_cm_init((uint32_t)sys_clock_hw_cycles_per_sec());
+#ifdef CONFIG_THREAD_NAME
+    cygtrace_zephyr.version = CYGTRACE_ZEPHYR_VERSION;
+    cygtrace_zephyr.name_off = (uint16_t)offsetof(struct k_thread, name);
+    cygtrace_zephyr.name_len = (uint16_t)CONFIG_THREAD_MAX_NAME_LEN;
+    __asm__ volatile("" ::: "memory");
+    cygtrace_zephyr.magic = CYGTRACE_ZEPHYR_MAGIC;
+#endif
+    return 0;
+}
+
+/* EARLY: before the kernel creates a thread, after .data and .bss are set up. */
+SYS_INIT(cygz_init, EARLY, 0);
+
+#ifdef CONFIG_CYGTRACE_CLOCK_CYCLES
+CYGZ_NOINSTR uint32_t cygtrace_user_clock(void)
+{
+    return k_cycle_get_32();
+}
+#endif
+
+/* PRIMASK set, and what it was: a record and the state it goes with, together. */
+CYGZ_NOINSTR static inline uint32_t cygz_lock(void)
+{
+    uint32_t m;
+
+    __asm__ volatile("mrs %0, primask\n\tcpsid i" : "=r"(m)::"memory");
+    return m;
+}
+
+CYGZ_NOINSTR static inline void cygz_unlock(uint32_t m)
+{
+    __asm__ volatile("msr primask, %0" ::"r"(m) : "memory");
+}
+
+#ifdef CONFIG_CYGTRACE_TASKS
+
+#define CYGZ_BLOCKED 1u
+#define CYGZ_WOKEN 2u
+
+/* The context running now (0: before the first thread) and its handle. */
+static uint32_t cygz_cur;
+static uintptr_t cygz_cur_handle;
+/* Interrupts nested now, and what each one preempted. */
+static unsigned cygz_nest;
+static uint32_t cygz_stack_id[CONFIG_CYGTRACE_TASKS_NEST];
+static uintptr_t cygz_stack_handle[CONFIG_CYGTRACE_TASKS_NEST];
+/* Threads that blocked: CYGZ_BLOCKED, then CYGZ_WOKEN | the waker's id << CYG_SCHED_ID_SHIFT. */
+static struct {
+    const struct k_thread *thread;
+    uint32_t state;
+} cygz_wait[CONFIG_CYGTRACE_TASKS_WAITERS];
+
+CYGZ_NOINSTR static uint32_t cygz_id(const struct k_thread *t)
+{
+    uint32_t id = (uint32_t)((uintptr_t)t >> 2) & 0x7FFFFu;
+
+    return id ? id : 0x7FFFFu;
+}
+
+/* The thread's slot in the table, or with make a free one (NULL when full). */
+CYGZ_NOINSTR static unsigned cygz_slot(const struct k_thread *t, int make)
+{
+    unsigned i, free = CONFIG_CYGTRACE_TASKS_WAITERS;
+
+    for (i = 0; i < CONFIG_CYGTRACE_TASKS_WAITERS; i++) {
+        if (cygz_wait[i].thread == t)
+            return i;
+        if (!cygz_wait[i].thread && free == CONFIG_CYGTRACE_TASKS_WAITERS)
+            free = i;
+    }
+    if (make && free < CONFIG_CYGTRACE_TASKS_WAITERS)
+        cygz_wait[free].thread = t;
+    return make ? free : CONFIG_CYGTRACE_TASKS_WAITERS;
+}
+
+CYGZ_NOINSTR static void cygz_name(struct k_thread *t)
+{
+#ifdef CONFIG_THREAD_NAME
+    if (t->name[0])
+        cygtrace_name(0, cygz_id(t), t->name, CONFIG_THREAD_MAX_NAME_LEN);
+#endif
+}
+
+CYGZ_NOINSTR void sys_trace_thread_create_user(struct k_thread *thread)
+{
+    cygz_name(thread);
+}
+
+CYGZ_NOINSTR void sys_trace_thread_name_set_user(struct k_thread *thread)
+{
+    cygz_name(thread);
+}
+
+CYGZ_NOINSTR void sys_trace_thread_switched_in_user(void)
+{
+    struct k_thread *t = _current;
+    uint32_t m = cygz_lock(), id = cygz_id(t), s = 0;
+    unsigned i;
+
+    /* PendSV runs at the lowest priority: no interrupt is active, whatever the stack says. */
+    cygz_nest = 0;
+    if (id != cygz_cur) {
+        cygz_cur = id;
+        cygz_cur_handle = (uintptr_t)t;
+        cygtrace_switch(id, (uintptr_t)t);
+    }
+    /* Woken since it blocked: the other side of the waker's WAKE. The slot is freed either
+     * way, so that a block that did not happen leaves nothing stale. */
+    if ((i = cygz_slot(t, 0)) < CONFIG_CYGTRACE_TASKS_WAITERS) {
+        s = cygz_wait[i].state;
+        cygz_wait[i].thread = NULL;
+        cygz_wait[i].state = 0;
+    }
+    if (s & CYGZ_WOKEN)
+        cygtrace_sched(CYG_SCHED_RESUME, s & (CYG_SCHED_ID_MASK << CYG_SCHED_ID_SHIFT), 0);
+    cygz_unlock(m);
+}
+
+CYGZ_NOINSTR void sys_trace_thread_sched_ready_user(struct k_thread *thread)
+{
+    uint32_t m = cygz_lock();
+    unsigned i = cygz_slot(thread, 0);
+
+    /* Only a thread that blocked is woken (new threads and the like are made ready too). */
+    if (i < CONFIG_CYGTRACE_TASKS_WAITERS && (cygz_wait[i].state & CYGZ_BLOCKED)) {
+        cygtrace_sched(CYG_SCHED_WAKE, cygz_id(thread) << CYG_SCHED_ID_SHIFT,
+                       (uintptr_t)thread);
+        cygz_wait[i].state = CYGZ_WOKEN | (cygz_cur & CYG_SCHED_ID_MASK) << CYG_SCHED_ID_SHIFT;
+    }
+    cygz_unlock(m);
+}
+
+CYGZ_NOINSTR void cygtrace_zephyr_block(unsigned type, unsigned op, uintptr_t obj)
+{
+    uint32_t m = cygz_lock();
+    unsigned i;
+
+    cygtrace_sched(CYG_SCHED_BLOCK,
+                   (type & CYG_SCHED_OBJ_MASK) << CYG_SCHED_OBJ_SHIFT |
+                       (op & CYG_SCHED_OP_MASK) << CYG_SCHED_OP_SHIFT,
+                   obj);
+    if (!k_is_in_isr() && (i = cygz_slot(_current, 1)) < CONFIG_CYGTRACE_TASKS_WAITERS)
+        cygz_wait[i].state = CYGZ_BLOCKED;
+    cygz_unlock(m);
+}
+
+CYGZ_NOINSTR void cygtrace_zephyr_sleep(int64_t ticks)
+{
+    cygtrace_zephyr_block(CYG_OBJ_DELAY, 0,
+                          ticks > 0 && ticks < INT32_MAX ? (uintptr_t)ticks : 0);
+}
+
+/* The handler of exception n: an IRQ's ISR from the software table (the vector table holds
+ * _isr_wrapper for them all), an exception's from the vector table (ARMv6-M has no VTOR: it is
+ * at 0), without the Thumb bit, as call records carry functions. */
+CYGZ_NOINSTR static uintptr_t cygz_handler(uint32_t n)
+{
+#if defined(__ARM_ARCH_6M__)
+    const volatile uint32_t *table = (const volatile uint32_t *)0;
+#else
+    const volatile uint32_t *table = (const volatile uint32_t *)(uintptr_t)CYGZ_SCB_VTOR;
+#endif
+#ifdef CONFIG_GEN_SW_ISR_TABLE
+    if (n >= 16u && n - 16u < IRQ_TABLE_SIZE)
+        return (uintptr_t)_sw_isr_table[n - 16u].isr & ~(uintptr_t)1;
+#endif
+    return (uintptr_t)table[n] & ~(uintptr_t)1;
+}
+
+CYGZ_NOINSTR void sys_trace_isr_enter_user(void)
+{
+    uint32_t m = cygz_lock(), ipsr, id;
+    uintptr_t handle;
+
+    if (cygz_nest++ >= CONFIG_CYGTRACE_TASKS_NEST) {
+        cygz_unlock(m);
+        return;
+    }
+    __asm__ volatile("mrs %0, ipsr" : "=r"(ipsr));
+    ipsr &= 0x1FFu;
+    id = CYGTRACE_ZEPHYR_ISR_ID | ipsr;
+    handle = cygz_handler(ipsr);
+    cygz_stack_id[cygz_nest - 1] = cygz_cur;
+    cygz_stack_handle[cygz_nest - 1] = cygz_cur_handle;
+    cygz_cur = id;
+    cygz_cur_handle = handle;
+    cygtrace_switch(id, handle);
+    cygz_unlock(m);
+}
+
+CYGZ_NOINSTR void sys_trace_isr_exit_user(void)
+{
+    uint32_t m = cygz_lock();
+
+    if (cygz_nest != 0 && --cygz_nest < CONFIG_CYGTRACE_TASKS_NEST) {
+        cygz_cur = cygz_stack_id[cygz_nest];
+        cygz_cur_handle = cygz_stack_handle[cygz_nest];
+        cygtrace_switch(cygz_cur, cygz_cur_handle);
+    }
+    cygz_unlock(m);
+}
+
+#endif /* CONFIG_CYGTRACE_TASKS */
+
+CYGZ_NOINSTR void cygtrace_zephyr_fatal(unsigned int reason, const void *esf)
+{
+    const struct arch_esf *f = esf;
+    uint32_t ipsr;
+
+    ARG_UNUSED(reason);
+    /* The exception we are in: a fault's (3..7), or the SVC of k_panic() and k_oops(). */
+    __asm__ volatile("mrs %0, ipsr" : "=r"(ipsr));
+    cygtrace_fault(ipsr & 0x1FFu, f ? (uintptr_t)f->basic.pc : 0, f ? (uintptr_t)f->basic.lr : 0);
+}
+
+#ifdef CONFIG_CYGTRACE_FATAL_HANDLER
+CYGZ_NOINSTR void k_sys_fatal_error_handler(unsigned int reason, const struct arch_esf *esf)
+{
+    cygtrace_zephyr_fatal(reason, esf);
+#ifdef CONFIG_PRINTK
+    printk("cygtrace: trace frozen (fatal error %u)\n", reason);
+#endif
+    (void)cygz_lock();
+    for (;;)
+        ;
+}
+#endif
