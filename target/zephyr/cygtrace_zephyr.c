@@ -233,15 +233,42 @@ CYGZ_NOINSTR void sys_trace_isr_exit_user(void)
 
 #endif /* CONFIG_CYGTRACE_TASKS */
 
+/* Set once a fault is recorded: the fatal error handler that follows records nothing more. */
+static volatile int cygz_faulted;
+
+CYGZ_NOINSTR static void cygz_fault(uintptr_t pc, uintptr_t lr)
+{
+    uint32_t ipsr;
+
+    if (cygz_faulted)
+        return;
+    cygz_faulted = 1;
+    /* The exception we are in: a fault's (3..7), or the SVC of k_panic() and k_oops(). */
+    __asm__ volatile("mrs %0, ipsr" : "=r"(ipsr));
+    cygtrace_fault(ipsr & 0x1FFu, pc, lr);
+}
+
 CYGZ_NOINSTR void cygtrace_zephyr_fatal(unsigned int reason, const void *esf)
 {
     const struct arch_esf *f = esf;
-    uint32_t ipsr;
 
     ARG_UNUSED(reason);
-    /* The exception we are in: a fault's (3..7), or the SVC of k_panic() and k_oops(). */
-    __asm__ volatile("mrs %0, ipsr" : "=r"(ipsr));
-    cygtrace_fault(ipsr & 0x1FFu, f ? (uintptr_t)f->basic.pc : 0, f ? (uintptr_t)f->basic.lr : 0);
+    cygz_fault(f ? (uintptr_t)f->basic.pc : 0, f ? (uintptr_t)f->basic.lr : 0);
+}
+
+/* The fault's entry: the module links with --wrap=z_arm_fault, so that the fault and the ring's
+ * freeze come before Zephyr's fault dump (whose printing, instrumented in a kernel-wide build,
+ * would fill the ring), as the Cortex-M runtime's fault handler does. The frame is on the
+ * stack EXC_RETURN's bit 2 names: r0 r1 r2 r3 r12 lr pc xpsr. */
+void __real_z_arm_fault(uint32_t msp, uint32_t psp, uint32_t exc_return, void *callee_regs);
+
+CYGZ_NOINSTR void __wrap_z_arm_fault(uint32_t msp, uint32_t psp, uint32_t exc_return,
+                                     void *callee_regs)
+{
+    const uint32_t *frame = (const uint32_t *)(uintptr_t)(exc_return & 4u ? psp : msp);
+
+    cygz_fault(frame[6], frame[5]);
+    __real_z_arm_fault(msp, psp, exc_return, callee_regs);
 }
 
 #ifdef CONFIG_CYGTRACE_FATAL_HANDLER
