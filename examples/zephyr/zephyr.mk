@@ -3,6 +3,8 @@
 #   make zephyr-firmware (and make firmware) ->
 #       $(O)/firmware/qemu_cortex_m3/zephyr.elf         faults after 40 rounds
 #       $(O)/firmware/qemu_cortex_m3/zephyr_kernel.elf  the same, the kernel instrumented too
+#       $(O)/firmware/qemu_cortex_m3/zephyr_live.elf    no fault; the idle thread drains the ring
+#                                                       over the UART (cygtrace live)
 # each built by examples/zephyr/build.sh with cmake and ninja in $(O)/zephyr/PROGRAM (ninja
 # knows what changed: make always asks it). Zephyr is not part of this tree: ZEPHYR_BASE names a
 # Zephyr tree (3.x/4.x), by default the subset for qemu_cortex_m3 next to this checkout,
@@ -20,3 +22,4 @@ firmware: zephyr-firmware
 zephyr-firmware:
 	$(Q)$(ZEX_BUILD) zephyr
 	$(Q)$(ZEX_BUILD) zephyr_kernel -DCONFIG_CYGTRACE_INSTRUMENT_KERNEL=y -DCONFIG_CYGTRACE_RING_LOG2=11
+	$(Q)$(ZEX_BUILD) zephyr_live -DZEPHYR_ROUNDS=0 -DEXTRA_CONF_FILE=live.conf

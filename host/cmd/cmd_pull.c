@@ -429,6 +429,7 @@ int cmd_pull(int argc, char **argv)
     if (names) { /* a pulled ring has no DUMP.maps: these are all the names there are */
         names_free(l.names);
         l.names = names;
+        names_set_symbols(l.names, l.sym, l.ring.load_bias);
     }
     cmd_load_warn(&l);
     rc = cmd_show(&l, elf, name, &o.show);

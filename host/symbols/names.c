@@ -22,6 +22,7 @@ struct ent {
     uint64_t handle; /* a context's (names_set_handle) */
     uint8_t named;
     uint8_t type;    /* an object's CYG_OBJ_* */
+    uint8_t sym_tried; /* an object's: its data symbol was looked for (names_set_symbols) */
     char name[NAMES_MAX + 1];
 };
 
@@ -179,12 +180,17 @@ static void note_type(struct names *n, const struct ev *e)
 
     if ((e->data & CYG_SCHED_KIND_MASK) != CYG_SCHED_BLOCK || !e->addr ||
         type < CYG_OBJ_QUEUE || (type > CYG_OBJ_STREAM && type < CYG_OBJ_K_SEM) ||
-        ((known = find(&n->obj, e->addr)) && known->type))
+        ((known = find(&n->obj, e->addr)) && known->type &&
+         (known->named || known->sym_tried || !n->sym)))
         return;
     if (!(x = get(&n->obj, e->addr, &full)))
         return;
-    x->type = (uint8_t)type;
-    if (!x->named && n->sym && e->addr > n->bias && (name = sym_data_at(n->sym, e->addr - n->bias))) {
+    if (!x->type)
+        x->type = (uint8_t)type;
+    if (x->named || !n->sym)
+        return;
+    x->sym_tried = 1; /* once: the lookup goes through every symbol */
+    if (e->addr > n->bias && (name = sym_data_at(n->sym, e->addr - n->bias))) {
         copy_name(x->name, name);
         x->named = 1;
     }

@@ -16,6 +16,10 @@
 #ifdef CONFIG_GEN_SW_ISR_TABLE
 #include <zephyr/sw_isr_table.h>
 #endif
+#ifdef CONFIG_CYGTRACE_DRAIN
+#include <zephyr/device.h>
+#include <zephyr/drivers/uart.h>
+#endif
 
 #include "cygtrace_cm.h"
 #include "cygtrace_zephyr.h"
@@ -230,6 +234,48 @@ CYGZ_NOINSTR void sys_trace_isr_exit_user(void)
     }
     cygz_unlock(m);
 }
+
+#ifdef CONFIG_CYGTRACE_DRAIN
+#if DT_HAS_CHOSEN(zephyr_cygtrace_uart)
+#define CYGZ_UART DT_CHOSEN(zephyr_cygtrace_uart)
+#else
+#define CYGZ_UART DT_CHOSEN(zephyr_console)
+#endif
+
+static const struct device *const cygz_uart = DEVICE_DT_GET(CYGZ_UART);
+static int cygz_draining;
+
+/* What the UART's FIFO takes now, never waiting. */
+CYGZ_NOINSTR static size_t cygz_uart_sink(void *arg, const void *buf, size_t len)
+{
+    int n;
+
+    ARG_UNUSED(arg);
+    n = uart_fifo_fill(cygz_uart, buf, (int)(len > INT32_MAX ? INT32_MAX : len));
+    return n > 0 ? (size_t)n : 0;
+}
+
+/* After the drivers: the drain starts with the oldest record, so that the names of the threads
+ * made before it are sent too. */
+CYGZ_NOINSTR static int cygz_drain_init(void)
+{
+    if (!device_is_ready(cygz_uart))
+        return 0;
+    cygtrace_drain_init(cygz_uart_sink, NULL);
+    cygz_draining = 1;
+    return 0;
+}
+
+SYS_INIT(cygz_drain_init, POST_KERNEL, 99);
+
+/* The idle thread drains: whatever the threads and interrupts recorded goes out while nothing
+ * else runs. */
+CYGZ_NOINSTR void sys_trace_idle_user(void)
+{
+    if (cygz_draining)
+        cygtrace_drain();
+}
+#endif /* CONFIG_CYGTRACE_DRAIN */
 
 #endif /* CONFIG_CYGTRACE_TASKS */
 
