@@ -212,7 +212,7 @@ riscv_demo() {
         grep -q "trace frozen" "$log" 2>/dev/null && break
         sleep 0.2
     done
-    sed 's/^/    uart| /' "$log"
+    tr -d '\r' <"$log" | sed 's/^/    uart| /' # Zephyr's console ends its lines with CR LF
     run "$B/cygtrace" pull --srcline --gdb="127.0.0.1:$port" "$elf"
     qemu_down
 }
@@ -237,7 +237,7 @@ zephyr_demo() {
         grep -q "trace frozen" "$log" 2>/dev/null && break
         sleep 0.2
     done
-    sed 's/^/    uart| /' "$log"
+    tr -d '\r' <"$log" | sed 's/^/    uart| /' # Zephyr's console ends its lines with CR LF
     run "$B/cygtrace" pull --gdb="127.0.0.1:$port" -o "$dump" "$elf"
     qemu_down
     run "$B/cygtrace" report --tasks "$elf" "$dump"
