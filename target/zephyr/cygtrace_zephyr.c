@@ -79,7 +79,8 @@ static uintptr_t cygz_cur_handle;
 static unsigned cygz_nest;
 static uint32_t cygz_stack_id[CONFIG_CYGTRACE_TASKS_NEST];
 static uintptr_t cygz_stack_handle[CONFIG_CYGTRACE_TASKS_NEST];
-/* Threads that blocked: CYGZ_BLOCKED, then CYGZ_WOKEN | the waker's id << CYG_SCHED_ID_SHIFT. */
+/* Threads that blocked: CYGZ_BLOCKED, then CYGZ_WOKEN | the waker's id << CYG_SCHED_ID_SHIFT
+ * (0 once it resumed). */
 static struct {
     const struct k_thread *thread;
     uint32_t state;
@@ -92,20 +93,37 @@ CYGZ_NOINSTR static uint32_t cygz_id(const struct k_thread *t)
     return id ? id : 0x7FFFFu;
 }
 
-/* The thread's slot in the table, or with make a free one (NULL when full). */
+#define CYGZ_GONE ((const struct k_thread *)1) /* a slot whose thread was aborted */
+#define CYGZ_NSLOT CONFIG_CYGTRACE_TASKS_WAITERS
+
+/* The thread's slot in the table (CYGZ_NSLOT: none), open addressing from a hash of its address:
+ * a slot, once a thread's, stays its own (its state cleared when it resumes), so that a lookup
+ * takes one probe or two; with make, a thread that has none takes the first free slot (one an
+ * aborted thread left, else an empty one). */
 CYGZ_NOINSTR static unsigned cygz_slot(const struct k_thread *t, int make)
 {
-    unsigned i, free = CONFIG_CYGTRACE_TASKS_WAITERS;
+    unsigned i = (unsigned)((uintptr_t)t >> 3) % CYGZ_NSLOT, k, gone = CYGZ_NSLOT;
 
-    for (i = 0; i < CONFIG_CYGTRACE_TASKS_WAITERS; i++) {
+    for (k = 0; k < CYGZ_NSLOT; k++, i = i + 1 == CYGZ_NSLOT ? 0 : i + 1) {
         if (cygz_wait[i].thread == t)
             return i;
-        if (!cygz_wait[i].thread && free == CONFIG_CYGTRACE_TASKS_WAITERS)
-            free = i;
+        if (cygz_wait[i].thread == CYGZ_GONE) {
+            if (gone == CYGZ_NSLOT)
+                gone = i;
+            continue;
+        }
+        if (!cygz_wait[i].thread)
+            break;
     }
-    if (make && free < CONFIG_CYGTRACE_TASKS_WAITERS)
-        cygz_wait[free].thread = t;
-    return make ? free : CONFIG_CYGTRACE_TASKS_WAITERS;
+    if (!make)
+        return CYGZ_NSLOT;
+    if (gone < CYGZ_NSLOT)
+        i = gone;
+    else if (k == CYGZ_NSLOT)
+        return CYGZ_NSLOT; /* full */
+    cygz_wait[i].thread = t;
+    cygz_wait[i].state = 0;
+    return i;
 }
 
 CYGZ_NOINSTR static void cygz_name(struct k_thread *t)
@@ -126,6 +144,19 @@ CYGZ_NOINSTR void sys_trace_thread_name_set_user(struct k_thread *thread)
     cygz_name(thread);
 }
 
+/* An aborted thread's slot goes to the next thread that blocks (its struct may be reused). */
+CYGZ_NOINSTR void sys_trace_thread_abort_user(struct k_thread *thread)
+{
+    uint32_t m = cygz_lock();
+    unsigned i = cygz_slot(thread, 0);
+
+    if (i < CYGZ_NSLOT) {
+        cygz_wait[i].thread = CYGZ_GONE;
+        cygz_wait[i].state = 0;
+    }
+    cygz_unlock(m);
+}
+
 CYGZ_NOINSTR void sys_trace_thread_switched_in_user(void)
 {
     struct k_thread *t = _current;
@@ -139,11 +170,10 @@ CYGZ_NOINSTR void sys_trace_thread_switched_in_user(void)
         cygz_cur_handle = (uintptr_t)t;
         cygtrace_switch(id, (uintptr_t)t);
     }
-    /* Woken since it blocked: the other side of the waker's WAKE. The slot is freed either
+    /* Woken since it blocked: the other side of the waker's WAKE. The state is cleared either
      * way, so that a block that did not happen leaves nothing stale. */
-    if ((i = cygz_slot(t, 0)) < CONFIG_CYGTRACE_TASKS_WAITERS) {
+    if ((i = cygz_slot(t, 0)) < CYGZ_NSLOT) {
         s = cygz_wait[i].state;
-        cygz_wait[i].thread = NULL;
         cygz_wait[i].state = 0;
     }
     if (s & CYGZ_WOKEN)
@@ -157,7 +187,7 @@ CYGZ_NOINSTR void sys_trace_thread_sched_ready_user(struct k_thread *thread)
     unsigned i = cygz_slot(thread, 0);
 
     /* Only a thread that blocked is woken (new threads and the like are made ready too). */
-    if (i < CONFIG_CYGTRACE_TASKS_WAITERS && (cygz_wait[i].state & CYGZ_BLOCKED)) {
+    if (i < CYGZ_NSLOT && (cygz_wait[i].state & CYGZ_BLOCKED)) {
         cygtrace_sched(CYG_SCHED_WAKE, cygz_id(thread) << CYG_SCHED_ID_SHIFT,
                        (uintptr_t)thread);
         cygz_wait[i].state = CYGZ_WOKEN | (cygz_cur & CYG_SCHED_ID_MASK) << CYG_SCHED_ID_SHIFT;
@@ -174,7 +204,7 @@ CYGZ_NOINSTR void cygtrace_zephyr_block(unsigned type, unsigned op, uintptr_t ob
                    (type & CYG_SCHED_OBJ_MASK) << CYG_SCHED_OBJ_SHIFT |
                        (op & CYG_SCHED_OP_MASK) << CYG_SCHED_OP_SHIFT,
                    obj);
-    if (!k_is_in_isr() && (i = cygz_slot(_current, 1)) < CONFIG_CYGTRACE_TASKS_WAITERS)
+    if (!k_is_in_isr() && (i = cygz_slot(_current, 1)) < CYGZ_NSLOT)
         cygz_wait[i].state = CYGZ_BLOCKED;
     cygz_unlock(m);
 }
