@@ -24,7 +24,7 @@ def steps(fn):
         bp.delete()
 
 
-for fn in ("__cyg_profile_func_enter", "__cyg_profile_func_exit",
+for fn in ("__cyg_profile_func_enter", "__cyg_profile_func_exit", "cygtrace_user_clock",
            "sys_trace_thread_switched_in_user", "sys_trace_isr_enter_user",
            "sys_trace_isr_exit_user", "cygtrace_zephyr_block",
            "sys_trace_thread_sched_ready_user"):
