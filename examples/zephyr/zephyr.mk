@@ -5,6 +5,7 @@
 #       $(O)/firmware/qemu_cortex_m3/zephyr_kernel.elf  the same, the kernel instrumented too
 #       $(O)/firmware/qemu_cortex_m3/zephyr_live.elf    no fault; the idle thread drains the ring
 #                                                       over the UART (cygtrace live)
+#       $(O)/firmware/qemu_cortex_m3/zephyr_rtt.elf     the same into an RTT channel (live --gdb)
 # each built by examples/zephyr/build.sh with cmake and ninja in $(O)/zephyr/PROGRAM (ninja
 # knows what changed: make always asks it). Zephyr is not part of this tree: ZEPHYR_BASE names a
 # Zephyr tree (3.x/4.x), by default the subset for qemu_cortex_m3 next to this checkout,
@@ -23,3 +24,4 @@ zephyr-firmware:
 	$(Q)$(ZEX_BUILD) zephyr
 	$(Q)$(ZEX_BUILD) zephyr_kernel -DCONFIG_CYGTRACE_INSTRUMENT_KERNEL=y -DCONFIG_CYGTRACE_RING_LOG2=11
 	$(Q)$(ZEX_BUILD) zephyr_live -DZEPHYR_ROUNDS=0 -DEXTRA_CONF_FILE=live.conf
+	$(Q)$(ZEX_BUILD) zephyr_rtt -DZEPHYR_ROUNDS=0 -DEXTRA_CONF_FILE=rtt.conf

@@ -16,9 +16,12 @@
 #ifdef CONFIG_GEN_SW_ISR_TABLE
 #include <zephyr/sw_isr_table.h>
 #endif
-#ifdef CONFIG_CYGTRACE_DRAIN
+#ifdef CONFIG_CYGTRACE_DRAIN_UART
 #include <zephyr/device.h>
 #include <zephyr/drivers/uart.h>
+#endif
+#ifdef CONFIG_CYGTRACE_DRAIN_RTT
+#include "cygtrace_rtt.h"
 #endif
 
 #include "cygtrace_cm.h"
@@ -265,7 +268,7 @@ CYGZ_NOINSTR void sys_trace_isr_exit_user(void)
     cygz_unlock(m);
 }
 
-#ifdef CONFIG_CYGTRACE_DRAIN
+#ifdef CONFIG_CYGTRACE_DRAIN_UART
 #if DT_HAS_CHOSEN(zephyr_cygtrace_uart)
 #define CYGZ_UART DT_CHOSEN(zephyr_cygtrace_uart)
 #else
@@ -273,7 +276,6 @@ CYGZ_NOINSTR void sys_trace_isr_exit_user(void)
 #endif
 
 static const struct device *const cygz_uart = DEVICE_DT_GET(CYGZ_UART);
-static int cygz_draining;
 
 /* What the UART's FIFO takes now, never waiting. */
 CYGZ_NOINSTR static size_t cygz_uart_sink(void *arg, const void *buf, size_t len)
@@ -285,13 +287,23 @@ CYGZ_NOINSTR static size_t cygz_uart_sink(void *arg, const void *buf, size_t len
     return n > 0 ? (size_t)n : 0;
 }
 
+#endif /* CONFIG_CYGTRACE_DRAIN_UART */
+
+#ifdef CONFIG_CYGTRACE_DRAIN
+static int cygz_draining;
+
 /* After the drivers: the drain starts with the oldest record, so that the names of the threads
  * made before it are sent too. */
 CYGZ_NOINSTR static int cygz_drain_init(void)
 {
+#ifdef CONFIG_CYGTRACE_DRAIN_RTT
+    cygtrace_rtt_init(); /* the control block first: a host finds it at once */
+    cygtrace_drain_init(cygtrace_rtt_sink, NULL);
+#else
     if (!device_is_ready(cygz_uart))
         return 0;
     cygtrace_drain_init(cygz_uart_sink, NULL);
+#endif
     cygz_draining = 1;
     return 0;
 }

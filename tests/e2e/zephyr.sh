@@ -17,6 +17,7 @@
 #           tree (recorded at the fault's entry, before Zephyr's fault dump)
 #   live    zephyr_live.elf streams over the UART (the idle thread drains): `live` names the
 #           threads and shows the blocking and the waking as they come
+#   rtt     zephyr_rtt.elf the same into an RTT channel, read through the gdbstub (`live --gdb`)
 # Zephyr is third-party: without a Zephyr tree (ZEPHYR_BASE, else the build's default folder),
 # or without what building it needs (cmake, ninja, Zephyr's python packages), the build skips
 # the example, and this script skips its tests, each by name.
@@ -41,6 +42,7 @@ if [ -n "$why" ]; then
     skip crash "$why"
     skip kernel "$why"
     skip live "$why"
+    skip rtt "$why"
     finish
 fi
 need_qemu
@@ -224,6 +226,26 @@ if elf_copy "$tag" "$FW" "$T/fw" zephyr_live; then
             eval '! grep -q "unknown type" "$T/$tag.out"'
     else
         fail "$tag-qemu" "QEMU did not start: $(head -n 2 "$T/$tag.qemu" | tr '\n' '|')"
+    fi
+    qemu_stop
+fi
+# --- live over RTT: the same, read through the gdbstub ------------------------------------------
+tag=rtt
+if elf_copy "$tag" "$FW" "$T/fw" zephyr_rtt; then
+    ELF=$T/fw/zephyr_rtt.elf
+    if qemu_start "$tag" "$BOARD" "$ELF"; then
+        run "$tag" "$CT" live --plain --duration=2 --gdb=127.0.0.1:$PORT "$ELF"
+        check "$tag-runs" "status $RC: $(head -n 1 "$T/$tag.err")" [ "$RC" -eq 0 ]
+        for name in producer consumer timer_isr; do
+            check "$tag-named-$name" "no context \"$name\" in the live output" \
+                grep -Eq "^# context [0-9]+ \"$name\"$" "$T/$tag.out"
+        done
+        check "$tag-blocking" "no blocking and waking in the live output" \
+            eval 'grep -q "^ *-- woken by timer_isr$" "$T/$tag.out" &&
+                  grep -q "^ *-- wakes consumer$" "$T/$tag.out" &&
+                  grep -q "^ *-- blocked on k_msgq \"jobs\" (get)$" "$T/$tag.out"'
+        check "$tag-uart-free" "the UART carries the stream: $(head -c 80 "$T/$tag.uart" | tr -c '[:print:]\n' '?')" \
+            grep -q 'cygtrace zephyr example' "$T/$tag.uart"
     fi
     qemu_stop
 fi

@@ -14,8 +14,8 @@ out=$(cd "$ROOT" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
     make --no-print-directory O="$T/nobuild" zephyr-firmware ZEPHYR_BASE=/nonexistent 2>&1)
 rc=$?
 check build-skips "status $rc: $out" \
-    eval '[ "$rc" -eq 0 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 3 ] &&
-          [ "$(printf "%s\n" "$out" | grep -c "SKIP .*Zephyr example zephyr[a-z_]*: no Zephyr tree at ZEPHYR_BASE=./nonexistent. (a Zephyr 3.x/4.x tree: set ZEPHYR_BASE, docs/zephyr.md)")" -eq 3 ] &&
+    eval '[ "$rc" -eq 0 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 4 ] &&
+          [ "$(printf "%s\n" "$out" | grep -c "SKIP .*Zephyr example zephyr[a-z_]*: no Zephyr tree at ZEPHYR_BASE=./nonexistent. (a Zephyr 3.x/4.x tree: set ZEPHYR_BASE, docs/zephyr.md)")" -eq 4 ] &&
           [ ! -e "$T/nobuild/firmware/qemu_cortex_m3" ]'
 
 # A tree but no cmake on the PATH: said so.
@@ -55,9 +55,9 @@ out=$(ZEPHYR_BASE=/nonexistent CYGTRACE_BUILD="$B" bash "$E2E_DIR/zephyr.sh" 2>&
 rc=$?
 last=$(printf '%s\n' "$out" | tail -n 1)
 check script-passes "status $rc: $last" \
-    eval '[ "$rc" -eq 0 ] && [[ $last =~ ^zephyr:\ 0\ passed,\ 0\ failed,\ 3\ skipped$ ]]'
+    eval '[ "$rc" -eq 0 ] && [[ $last =~ ^zephyr:\ 0\ passed,\ 0\ failed,\ 4\ skipped$ ]]'
 missing=
-for name in crash kernel live; do
+for name in crash kernel live rtt; do
     printf '%s\n' "$out" | grep -q "^skip $name: no Zephyr tree$" || missing="$missing $name"
 done
 check script-names-skips "not said skipped:$missing" [ -z "$missing" ]
