@@ -390,7 +390,8 @@ bench: deps
 #   lib/cmake/cygtrace/                  cygtrace-config.cmake (+ -version): find_package(cygtrace)
 #   share/cygtrace/                      cygtrace.mk, cygtrace.cmake, cygtrace.gdb, and the
 #                                        runtime's sources (common/, target/) they build from,
-#                                        with their list (target/sources.mk)
+#                                        with their list (target/sources.mk); the Zephyr module
+#                                        (target/zephyr: ZEPHYR_EXTRA_MODULES names it there)
 #   share/man/man1, man3                 the man pages, once docs/man/man.mk gives them
 #   share/bash-completion/completions/cygtrace   tools/cygtrace.bash, if there
 # Each entry reads DEST|MODE|SOURCE, DEST relative to PREFIX.
@@ -413,7 +414,8 @@ INSTALL_LIST = \
     $(call inst,share/cygtrace,644,tools/cygtrace.gdb tools/cygtrace.mk tools/cygtrace.cmake) \
     $(call inst_tree,share/cygtrace,644,$(wildcard common/*.[ch] target/*/*.[ch] \
                                         target/sources.mk target/rtos/*/*.[ch] \
-                                        target/rtos/*/*.mk)) \
+                                        target/rtos/*/*.mk target/zephyr/include/*.h \
+                                        target/zephyr/zephyr/*)) \
     $(call inst,share/man/man1,644,$(MAN1_PAGES)) \
     $(call inst,share/man/man3,644,$(MAN3_PAGES)) \
     $(call inst,share/bash-completion/completions,644,$(wildcard tools/cygtrace.bash))
