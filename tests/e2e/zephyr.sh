@@ -98,6 +98,10 @@ if elf_copy "$tag" "$FW" "$T/fw" zephyr; then
             grep -q '^ *-- wakes consumer$' "$T/$tag.producer"
         check "$tag-irq-wakes" "no 'wakes producer' in timer_isr's tree" \
             grep -q '^ *-- wakes producer$' "$T/$tag.irq"
+        # k_msleep(1) every 8th round: a delay in ticks, ended by the system timer's interrupt,
+        # which goes by its handler in the vector table (SysTick's).
+        check "$tag-producer-delay" "no 'delay 1 tick' then 'woken by sys_clock_isr' in the producer's tree" \
+            eval 'grep -A1 "^ *-- delay 1 tick$" "$T/$tag.producer" | grep -q "^ *-- woken by sys_clock_isr$"'
         # The blocking is where it happens: inside the API call that blocked.
         why=$(nested "$T/$tag.consumer" consumer_main k_msgq_get)
         check "$tag-consumer-nested" "$why" [ -z "$why" ]
@@ -145,6 +149,7 @@ if elf_copy "$tag" "$FW" "$T/fw" zephyr; then
         run "$tag-report" "$CT" report --tasks "$ELF" "$T/$tag.dump"
         check "$tag-report" "status $RC: $(grep -v '^#' "$T/$tag-report.out" | tr '\n' '|')" \
             eval '[ "$RC" -eq 0 ] && grep -Eq "  consumer +producer \([0-9]+ of [0-9]+\)$" "$T/$tag-report.out" &&
+                  grep -q "  sys_clock_isr  " "$T/$tag-report.out" &&
                   grep -Eq "  producer +timer_isr \([0-9]+ of [0-9]+\)$" "$T/$tag-report.out" &&
                   grep -q "  timer_isr  " "$T/$tag-report.out"'
         run "$tag-chrome" "$CT" export --format=chrome "$ELF" "$T/$tag.dump"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* main.c - the Zephyr example: a timer interrupt gives the semaphore tick_sem; the producer
- * takes it, makes a job and puts it into the message queue jobs; the consumer gets it, checks
- * it and stores its result under the mutex results_lock. After ZEPHYR_ROUNDS rounds the
+ * takes it, makes a job and puts it into the message queue jobs (and sleeps a little every 8th
+ * round); the consumer gets it, checks it and stores its result under the mutex results_lock. After ZEPHYR_ROUNDS rounds the
  * consumer's scale of results becomes 0:
  *     consumer_main -> consume -> store_result: a division by zero (a usage fault: Zephyr sets
  *     the core's DIV_0_TRP), which Zephyr's fatal error path
@@ -89,6 +89,8 @@ void producer_main(void *a, void *b, void *c)
         k_sem_take(&tick_sem, K_FOREVER);
         make_job(&j, seq);
         k_msgq_put(&jobs, &j, K_FOREVER);
+        if (seq % 8u == 7u)
+            k_msleep(1); /* a delay, which the system timer's interrupt ends */
     }
 }
 
