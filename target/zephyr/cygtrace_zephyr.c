@@ -321,6 +321,12 @@ CYGZ_NOINSTR void sys_trace_idle_user(void)
 
 #endif /* CONFIG_CYGTRACE_TASKS */
 
+CYGZ_NOINSTR void cygtrace_zephyr_name(const void *obj, unsigned type, const char *name)
+{
+    cygtrace_name(CYG_NAME_OBJECT | (type & CYG_NAME_OBJ_MASK) << CYG_NAME_OBJ_SHIFT,
+                  (uintptr_t)obj, name, CYG_NAME_MAX_PARTS * sizeof(uintptr_t));
+}
+
 /* Set once a fault is recorded: the fatal error handler that follows records nothing more. */
 static volatile int cygz_faulted;
 

@@ -23,6 +23,7 @@
 # the example, and this script skips its tests, each by name.
 set -u
 . "$(dirname "$0")/lib.sh"
+. "$E2E_DIR/fw_common.bash"
 
 need "$CT"
 FW=$BUILD/firmware/qemu_cortex_m3
@@ -145,7 +146,8 @@ if elf_copy "$tag" "$FW" "$T/fw" zephyr; then
             grep -Eq "^build-id: +$(arm-none-eabi-readelf -n "$ELF" | sed -n 's/.*Build ID: //p')" "$T/$tag-info.out"
         check "$tag-info-objects" "$(grep '^object' "$T/$tag-info.out" | tr '\n' '|')" \
             eval 'grep -Eq "^object: +k_msgq \"jobs\" at 0x" "$T/$tag-info.out" &&
-                  grep -Eq "^object: +k_sem \"tick_sem\" at 0x" "$T/$tag-info.out"'
+                  grep -Eq "^object: +k_sem \"tick_sem\" at 0x" "$T/$tag-info.out" &&
+                  grep -Eq "^object: +k_mutex \"results\" at $(fw_sym "$ELF" results_lock)$" "$T/$tag-info.out"'
         run "$tag-report" "$CT" report --tasks "$ELF" "$T/$tag.dump"
         check "$tag-report" "status $RC: $(grep -v '^#' "$T/$tag-report.out" | tr '\n' '|')" \
             eval '[ "$RC" -eq 0 ] && grep -Eq "  consumer +producer \([0-9]+ of [0-9]+\)$" "$T/$tag-report.out" &&

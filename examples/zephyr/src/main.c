@@ -17,6 +17,8 @@
 #include <zephyr/irq.h>
 #include <zephyr/sys/sys_io.h>
 
+#include "cygtrace_zephyr.h"
+
 #define GPTM0 0x40030000u
 #define GPTM_CFG 0x00u
 #define GPTM_TAMR 0x04u
@@ -119,6 +121,9 @@ void timer_isr(const void *arg)
 
 int main(void)
 {
+    /* Statically defined objects go by their symbols (jobs, tick_sem); this one is named
+     * otherwise, as an object made at run time would be. */
+    cygtrace_zephyr_name(&results_lock, CYG_OBJ_K_MUTEX, "results");
     IRQ_CONNECT(GPTM0_IRQ, 2, timer_isr, NULL, 0);
     sys_write32(0u, GPTM0 + GPTM_CTL);
     sys_write32(0u, GPTM0 + GPTM_CFG);             /* 32 bits */

@@ -46,6 +46,11 @@ void cygtrace_zephyr_block(unsigned type, unsigned op, uintptr_t obj);
 /* k_sleep() and the like: a delay of timeout's ticks (K_FOREVER: 0, unknown). */
 void cygtrace_zephyr_sleep(int64_t ticks);
 
+/* Names the kernel object at obj, of type type (CYG_OBJ_K_SEM, CYG_OBJ_K_MSGQ, ...): a NAME
+ * record, for an object that no symbol names (one initialized at run time, in a struct or on
+ * the heap); a statically defined one goes by its symbol without it. At most 60 bytes. */
+void cygtrace_zephyr_name(const void *obj, unsigned type, const char *name);
+
 /* For an application that defines k_sys_fatal_error_handler() itself
  * (CONFIG_CYGTRACE_FATAL_HANDLER=n): records the fault in the current thread's tree and freezes
  * the ring. esf is the handler's, as const struct arch_esf * (NULL is fine). */
