@@ -17,7 +17,9 @@
 #include <zephyr/irq.h>
 #include <zephyr/sys/sys_io.h>
 
+#ifdef CONFIG_CYGTRACE /* the module's header: the example builds without it too */
 #include "cygtrace_zephyr.h"
+#endif
 
 #define GPTM0 0x40030000u
 #define GPTM_CFG 0x00u
@@ -123,7 +125,9 @@ int main(void)
 {
     /* Statically defined objects go by their symbols (jobs, tick_sem); this one is named
      * otherwise, as an object made at run time would be. */
+#ifdef CONFIG_CYGTRACE
     cygtrace_zephyr_name(&results_lock, CYG_OBJ_K_MUTEX, "results");
+#endif
     IRQ_CONNECT(GPTM0_IRQ, 2, timer_isr, NULL, 0);
     sys_write32(0u, GPTM0 + GPTM_CTL);
     sys_write32(0u, GPTM0 + GPTM_CFG);             /* 32 bits */
