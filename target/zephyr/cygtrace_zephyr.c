@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* cygtrace_zephyr.c - the Zephyr glue (cygtrace_zephyr.h): the runtime's start at boot, its
- * clock, the tracing hooks of CONFIG_TRACING_USER and of the module's tracing_user.h, the fatal
- * error handler and the UART drain. Built without -finstrument-functions (every function is
- * also marked): it runs inside the scheduler, at the edges of interrupts and in the fault path,
- * where a call record would land in the wrong context.
+ * clock, the tracing hooks of CONFIG_TRACING_USER and of the module's tracing_user.h, the
+ * fault's entry and the fatal error handler, and the drain (a UART or an RTT channel). Never
+ * instrumented (every function is marked, and the module's files are left out of a kernel-wide
+ * build): it runs inside the scheduler, at the edges of interrupts and in the fault path, where
+ * a call record would land in the wrong context.
  *
  * The glue's state: the context running now (what a switch-in compares with, what a wake names
  * as the waker), the stack of contexts that interrupts preempted, and a small table of the
