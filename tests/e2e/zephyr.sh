@@ -10,7 +10,7 @@
 #           thread's calls in another's tree, no call cut by a switch; the usage fault and its
 #           call stack in the consumer's tree only; --thread=NAME; `pull -o` then `tree` the
 #           same; the records; `report --tasks`; `export --format=chrome` a track per thread;
-#           `info` the objects by their symbols
+#           `info` the objects by their symbols; after a warm reset the ring is kept, frozen
 #   kernel  zephyr_kernel.elf, the kernel instrumented too (CONFIG_CYGTRACE_INSTRUMENT_KERNEL):
 #           it boots, the ring wraps, the threads are named from their k_thread (DUMP.maps),
 #           the blocking shows inside the kernel's own calls, and the fault ends the consumer's
@@ -160,6 +160,26 @@ if elf_copy "$tag" "$FW" "$T/fw" zephyr; then
                   grep -q "\"name\": *\"context [0-9]* \\\\\"consumer\\\\\"\"" "$T/$tag-chrome.out"'
         if command -v python3 >/dev/null; then
             check "$tag-chrome-json" "not JSON" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/$tag-chrome.out"
+        fi
+        # A warm reset (QEMU's system reset, through the gdbstub): the ring in .noinit is kept,
+        # frozen, with the fault of the run before; the new run records nothing over it.
+        if command -v gdb-multiarch >/dev/null; then
+            timeout 20 gdb-multiarch -batch -nx -ex "target remote 127.0.0.1:$PORT" \
+                -ex 'monitor system_reset' -ex detach </dev/null >"$T/$tag-reset.gdb" 2>&1
+            for ((i = 0; i < 100; i++)); do
+                [ "$(grep -c 'trace frozen' "$T/$tag.uart")" -ge 2 ] && break
+                sleep 0.1
+            done
+            run "$tag-reset" "$CT" pull --gdb=127.0.0.1:$PORT -o "$T/$tag-reset.dump" "$ELF"
+            run "$tag-reset-info" "$CT" info "$ELF" "$T/$tag-reset.dump"
+            run "$tag-reset-tree" "$CT" tree --thread=consumer "$ELF" "$T/$tag-reset.dump"
+            check "$tag-reset-kept" "$(grep -E '^(state|resets):' "$T/$tag-reset-info.out" | tr '\n' ' ') $(grep -c 'Booting' "$T/$tag.uart") boots" \
+                eval '[ "$(grep -c "Booting" "$T/$tag.uart")" -ge 2 ] &&
+                      grep -q "^resets: *1 warm reset" "$T/$tag-reset-info.out" &&
+                      grep -q "^state: *frozen" "$T/$tag-reset-info.out" &&
+                      grep -q "^\*\*\* UsageFault at store_result" "$T/$tag-reset-tree.out"'
+        else
+            skip "$tag-reset" "no gdb-multiarch (make deps)"
         fi
     fi
     qemu_stop
