@@ -8,6 +8,7 @@
 #                   demo-rtt: the same over RTT, read through QEMU's GDB server;
 #                   demo-merge: a firmware and a Linux program it answers, one timeline;
 #                   demo-freertos: a FreeRTOS firmware's tasks and interrupts, a tree each;
+#                   demo-zephyr: the same for a Zephyr application, built with the module;
 #                   demo-riscv: the crash demo on a RISC-V firmware, QEMU's virt board)
 #   make check      install missing packages, build, run every test
 #   make deps       install missing Debian packages (quick and silent when all are there)
@@ -68,7 +69,7 @@ endif
 BASE_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
 
-.PHONY: all demo demo-linux demo-live demo-rtt demo-merge demo-freertos demo-riscv check deps install clean bench runtime host examples firmware-cores fuzz
+.PHONY: all demo demo-linux demo-live demo-rtt demo-merge demo-freertos demo-zephyr demo-riscv check deps install clean bench runtime host examples firmware-cores fuzz
 all: host runtime examples firmware-cores firmware
 # The runtime's sources, per port (CYGTRACE_RT_SRC_core, CYGTRACE_RT_SRC_linux...), for this
 # file and the examples'.
@@ -76,6 +77,7 @@ include target/sources.mk
 include examples/firmware/firmware.mk
 include examples/riscv/riscv.mk
 include examples/freertos/freertos.mk
+include examples/zephyr/zephyr.mk
 # The header dependencies of what those three build, all of it under $(O)/firmware.
 -include $(shell find $(O)/firmware -name '*.d' 2>/dev/null)
 
@@ -361,6 +363,10 @@ demo-freertos: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tools/demo.sh $(O) freertos
 
+demo-zephyr: deps
+	$(Q)$(MAKE) --no-print-directory host zephyr-firmware
+	$(Q)tools/demo.sh $(O) zephyr
+
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory -f bench/bench.mk O=$(O)
@@ -390,7 +396,8 @@ bench: deps
 #   lib/cmake/cygtrace/                  cygtrace-config.cmake (+ -version): find_package(cygtrace)
 #   share/cygtrace/                      cygtrace.mk, cygtrace.cmake, cygtrace.gdb, and the
 #                                        runtime's sources (common/, target/) they build from,
-#                                        with their list (target/sources.mk)
+#                                        with their list (target/sources.mk); the Zephyr module
+#                                        (target/zephyr: ZEPHYR_EXTRA_MODULES names it there)
 #   share/man/man1, man3                 the man pages, once docs/man/man.mk gives them
 #   share/bash-completion/completions/cygtrace   tools/cygtrace.bash, if there
 # Each entry reads DEST|MODE|SOURCE, DEST relative to PREFIX.
@@ -413,7 +420,8 @@ INSTALL_LIST = \
     $(call inst,share/cygtrace,644,tools/cygtrace.gdb tools/cygtrace.mk tools/cygtrace.cmake) \
     $(call inst_tree,share/cygtrace,644,$(wildcard common/*.[ch] target/*/*.[ch] \
                                         target/sources.mk target/rtos/*/*.[ch] \
-                                        target/rtos/*/*.mk)) \
+                                        target/rtos/*/*.mk target/zephyr/include/*.h \
+                                        target/zephyr/zephyr/*)) \
     $(call inst,share/man/man1,644,$(MAN1_PAGES)) \
     $(call inst,share/man/man3,644,$(MAN3_PAGES)) \
     $(call inst,share/bash-completion/completions,644,$(wildcard tools/cygtrace.bash))

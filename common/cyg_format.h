@@ -265,8 +265,16 @@ _Static_assert(sizeof(struct cyg_ctl) == CYG_HDR_BYTES, "control block size");
 #define CYG_OBJ_NOTIFY 7u     /* a task notification: a = its index */
 #define CYG_OBJ_SUSPEND 8u    /* suspended by a call (vTaskSuspend) */
 #define CYG_OBJ_TASK 9u       /* a task, as a NAME's object (unused: tasks are contexts) */
+/* Zephyr's kernel objects (target/zephyr), shown by their Zephyr type names. */
+#define CYG_OBJ_K_SEM 10u     /* k_sem (take) */
+#define CYG_OBJ_K_MUTEX 11u   /* k_mutex (lock) */
+#define CYG_OBJ_K_QUEUE 12u   /* k_queue, and k_fifo and k_lifo, which are k_queues (get, put) */
+#define CYG_OBJ_K_MSGQ 13u    /* k_msgq (get, put) */
+#define CYG_OBJ_K_STACK 14u   /* k_stack (pop) */
+#define CYG_OBJ_K_PIPE 15u    /* k_pipe (read, write) */
 
-/* Operations (SCHED BLOCK on a queue or a stream). */
+/* Operations (SCHED BLOCK on a queue or a stream; on a Zephyr k_queue, k_msgq or k_pipe: get
+ * or read, put or write). */
 #define CYG_OP_RECEIVE 0u
 #define CYG_OP_SEND 1u
 #define CYG_OP_PEEK 2u

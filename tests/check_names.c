@@ -182,6 +182,40 @@ START_TEST(test_names_type_from_block)
 }
 END_TEST
 
+/* A statically defined object (Zephyr's K_MSGQ_DEFINE(jobs, ...)): a block on it names it by
+ * its data symbol, the load bias taken off; an address no data symbol starts at stays unnamed;
+ * a NAME record still wins. */
+__attribute__((used)) uint32_t names_test_jobs[4];
+
+START_TEST(test_names_from_symbols)
+{
+    char err[256];
+    struct sym_table *sym = sym_open("/proc/self/exe", err, sizeof err);
+    struct names *n = names_new();
+    uint64_t at, bias = 0x10000;
+    unsigned t = 99;
+    struct ev b = {.kind = EV_SCHED, .ctx = 2,
+                   .data = CYG_SCHED_BLOCK | CYG_OBJ_K_MSGQ << CYG_SCHED_OBJ_SHIFT};
+
+    ck_assert_msg(sym != NULL, "%s", err);
+    ck_assert_int_eq(sym_find(sym, "names_test_jobs", &at, NULL), 0);
+    b.addr = at + bias;
+    names_feed(n, &b, 8); /* no symbols yet: a type, no name */
+    ck_assert_ptr_null(names_obj(n, b.addr, NULL));
+    names_set_symbols(n, sym, bias);
+    names_feed(n, &b, 8);
+    ck_assert_str_eq(names_obj(n, b.addr, &t), "names_test_jobs");
+    ck_assert_uint_eq(t, CYG_OBJ_K_MSGQ);
+    b.addr = at + bias + 4; /* inside it: not its start */
+    names_feed(n, &b, 8);
+    ck_assert_ptr_null(names_obj(n, b.addr, NULL));
+    ck_assert_int_eq(names_set_obj(n, at + bias, CYG_OBJ_NONE, "jobs"), 0);
+    ck_assert_str_eq(names_obj(n, at + bias, NULL), "jobs");
+    names_free(n);
+    sym_close(sym);
+}
+END_TEST
+
 /* Every output heads a context with one label: its name quoted, else its handle's function (an
  * interrupt's handler, from the test runner's own symbols here), then its OS thread. */
 START_TEST(test_names_label)
@@ -231,6 +265,7 @@ Suite *names_suite(void)
     tcase_add_test(tc, test_names_handles_and_lookups);
     tcase_add_test(tc, test_names_type_from_block);
     tcase_add_test(tc, test_names_label);
+    tcase_add_test(tc, test_names_from_symbols);
     suite_add_tcase(s, tc);
     return s;
 }

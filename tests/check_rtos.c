@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* check_rtos.c - names from a FreeRTOS target's memory (host/rtos.c), against a fake target:
+/* check_rtos.c - names from a FreeRTOS or Zephyr target's memory (host/rtos.c), against a fake target:
  * this program's own symbols stand for the glue's table and the queue registry, and a small
  * map of regions for the memory a GDB server would serve. */
 #include <check.h>
@@ -15,6 +15,7 @@
 /* The symbols rtos.c looks for (their contents are served by the fake, not read from here). */
 __attribute__((used)) uint8_t cygtrace_freertos[16];
 __attribute__((used)) uint32_t xQueueRegistry[2 * 4];
+__attribute__((used)) uint8_t cygtrace_zephyr[12];
 
 #define TCB_A 0x20001000u
 #define TCB_B 0x20002000u
@@ -238,6 +239,52 @@ START_TEST(test_bad_table)
 }
 END_TEST
 
+/* Zephyr: the glue's table (magic, version, where a k_thread's name is); a context is named from
+ * its handle only when the handle gives the context's id (address >> 2, 19 bits). */
+START_TEST(test_zephyr_names)
+{
+    char err[256], why[256] = "";
+    struct sym_table *t = sym_open("/proc/self/exe", err, sizeof err);
+    uint64_t za;
+    struct fake f = {0};
+    struct names *n = names_new();
+    uint8_t b[12] = {0};
+    /* producer's k_thread at TCB_A (id 0x400), consumer's at TCB_B (id 0x800); the third
+     * context's handle is TCB_A, which does not give its id: not its k_thread. */
+    uint32_t ids[] = {0x400, 0x800, 0x401, 0x80013};
+    uint64_t handles[] = {TCB_A, TCB_B, TCB_A, 0x1234};
+
+    ck_assert_msg(t != NULL, "%s", err);
+    ck_assert_int_eq(sym_find(t, "cygtrace_zephyr", &za, NULL), 0);
+    ck_assert(rtos_has_zephyr(t));
+    le32(b, RTOS_ZEPHYR_MAGIC);
+    le16(b + 4, 1);
+    le16(b + 6, NAME_OFF);
+    le16(b + 8, 32);
+    put(&f, za, b, sizeof b);
+    put(&f, TCB_A + NAME_OFF, "producer\0.......................", 32);
+    put(&f, TCB_B + NAME_OFF, "consumer\0.......................", 32);
+    ck_assert_int_eq(rtos_zephyr_names(t, fake_read, &f, ids, handles, 4, n, why, sizeof why), 2);
+    ck_assert_str_eq(names_ctx(n, 0x400), "producer");
+    ck_assert_str_eq(names_ctx(n, 0x800), "consumer");
+    ck_assert_ptr_null(names_ctx(n, 0x401));
+    ck_assert_ptr_null(names_ctx(n, 0x80013));
+    names_free(n);
+    /* Not filled in, another version: no names, and why. */
+    for (unsigned i = 0; i < 2; i++) {
+        n = names_new();
+        le32(f.r[0].bytes, i ? RTOS_ZEPHYR_MAGIC : 0);
+        le16(f.r[0].bytes + 4, i ? 2 : 1);
+        ck_assert_int_eq(rtos_zephyr_names(t, fake_read, &f, ids, handles, 4, n, why, sizeof why),
+                         -1);
+        ck_assert_msg(strstr(why, i ? "version 2" : "not filled in"), "%s", why);
+        ck_assert_ptr_null(names_ctx(n, 0x400));
+        names_free(n);
+    }
+    sym_close(t);
+}
+END_TEST
+
 Suite *rtos_suite(void)
 {
     Suite *s = suite_create("rtos");
@@ -247,6 +294,7 @@ Suite *rtos_suite(void)
     tcase_add_test(tc, test_tcb_checked);
     tcase_add_test(tc, test_registry);
     tcase_add_test(tc, test_bad_table);
+    tcase_add_test(tc, test_zephyr_names);
     suite_add_tcase(s, tc);
     return s;
 }

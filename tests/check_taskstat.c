@@ -331,6 +331,18 @@ START_TEST(test_taskstat_names)
     sp.objtype = CYG_OBJ_NOTIFY;
     fmt_block(NULL, sp.objtype, sp.obj, sp.op, FMT_BLOCK_INTERVAL, buf, sizeof buf);
     ck_assert_str_eq(buf, "waiting for a notification");
+    /* Zephyr's objects by their type names, with their operations. */
+    ck_assert_int_eq(names_set_obj(nm, JOBS, CYG_OBJ_K_MSGQ, "jobs"), 0);
+    fmt_block(nm, CYG_OBJ_K_MSGQ, JOBS, CYG_OP_RECEIVE, FMT_BLOCK_RECORD, buf, sizeof buf);
+    ck_assert_str_eq(buf, "blocked on k_msgq \"jobs\" (get)");
+    fmt_block(nm, CYG_OBJ_K_MSGQ, JOBS, CYG_OP_SEND, FMT_BLOCK_INTERVAL, buf, sizeof buf);
+    ck_assert_str_eq(buf, "blocked on k_msgq \"jobs\"");
+    fmt_block(nm, CYG_OBJ_K_MUTEX, 0x20009000, 0, FMT_BLOCK_RECORD, buf, sizeof buf);
+    ck_assert_str_eq(buf, "blocked on k_mutex 0x20009000 (lock)");
+    fmt_block(nm, CYG_OBJ_K_PIPE, 0x20009000, CYG_OP_SEND, FMT_BLOCK_RECORD, buf, sizeof buf);
+    ck_assert_str_eq(buf, "blocked on k_pipe 0x20009000 (write)");
+    fmt_block(nm, CYG_OBJ_K_SEM, 0x20009000, 0, FMT_BLOCK_RECORD, buf, sizeof buf);
+    ck_assert_str_eq(buf, "blocked on k_sem 0x20009000 (take)");
     names_free(nm);
 }
 END_TEST

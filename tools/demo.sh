@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# demo.sh BUILD_DIR [linux|live|rtt|merge|freertos|riscv [virt|sifive_e]] - the product's main job, as a user
+# demo.sh BUILD_DIR [linux|live|rtt|merge|freertos|zephyr|riscv [virt|sifive_e]] - the product's main job, as a user
 # would run it.
 #   default: a Cortex-M3 firmware (QEMU's mps2-an385 board) crashes in HardFault; cygtrace
 #            pulls its frozen ring buffer through QEMU's GDB server and prints the call tree
@@ -14,6 +14,9 @@
 #   freertos: a FreeRTOS firmware (two tasks, a timer interrupt) faults in one task; cygtrace
 #            pulls the ring and prints a call tree per task and per interrupt, with who woke
 #            whom.
+#   zephyr:  the same for a Zephyr application built with the cygtrace module (QEMU's
+#            qemu_cortex_m3 board, lm3s6965evb): a tree per thread and per interrupt, the
+#            blocking on k_msgq and k_sem by name, the usage fault in the consumer's tree.
 #   merge:   a firmware (QEMU) that echoes what a traced Linux program sends it, the one's
 #            trace saved from its live stream, the other's ring: one Chrome trace, both on the
 #            host's clock, and the order of each round's send, echo and receive in it; the
@@ -220,12 +223,45 @@ riscv_demo() {
         grep -q "trace frozen" "$log" 2>/dev/null && break
         sleep 0.2
     done
-    sed 's/^/    uart| /' "$log"
+    tr -d '\r' <"$log" | sed 's/^/    uart| /' # Zephyr's console ends its lines with CR LF
     run "$B/cygtrace" pull --srcline --gdb="127.0.0.1:$port" "$elf"
     qemu_down
 }
 
+zephyr_demo() {
+    local elf="$B/firmware/qemu_cortex_m3/zephyr.elf" log="$D/zephyr-uart.log"
+    local dump="$D/zephyr.dump"
+    if [ ! -f "$elf" ]; then
+        echo "cygtrace: demo: $elf: not built (no Zephyr tree: make ZEPHYR_BASE=..., docs/zephyr.md)" >&2
+        exit 1
+    fi
+    echo "cygtrace demo: a Zephyr application on QEMU's qemu_cortex_m3: a timer interrupt gives"
+    echo "the semaphore \"tick_sem\" to the thread \"producer\", which feeds \"consumer\" through the"
+    echo "message queue \"jobs\", until the consumer faults. Its flight recorder, read through"
+    echo "QEMU's GDB server, has a call tree per thread and per interrupt."
+    QEMU=(qemu-system-arm -M lm3s6965evb)
+    rm -f "$log"
+    qemu_up -nographic -serial "file:$log" -gdb "tcp:127.0.0.1:PORT" -kernel "$elf"
+    printf '\n$ qemu-system-arm -M lm3s6965evb -serial file:%s -gdb tcp:127.0.0.1:%s -kernel %s &\n' \
+        "$log" "$port" "$elf"
+    for _ in $(seq 100); do
+        grep -q "trace frozen" "$log" 2>/dev/null && break
+        sleep 0.2
+    done
+    tr -d '\r' <"$log" | sed 's/^/    uart| /' # Zephyr's console ends its lines with CR LF
+    run "$B/cygtrace" pull --gdb="127.0.0.1:$port" -o "$dump" "$elf"
+    qemu_down
+    run "$B/cygtrace" report --tasks "$elf" "$dump"
+    printf '\n$ %s | head -n 22\n' "$B/cygtrace tree --thread=producer $elf $dump"
+    "$B/cygtrace" tree --thread=producer "$elf" "$dump" | head -n 22
+    printf '\n$ %s | tail -n 22\n' "$B/cygtrace tree --thread=consumer $elf $dump"
+    "$B/cygtrace" tree --thread=consumer "$elf" "$dump" | tail -n 22
+    echo
+    echo "(every tree: $B/cygtrace tree $elf $dump)"
+}
+
 case "${2:-}" in
+zephyr) zephyr_demo ;;
 riscv) riscv_demo "${3:-}" ;;
 linux) linux_demo ;;
 live) live_demo ;;

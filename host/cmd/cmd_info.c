@@ -165,8 +165,10 @@ static void print_ring(const struct load *l, const char *dump)
 /* A named kernel object: "object:     queue "jobs" at 0x20001234". */
 static void print_obj(void *arg, uint64_t handle, unsigned objtype, const char *name)
 {
-    static const char *const types[] = {"object", "queue", "semaphore", "mutex", "event group",
-                                        "stream buffer"};
+    static const char *const types[] = {
+        "object", "queue",  "semaphore", "mutex",   "event group", "stream buffer",
+        "object", "object", "object",    "object",  "k_sem",       "k_mutex",
+        "k_queue", "k_msgq", "k_stack",  "k_pipe"};
 
     (void)arg;
     printf("object:     %s \"%s\" at 0x%" PRIx64 "\n",

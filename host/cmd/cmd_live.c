@@ -841,6 +841,7 @@ int cmd_live(int argc, char **argv)
         names_free(l.names);
         return 1;
     }
+    names_set_symbols(l.names, l.sym, 0); /* a firmware's: live streams come from firmware */
     if (l.show.show & (RENDER_SRCLINE | RENDER_SIGNATURES))
         l.ro.dwarf = dwarf_src_open(l.elf); /* read lazily; NULL (no memory): names only */
     rc = 1;

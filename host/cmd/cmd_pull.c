@@ -264,7 +264,7 @@ static int read_target(void *arg, uint64_t addr, void *buf, size_t len)
     return rsp_read_mem(arg, addr, buf, len, NULL, NULL, err, sizeof err);
 }
 
-/* A FreeRTOS target's task and queue names, for the contexts of the pulled ring: those its NAME
+/* A FreeRTOS or Zephyr target's task and queue names, for the contexts of the pulled ring: those its NAME
  * records give, and from the kernel's memory those a wrapped ring no longer names. NULL when
  * the program has no glue, or nothing could be read (then a warning says why). */
 static struct names *pull_names(struct rsp *c, const char *elf, const char *name, uint8_t *buf,
@@ -281,7 +281,8 @@ static struct names *pull_names(struct rsp *c, const char *elf, const char *name
 
     if (load_attach(&l, elf, src_open_mem(name, buf, len, 0), force, err, sizeof err) < 0)
         return NULL; /* said again, and better, by the decoding that follows */
-    if (!rtos_has_freertos(l.sym) || !(n = names_new()) || source_rewind(l.source) < 0)
+    if ((!rtos_has_freertos(l.sym) && !rtos_has_zephyr(l.sym)) || !(n = names_new()) ||
+        source_rewind(l.source) < 0)
         goto out;
     /* The contexts and their handles (the last wins, as for the decoder), and the names the
      * records still hold. */
@@ -301,8 +302,11 @@ static struct names *pull_names(struct rsp *c, const char *elf, const char *name
         }
         handles[i] = e.addr;
     }
-    if (got == 0 && rtos_freertos_names(l.sym, read_target, c, ids, handles, count, n, err,
-                                        sizeof err) < 0)
+    if (got == 0 && (rtos_has_zephyr(l.sym)
+                         ? rtos_zephyr_names(l.sym, read_target, c, ids, handles, count, n, err,
+                                             sizeof err)
+                         : rtos_freertos_names(l.sym, read_target, c, ids, handles, count, n,
+                                               err, sizeof err)) < 0)
         cmd_error("warning: %s: task names: %s", name, err);
 out:
     load_close(&l);
@@ -425,6 +429,7 @@ int cmd_pull(int argc, char **argv)
     if (names) { /* a pulled ring has no DUMP.maps: these are all the names there are */
         names_free(l.names);
         l.names = names;
+        names_set_symbols(l.names, l.sym, l.ring.load_bias);
     }
     cmd_load_warn(&l);
     rc = cmd_show(&l, elf, name, &o.show);

@@ -426,6 +426,7 @@ int vlines_configure(struct vlines *m, const struct sym_table *sym, uint64_t bia
 {
     int anew = 0;
 
+    names_set_symbols(m->names, sym, bias);
     if (m->conf.configured) {
         end_trees(m);
         add_text(m, VLINES_NO_CTX, 0, 0, 0,

@@ -281,9 +281,12 @@ void fmt_mark(const struct ev *e, char *buf, size_t len)
 }
 
 /* The object types a context blocks on, by CYG_OBJ_*, and the operations, by CYG_OP_*. */
-static const char *const obj_words[] = {NULL, "queue", "semaphore", "mutex", "event group",
-                                        "stream buffer"};
+static const char *const obj_words[] = {
+    NULL,  "queue",   "semaphore", "mutex",   "event group", "stream buffer", NULL,    NULL,
+    NULL,  NULL,      "k_sem",     "k_mutex", "k_queue",     "k_msgq",        "k_stack", "k_pipe"};
 static const char *const op_words[] = {"receive", "send", "peek", NULL};
+static const char *const k_op_words[] = {"get", "put", "peek", NULL};   /* k_queue, k_msgq */
+static const char *const pipe_op_words[] = {"read", "write", NULL, NULL}; /* k_pipe */
 
 #define N_OBJ_WORDS (sizeof obj_words / sizeof *obj_words)
 
@@ -327,8 +330,16 @@ void fmt_block(const struct names *n, unsigned objtype, uint64_t obj, unsigned o
     }
     if (objtype == CYG_OBJ_QUEUE || objtype == CYG_OBJ_STREAM)
         optext = op_words[op & CYG_SCHED_OP_MASK];
-    else if (objtype == CYG_OBJ_SEMAPHORE || objtype == CYG_OBJ_MUTEX)
+    else if (objtype == CYG_OBJ_SEMAPHORE || objtype == CYG_OBJ_MUTEX || objtype == CYG_OBJ_K_SEM)
         optext = "take";
+    else if (objtype == CYG_OBJ_K_QUEUE || objtype == CYG_OBJ_K_MSGQ)
+        optext = k_op_words[op & CYG_SCHED_OP_MASK];
+    else if (objtype == CYG_OBJ_K_PIPE)
+        optext = pipe_op_words[op & CYG_SCHED_OP_MASK];
+    else if (objtype == CYG_OBJ_K_MUTEX)
+        optext = "lock";
+    else if (objtype == CYG_OBJ_K_STACK)
+        optext = "pop";
     if (name)
         snprintf(who, sizeof who, "%s%s\"%s\"", obj_words[objtype] ? obj_words[objtype] : "",
                  obj_words[objtype] ? " " : "", name);

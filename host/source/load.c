@@ -210,6 +210,7 @@ int load_attach(struct load *l, const char *elf, struct src *src, int force, cha
         snprintf(err, errlen, "%s: out of memory", name);
         goto fail;
     }
+    names_set_symbols(l->names, l->sym, l->ring.load_bias);
     if (l->sym && l->id_match < 0 && !force && check_functions(l, elf, name, err, errlen) < 0)
         goto fail;
     ctrl_warning(l);

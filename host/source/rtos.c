@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* rtos.c - task and object names from a FreeRTOS target's memory (rtos.h). */
+/* rtos.c - task and object names from a FreeRTOS or Zephyr target's memory (rtos.h). */
 #include <stdio.h>
 #include <string.h>
 
@@ -143,4 +143,59 @@ int rtos_freertos_names(const struct sym_table *sym, rtos_read_fn read, void *ar
     if (info_read(sym, read, arg, &fi, why, whylen) < 0)
         return -1;
     return tasks(&fi, read, arg, ids, handles, count, n) + registry(sym, read, arg, n);
+}
+
+int rtos_has_zephyr(const struct sym_table *sym)
+{
+    return sym && sym_find(sym, "cygtrace_zephyr", NULL, NULL) == 0;
+}
+
+int rtos_zephyr_names(const struct sym_table *sym, rtos_read_fn read, void *arg,
+                      const uint32_t *ids, const uint64_t *handles, size_t count,
+                      struct names *n, char *why, size_t whylen)
+{
+    uint8_t b[RTOS_ZEPHYR_BYTES];
+    char name[NAME_BYTES + 1];
+    unsigned name_off, name_len;
+    uint64_t addr;
+    int added = 0;
+
+    if (sym_find(sym, "cygtrace_zephyr", &addr, NULL) < 0) {
+        snprintf(why, whylen, "no cygtrace_zephyr symbol: the Zephyr glue is not linked in");
+        return -1;
+    }
+    if (read(arg, addr, b, sizeof b) < 0) {
+        snprintf(why, whylen, "cygtrace_zephyr at 0x%llx: cannot be read",
+                 (unsigned long long)addr);
+        return -1;
+    }
+    if (le_get(b, 4) != RTOS_ZEPHYR_MAGIC) {
+        snprintf(why, whylen, "cygtrace_zephyr: not filled in (no CONFIG_THREAD_NAME, or not "
+                 "started)");
+        return -1;
+    }
+    if (le_get(b + 4, 2) != 1) {
+        snprintf(why, whylen, "cygtrace_zephyr: version %u, this host reads version 1",
+                 (unsigned)le_get(b + 4, 2));
+        return -1;
+    }
+    name_off = (unsigned)le_get(b + 6, 2);
+    name_len = (unsigned)le_get(b + 8, 2);
+    if (name_off >= TCB_FIELD_MAX || !name_len) {
+        snprintf(why, whylen, "cygtrace_zephyr: a thread layout no kernel has (name at %u, %u "
+                 "bytes)", name_off, name_len);
+        return -1;
+    }
+    if (name_len > NAME_BYTES)
+        name_len = NAME_BYTES;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t id = (uint32_t)(handles[i] >> 2) & 0x7FFFFu;
+
+        if (!handles[i] || names_ctx(n, ids[i]) || ids[i] != (id ? id : 0x7FFFFu))
+            continue;
+        if (read_name(read, arg, handles[i] + name_off, name_len, name) &&
+            names_set_ctx(n, ids[i], name) == 0)
+            added++;
+    }
+    return added;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* rtos.h - the names an RTOS kernel keeps in a target's memory, read through a debugger: for
+/* rtos.h - the names an RTOS kernel (FreeRTOS, Zephyr) keeps in a target's memory, read
+ * through a debugger: for
  * a pulled trace whose ring wrapped past the records that named its tasks at creation.
  *
  * FreeRTOS: the glue (target/rtos/freertos) exports `cygtrace_freertos`, where a task's name
@@ -21,6 +22,21 @@ typedef int (*rtos_read_fn)(void *arg, uint64_t addr, void *buf, size_t len);
 /* The glue's table, as the target lays it out (little-endian). */
 #define RTOS_FREERTOS_MAGIC 0x46475943u /* "CYGF" */
 #define RTOS_FREERTOS_BYTES 16u
+
+/* Zephyr: the module's glue (target/zephyr) exports `cygtrace_zephyr`, where a thread's name
+ * sits in its struct k_thread; a context's handle is its k_thread, and its id is the handle's
+ * address >> 2, masked to 19 bits (0x7FFFF for 0): a handle that does not give the id is not
+ * the thread's. */
+#define RTOS_ZEPHYR_MAGIC 0x5a475943u /* "CYGZ" */
+#define RTOS_ZEPHYR_BYTES 12u
+
+/* Whether sym's program links the Zephyr glue. */
+int rtos_has_zephyr(const struct sym_table *sym);
+
+/* As rtos_freertos_names(), for Zephyr's threads. */
+int rtos_zephyr_names(const struct sym_table *sym, rtos_read_fn read, void *arg,
+                      const uint32_t *ids, const uint64_t *handles, size_t count,
+                      struct names *n, char *why, size_t whylen);
 
 /* Whether sym's program links the FreeRTOS glue (reading is worth a try). */
 int rtos_has_freertos(const struct sym_table *sym);

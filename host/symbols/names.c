@@ -22,6 +22,7 @@ struct ent {
     uint64_t handle; /* a context's (names_set_handle) */
     uint8_t named;
     uint8_t type;    /* an object's CYG_OBJ_* */
+    uint8_t sym_tried; /* an object's: its data symbol was looked for (names_set_symbols) */
     char name[NAMES_MAX + 1];
 };
 
@@ -49,6 +50,8 @@ struct names {
     struct pend pend[PENDING];
     unsigned npend;
     uint64_t clock;
+    const struct sym_table *sym; /* objects' names from data symbols (names_set_symbols) */
+    uint64_t bias;
 };
 
 struct names *names_new(void)
@@ -157,20 +160,40 @@ int names_set_obj(struct names *n, uint64_t handle, unsigned objtype, const char
     return 0;
 }
 
-/* A task blocked on the object at handle: its type, for a name that comes without one. */
+void names_set_symbols(struct names *n, const struct sym_table *sym, uint64_t bias)
+{
+    if (n) {
+        n->sym = sym;
+        n->bias = bias;
+    }
+}
+
+/* A task blocked on the object at handle: its type, for a name that comes without one, and
+ * the name of the data symbol there, if it has none. */
 static void note_type(struct names *n, const struct ev *e)
 {
     unsigned type = e->data >> CYG_SCHED_OBJ_SHIFT & CYG_SCHED_OBJ_MASK;
     const struct ent *known;
+    const char *name;
     struct ent *x;
     int full;
 
     if ((e->data & CYG_SCHED_KIND_MASK) != CYG_SCHED_BLOCK || !e->addr ||
-        type < CYG_OBJ_QUEUE || type > CYG_OBJ_STREAM ||
-        ((known = find(&n->obj, e->addr)) && known->type))
+        type < CYG_OBJ_QUEUE || (type > CYG_OBJ_STREAM && type < CYG_OBJ_K_SEM) ||
+        ((known = find(&n->obj, e->addr)) && known->type &&
+         (known->named || known->sym_tried || !n->sym)))
         return;
-    if ((x = get(&n->obj, e->addr, &full)))
+    if (!(x = get(&n->obj, e->addr, &full)))
+        return;
+    if (!x->type)
         x->type = (uint8_t)type;
+    if (x->named || !n->sym)
+        return;
+    x->sym_tried = 1; /* once: the lookup goes through every symbol */
+    if (e->addr > n->bias && (name = sym_data_at(n->sym, e->addr - n->bias))) {
+        copy_name(x->name, name);
+        x->named = 1;
+    }
 }
 
 const char *names_ctx(const struct names *n, uint32_t id)

@@ -28,6 +28,12 @@ int names_set_ctx(struct names *n, uint32_t id, const char *name);
 /* Binds context id to the handle its CONTEXT records give (the latest wins). */
 int names_set_handle(struct names *n, uint32_t id, uint64_t handle);
 
+/* Lets an object a context blocks on that no NAME record names go by the data symbol at its
+ * handle (minus bias), when there is one: a kernel object defined statically. sym may be NULL;
+ * it must outlive n. */
+struct sym_table;
+void names_set_symbols(struct names *n, const struct sym_table *sym, uint64_t bias);
+
 /* Names the kernel object at handle, of type objtype (CYG_OBJ_*). */
 int names_set_obj(struct names *n, uint64_t handle, unsigned objtype, const char *name);
 

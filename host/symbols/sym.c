@@ -466,6 +466,20 @@ int sym_find(const struct sym_table *t, const char *name, uint64_t *addr, uint64
     return 0;
 }
 
+const char *sym_data_at(const struct sym_table *t, uint64_t addr)
+{
+    const struct sym_named *hit = NULL;
+
+    if (!t || !addr)
+        return NULL;
+    for (size_t i = 0; i < t->nall; i++)
+        if (t->all[i].addr == addr && t->all[i].size && (!hit || (t->all[i].global && !hit->global)))
+            hit = &t->all[i];
+    if (!hit || sym_func_at(t, addr))
+        return NULL;
+    return hit->name;
+}
+
 size_t sym_count(const struct sym_table *t)
 {
     return t->nfuncs;

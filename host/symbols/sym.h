@@ -43,6 +43,11 @@ void sym_set_fallback(struct sym_table *t, sym_fallback_fn fn, void *arg);
 /* Returns the address and size of the data or function symbol called name; 0, or -1 if absent. */
 int sym_find(const struct sym_table *t, const char *name, uint64_t *addr, uint64_t *size);
 
+/* Returns the name of a data symbol (one that is no function, with a size) that starts at
+ * link-time address addr, or NULL: a kernel object defined statically (Zephyr's
+ * K_MSGQ_DEFINE(jobs, ...) is the symbol jobs). O(N): once per object. */
+const char *sym_data_at(const struct sym_table *t, uint64_t addr);
+
 /* Cortex-M: returns the exception number (2..15 for the core's, 16 + n for IRQ n) whose
  * handler in the ELF's vector table starts at link-time address start, else 0. The first
  * entry that matches: one handler in several slots (a default handler) gives the lowest. */
