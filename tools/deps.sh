@@ -14,7 +14,7 @@ set -eu
 
 CHECK_CMDS="gcc make pkg-config arm-none-eabi-gcc riscv64-unknown-elf-gcc qemu-system-arm
             qemu-system-riscv32 gdb-multiarch gdbserver cmake clang valgrind jq uftrace tmux
-            dpkg-buildpackage dh lintian man reuse protoc sqlite3"
+            dpkg-buildpackage dh lintian man reuse protoc sqlite3 ninja"
 CHECK_HEADERS="bfd.h libdwarf/libdwarf.h curses.h check.h sqlite3.h"
 
 # 0 when every command and header of the lists above is found.
@@ -27,6 +27,9 @@ have_check_tools() {
     done
     # the firmware's C library, newlib's nano
     case $(arm-none-eabi-gcc -print-file-name=libc_nano.a) in /*) ;; *) return 1 ;; esac
+    # what a Zephyr build runs (examples/zephyr, against ../shared/thirdparty/zephyr)
+    python3 -c 'import yaml, pykwalify, ruamel.yaml, dateutil, jsonschema, packaging, elftools' \
+        >/dev/null 2>&1 || return 1
 }
 if [ "${1:-}" = check ] && have_check_tools; then
     exit 0
@@ -36,7 +39,9 @@ PKGS="gcc libc6-dev make pkg-config binutils-dev libdwarf-dev libncurses-dev lib
       gcc-arm-none-eabi libnewlib-arm-none-eabi gcc-riscv64-unknown-elf
       picolibc-riscv64-unknown-elf qemu-system-arm qemu-system-misc gdb-multiarch gdbserver
       cmake clang valgrind jq uftrace hyperfine time tmux protobuf-compiler
-      debhelper dpkg-dev lintian man-db reuse sqlite3"
+      debhelper dpkg-dev lintian man-db reuse sqlite3
+      ninja-build python3-yaml python3-pykwalify python3-ruamel.yaml python3-dateutil
+      python3-jsonschema python3-packaging python3-pyelftools"
 
 missing=""
 for p in $PKGS; do
