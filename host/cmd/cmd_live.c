@@ -141,7 +141,7 @@ static void usage(FILE *f)
             "  --timeout=SECONDS           --gdb: give up on a silent server, or on a target\n"
             "                              whose control block does not appear, after this\n"
             "                              long (5)\n"
-            "display (with --plain):\n"
+            "display (with --plain; --raw-times and --hook-cost in the view too):\n"
             "%s",
             cmd_show_usage);
 }
@@ -179,9 +179,15 @@ static int configure(struct live *l, const struct dec_ring *ring)
         l->failed = 1;
         return -1;
     }
-    if (l->view)
+    if (l->view) {
+        char note[256];
+
         view_configure(l->view, l->sym, ring->load_bias, ring->ts_hz, l->ro.has_time,
                        l->ro.addr_width);
+        /* the same cost --plain's trees take out (l->fo), said in the tree pane's header */
+        view_set_hook_cost(l->view, &l->fo.hook,
+                           cmd_hook_note(&ld, &l->show, &l->fo, note, sizeof note));
+    }
     l->configured = 1;
     return 0;
 }
