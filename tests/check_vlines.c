@@ -10,6 +10,7 @@
 
 #include "cyg_format.h"
 #include "suites.h"
+#include "model/tree.h"
 #include "model/vlines.h"
 #include "output/graphout.h"
 
@@ -527,6 +528,64 @@ START_TEST(test_vlines_configure_again)
 }
 END_TEST
 
+/* The hooks' cost taken out (vlines_set_hook_cost, as live does with the trace's figure): a
+ * cost of 2 ticks an event leaves A, with one call inside, 40 - 3 * 2 ticks and B 10 - 2; the
+ * table's times too, and the note is given back. Without a cost (--raw-times), the times as
+ * recorded and no note; a new configuration keeps the cost for its new trees. */
+static void hooked_calls(struct vlines *m, uint64_t t0)
+{
+    in(m, EV_ENTER, 1, 'A', t0);
+    in(m, EV_ENTER, 1, 'B', t0 + 10);
+    in(m, EV_EXIT, 1, 'B', t0 + 20);
+    in(m, EV_EXIT, 1, 'A', t0 + 40);
+}
+
+static uint64_t row_total(struct vlines *m, char fn)
+{
+    size_t n;
+    const struct fnstat_row *r = vlines_rows(m, FNSTAT_BY_NAME, &n);
+
+    for (size_t i = 0; i < n; i++)
+        if (r[i].addr == FN(fn))
+            return r[i].total;
+    ck_abort_msg("no row for %c", fn);
+    return 0;
+}
+
+START_TEST(test_vlines_hook_cost)
+{
+    struct vlines *m = model(100), *raw = model(100);
+    const struct tree_hook h = {.cost = 2u << 8}; /* 1/256 tick: 2 ticks; its own events only */
+
+    vlines_set_hook_cost(m, &h, "durations corrected for hook cost: 2.0 ns per event");
+    ck_assert_str_eq(vlines_hook_note(m), "durations corrected for hook cost: 2.0 ns per event");
+    hooked_calls(m, 100);
+    ck_assert_str_eq(shown(m), "0xa00() { @34\n"
+                               "  0xb00(); @8\n"
+                               "} /* 0xa00 */\n");
+    ck_assert_uint_eq(row_total(m, 'A'), 34);
+    ck_assert_uint_eq(row_total(m, 'B'), 8);
+    /* a new description: the new trees take the cost too */
+    vlines_configure(m, NULL, 0, 1000000, 1, 16);
+    leaf(m, 'C', 500, 510);
+    ck_assert_ptr_nonnull(strstr(shown(m), "0xc00(); @8\n"));
+
+    /* --raw-times: no cost, as recorded, no note */
+    vlines_set_hook_cost(raw, NULL, "ignored");
+    ck_assert_ptr_null(vlines_hook_note(raw));
+    hooked_calls(raw, 100);
+    ck_assert_str_eq(shown(raw), "0xa00() { @40\n"
+                                 "  0xb00(); @10\n"
+                                 "} /* 0xa00 */\n");
+    ck_assert_uint_eq(row_total(raw, 'A'), 40);
+    /* a cost of 0 is none too */
+    vlines_set_hook_cost(raw, &(struct tree_hook){0}, "ignored");
+    ck_assert_ptr_null(vlines_hook_note(raw));
+    vlines_free(m);
+    vlines_free(raw);
+}
+END_TEST
+
 /* A new description with another bias (the program started again, loaded elsewhere): the
  * contexts' new trees check the values against the new recorded addresses. */
 START_TEST(test_vlines_values_after_new_bias)
@@ -566,6 +625,7 @@ Suite *vlines_suite(void)
     tcase_add_test(tc, test_vlines_sched_and_names);
     tcase_add_test(tc, test_vlines_two_contexts);
     tcase_add_test(tc, test_vlines_configure_again);
+    tcase_add_test(tc, test_vlines_hook_cost);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -11,7 +11,7 @@
 
 FWEX_DIR := examples/firmware
 FWEX_PROGRAMS := demo crash reset stress stress_ow stress_armed fault_hook stream stream_crash stream_live \
-                 wrapped wrapped_live rtt jumps echo demo_hookcost
+                 wrapped wrapped_live rtt jumps echo demo_hookcost fwdiff fwdiff_b
 FWEX_BOARDS := mps2-an385 mps2-an386 mps2-an505 microbit
 
 # Per board: CPU flags, board source, defines for the board source.
@@ -121,6 +121,8 @@ $(O)/firmware/$(1)/obj/$(FWEX_DIR)/rtt.o: $(FWEX_DIR)/stream.c
 # stress_ow is stress.c built with STRESS_OVERWRITE, in the default ring (512 records).
 $(O)/firmware/$(1)/obj/$(FWEX_DIR)/stress_ow.o: $(FWEX_DIR)/stress.c
 $(O)/firmware/$(1)/obj/$(FWEX_DIR)/stress_armed.o: $(FWEX_DIR)/stress.c
+# fwdiff_b is fwdiff.c built with FWDIFF_B (cygtrace diff's second build).
+$(O)/firmware/$(1)/obj/$(FWEX_DIR)/fwdiff_b.o: $(FWEX_DIR)/fwdiff.c
 
 # wrapped_live is wrapped.c built with WRAPPED_LIVE.
 $(O)/firmware/$(1)/obj/$(FWEX_DIR)/wrapped_live.o: $(FWEX_DIR)/wrapped.c

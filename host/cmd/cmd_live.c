@@ -66,6 +66,7 @@ struct live {
     struct pipeline_resolver res; /* the tree builder's call-site repair */
     struct filter_opts fo;   /* --only, --hide, --min-time */
     struct filter_time ft;   /* --time-range: from the first event seen */
+    char hook_note[256];     /* the hooks' cost taken out (cmd_hook_note), "" when none is */
     /* --plain: one tree per context, in order of appearance */
     struct live_ctx *ctx;
     unsigned nctx;
@@ -141,7 +142,7 @@ static void usage(FILE *f)
             "  --timeout=SECONDS           --gdb: give up on a silent server, or on a target\n"
             "                              whose control block does not appear, after this\n"
             "                              long (5)\n"
-            "display (with --plain):\n"
+            "display (with --plain; --raw-times and --hook-cost in the view too):\n"
             "%s",
             cmd_show_usage);
 }
@@ -179,9 +180,14 @@ static int configure(struct live *l, const struct dec_ring *ring)
         l->failed = 1;
         return -1;
     }
-    if (l->view)
+    if (!cmd_hook_note(&ld, &l->show, &l->fo, l->hook_note, sizeof l->hook_note))
+        l->hook_note[0] = 0;
+    if (l->view) {
         view_configure(l->view, l->sym, ring->load_bias, ring->ts_hz, l->ro.has_time,
                        l->ro.addr_width);
+        /* the same cost --plain's trees take out (l->fo), said in the tree pane's header */
+        view_set_hook_cost(l->view, &l->fo.hook, l->hook_note[0] ? l->hook_note : NULL);
+    }
     l->configured = 1;
     return 0;
 }
@@ -222,8 +228,12 @@ static struct live_ctx *plain_ctx(struct live *l, uint32_t id)
         render_free(c->render);
         return NULL;
     }
-    if (l->nctx == 0)
+    if (l->nctx == 0) {
+        /* as tree says it, in its style: the first line */
+        if (l->ro.style == RENDER_TREE && l->ro.has_time && l->hook_note[0])
+            printf("# %s\n", l->hook_note);
         render_header(c->render);
+    }
     oaindex_put(&l->ctx_ix, slot, l->nctx++);
     return c;
 }

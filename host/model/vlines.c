@@ -87,6 +87,8 @@ struct vlines {
     uint64_t *chain; /* scratch for the memo walk */
     size_t chain_cap;
     struct names *names; /* what the NAME and CONTEXT records said so far; NULL: no memory */
+    struct tree_hook hook; /* taken out of every tree's times (vlines_set_hook_cost) */
+    char hook_note[VLINES_NOTE_MAX]; /* the line that says so; "": none */
 };
 
 /* ---------------------------------------------------------------------------------------- */
@@ -343,7 +345,7 @@ static void wire_sinks(struct vctx *c)
  * it match nothing and are not shown. */
 static int start_tree(struct vctx *c)
 {
-    static const struct filter_opts none;
+    struct filter_opts none = {.hook = c->m->hook}; /* no filter; the hooks' cost, if any */
 
     if (pipeline_chain_open(&c->ch, &c->tee.sink, &none, 0, pipeline_func_of, &c->m->res) < 0)
         return -1;
@@ -449,6 +451,20 @@ int vlines_configure(struct vlines *m, const struct sym_table *sym, uint64_t bia
     for (unsigned i = 0; i < m->nctx; i++)
         start_tree(m->ctx[i]); /* out of memory: the context shows nothing more */
     return anew;
+}
+
+void vlines_set_hook_cost(struct vlines *m, const struct tree_hook *h, const char *note)
+{
+    m->hook = h && h->cost ? *h : (struct tree_hook){0};
+    snprintf(m->hook_note, sizeof m->hook_note, "%s", m->hook.cost && note ? note : "");
+    for (unsigned i = 0; i < m->nctx; i++)
+        if (m->ctx[i]->ch.tree)
+            tree_set_hook_cost(m->ctx[i]->ch.tree, &m->hook);
+}
+
+const char *vlines_hook_note(const struct vlines *m)
+{
+    return m->hook_note[0] ? m->hook_note : NULL;
 }
 
 const struct vlines_conf *vlines_conf(const struct vlines *m)

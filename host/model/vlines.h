@@ -31,6 +31,7 @@
 #define VLINES_NONE UINT64_MAX   /* no line: "from the oldest" as a start, "none" as a result */
 #define VLINES_NO_CTX UINT32_MAX /* the context of a line that has none (a loss, a note) */
 #define VLINES_FILTER_MAX 128u   /* the filter's text is cut to this, terminator included */
+#define VLINES_NOTE_MAX 256u     /* the hook-cost note is cut to this, terminator included */
 
 /* A line's flags (vlines_flags). */
 #define VLINES_KIDS (1u << 0)    /* a call line with calls under it */
@@ -54,6 +55,7 @@ struct vlines_conf {
 };
 
 struct vlines;
+struct tree_hook;
 
 /* An empty model that keeps at most max lines (max > 0). NULL when out of memory. */
 struct vlines *vlines_new(uint64_t max);
@@ -64,6 +66,16 @@ struct vlines *vlines_new(uint64_t max);
  * anew. Returns 1 when it did (rows given earlier are gone), else 0. */
 int vlines_configure(struct vlines *m, const struct sym_table *sym, uint64_t bias,
                      uint64_t ts_hz, int has_time, unsigned addr_width);
+
+/* Takes the hooks' own cost out of the durations shown and the table's times, as tree and
+ * --plain do (tree_set_hook_cost): every context's tree from now on, those started by a later
+ * vlines_configure too. h NULL or h->cost 0: times as recorded (--raw-times), and no note.
+ * note: the line that says so (cmd_hook_note's), which vlines_hook_note gives back; the view
+ * shows it in the tree pane's header. Call it after vlines_configure, before the events. */
+void vlines_set_hook_cost(struct vlines *m, const struct tree_hook *h, const char *note);
+
+/* The note of the hooks' cost taken out (vlines_set_hook_cost), or NULL when nothing is. */
+const char *vlines_hook_note(const struct vlines *m);
 
 /* Returns what the trace is; configured is 0 before the first vlines_configure. */
 const struct vlines_conf *vlines_conf(const struct vlines *m);

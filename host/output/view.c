@@ -76,6 +76,11 @@ void view_configure(struct view *v, const struct sym_table *sym, uint64_t bias,
     vlines_configure(v->m, sym, bias, ts_hz, has_time, addr_width);
 }
 
+void view_set_hook_cost(struct view *v, const struct tree_hook *h, const char *note)
+{
+    vlines_set_hook_cost(v->m, h, note);
+}
+
 void view_event(struct view *v, const struct ev *e)
 {
     vlines_event(v->m, e);
@@ -271,8 +276,8 @@ static void draw_line(struct view *v, int y, uint64_t id, int cursor)
 
 static void draw_tree(struct view *v, int y0, unsigned rows)
 {
-    const char *filter = vlines_filter(v->m);
-    char hdr[256];
+    const char *filter = vlines_filter(v->m), *note = vlines_hook_note(v->m);
+    char hdr[640];
     uint64_t id;
     unsigned k;
     int focused = v->focus == FOCUS_TREE;
@@ -283,9 +288,11 @@ static void draw_tree(struct view *v, int y0, unsigned rows)
                  : names_ctx_count(vlines_names(v->m)) != 0 ? "CONTEXT      "
                                                              : " CTX ",
                  vlines_conf(v->m)->has_time ? "   DURATION  " : "");
-    snprintf(hdr + n, sizeof hdr - (size_t)n, "FUNCTION%s%s%s%s", filter[0] ? "   filter: " : "",
-             filter, vlines_paused(v->m) ? "   [PAUSED]" : "",
-             v->follow ? "" : "   [not following: End returns to the newest]");
+    /* the hooks' cost taken out is said last: what the keys changed matters more */
+    snprintf(hdr + n, sizeof hdr - (size_t)n, "FUNCTION%s%s%s%s%s%s",
+             filter[0] ? "   filter: " : "", filter, vlines_paused(v->m) ? "   [PAUSED]" : "",
+             v->follow ? "" : "   [not following: End returns to the newest]",
+             note ? "   # " : "", note ? note : "");
     attrset(A_BOLD | (focused ? A_REVERSE : 0));
     mvhline(y0, 0, ' ', COLS);
     put(y0, 0, COLS, A_BOLD | (focused ? A_REVERSE : 0), hdr);
@@ -864,6 +871,11 @@ void view_configure(struct view *v, const struct sym_table *sym, uint64_t bias,
                     uint64_t ts_hz, int has_time, unsigned addr_width)
 {
     (void)v, (void)sym, (void)bias, (void)ts_hz, (void)has_time, (void)addr_width;
+}
+
+void view_set_hook_cost(struct view *v, const struct tree_hook *h, const char *note)
+{
+    (void)v, (void)h, (void)note;
 }
 
 void view_event(struct view *v, const struct ev *e)

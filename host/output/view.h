@@ -53,6 +53,12 @@ struct view *view_open(char *err, size_t errlen);
 void view_configure(struct view *v, const struct sym_table *sym, uint64_t bias,
                     uint64_t ts_hz, int has_time, unsigned addr_width);
 
+/* Takes the hooks' cost out of the durations and the table's times (vlines_set_hook_cost): h
+ * and note as cmd_filter_resolve and cmd_hook_note give them; the tree pane's header shows the
+ * note. After view_configure, before the events. */
+struct tree_hook;
+void view_set_hook_cost(struct view *v, const struct tree_hook *h, const char *note);
+
 /* Feeds one event to the model (also while paused: the display waits, the model does not). */
 void view_event(struct view *v, const struct ev *e);
 

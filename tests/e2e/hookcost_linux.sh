@@ -58,6 +58,17 @@ check graph-note "$(head -n 1 "$T/graph.out")" \
 run chrome "$CT" export --format=chrome "$FIB" "$R"
 check export-note "stderr: $(tr '\n' '|' <"$T/chrome.err")" \
     eval '[ "$RC" -eq 0 ] && grep -Eq "^cygtrace: note: durations corrected for hook cost: " "$T/chrome.err" && ! grep -q "durations corrected" "$T/chrome.out"'
+# live --plain, following the same ring from its start (the program has exited): the note first,
+# as tree says it, and the same calls; with --raw-times neither the note nor the same times.
+run live timeout 20 "$CT" live --plain --from-start --duration=3 --follow="$R" "$FIB"
+check live-note "status $RC: $(head -n 1 "$T/live.out")" \
+    eval '[ "$RC" -eq 0 ] && head -n 1 "$T/live.out" | grep -Eq "$NOTE" && [ "$(grep -c "durations corrected" "$T/live.out")" -eq 1 ]'
+check live-same-times "live --plain's tree (its times too) differs from tree's" \
+    same <(grep -v '^#' "$T/tree.out") <(grep -v '^#' "$T/live.out")
+run live-raw timeout 20 "$CT" live --plain --raw-times --from-start --duration=3 --follow="$R" "$FIB"
+check live-raw "status $RC, a note, or the corrected times with --raw-times" \
+    eval '[ "$RC" -eq 0 ] && ! grep -q "durations corrected" "$T/live-raw.out" &&
+          ! cmp -s <(grep -v "^#" "$T/tree.out") <(grep -v "^#" "$T/live-raw.out")'
 for opt in --raw-times --hook-cost=0; do
     run "raw$opt" "$CT" report "$opt" "$FIB" "$R"
     check "no-note$opt" "$(head -n 1 "$T/raw$opt.out")" \

@@ -164,6 +164,15 @@ else
     show
 fi
 
+# The durations are corrected for the hooks' cost the runtime measured, as tree and --plain
+# have them: the tree pane's header says so (tests/check_vlines.c checks the times).
+if wait_screen '^[> ] +DURATION  FUNCTION   # durations corrected for hook cost: [0-9.]+ ns per event \(measured' 5; then
+    pass header-hook-cost
+else
+    fail header-hook-cost "the tree header does not say 'durations corrected for hook cost: N ns per event (measured'"
+    show
+fi
+
 # The tree grows with the ticker's calls; the table names them with numbers.
 if wait_screen '^ +[0-9.]+ us +sensor_read\(\);$' 10 && wait_screen '^ +[0-9.]+ us +filter_run\(\) \{$' 5 &&
     wait_screen '^ +\} /\* control_round \*/$' 5; then
@@ -382,5 +391,17 @@ if [ -s "$T/stty.before" ] && same "$T/stty.before" "$T/stty.after"; then
 else
     fail quit-restores-tty "stty -g differs before and after"
 fi
+
+# --raw-times: the times as recorded, and the header says nothing of the hooks' cost.
+keys "cd '$T' && '$CT' live --raw-times --follow=ring '$ELF'; echo raw-exit=\$?" Enter
+if wait_screen '^ +[0-9.]+ us +sensor_read\(\);$' 10 && wait_screen '^[> ] +DURATION  FUNCTION' 5 &&
+    ! grep -q 'durations corrected' "$T/screen"; then
+    pass raw-times-no-note
+else
+    fail raw-times-no-note "no tree, or a hook-cost note, with --raw-times"
+    show
+fi
+keys q
+check raw-times-quits "no 'raw-exit=0' after q" wait_screen '^raw-exit=0$' 10
 
 finish
