@@ -47,6 +47,8 @@ struct dec_ring {
     uint64_t lost;         /* events the target dropped */
     uint64_t ts_hz;
     uint32_t pid;
+    unsigned stored_rec;   /* a version 4 ring of 64-bit Linux read as version 3 (dec4l.c):
+                              its own bytes a record (8); 0 otherwise */
     unsigned ctrl_state;   /* enum dec_ctrl_state (hdr_locate, hdr_ctrl_parse) */
     uint64_t ctrl_end;     /* DEC_CTRL_SHORT: the source's size, where the dump ends */
     char ctrl_why[96];     /* DEC_CTRL_BAD: why, in one line */

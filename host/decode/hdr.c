@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "crc32.h"
+#include "cyg_v4l.h"
+#include "decode/dec4l.h"
 #include "cyg_format.h"
 #include "util/le.h"
 
@@ -134,10 +136,16 @@ int hdr_locate(struct src *s, struct dec_ring *r, char *err, size_t errlen)
     uint8_t *buf = malloc(chunk + CYG_HDR_BYTES);
     char why[256];
     long n;
-    int rc = -1;
+    int rc = -1, v4;
 
     if (!buf) {
         snprintf(err, errlen, "%s: out of memory", src_name(s));
+        return -1;
+    }
+    /* a version 4 ring of 64-bit Linux reads as the version 3 ring it stands for */
+    if ((v4 = dec4l_attach(s, why, sizeof why)) < 0) {
+        snprintf(err, errlen, "%s: %s", src_name(s), why);
+        free(buf);
         return -1;
     }
     n = src_read(s, 0, buf, CYG_HDR_BYTES);
@@ -146,6 +154,8 @@ int hdr_locate(struct src *s, struct dec_ring *r, char *err, size_t errlen)
     else if (n >= 0)
         rc = scan(s, buf, chunk, r, why, sizeof why);
     free(buf);
+    if (rc == 0)
+        r->stored_rec = v4 > 0 ? CYG_V4L_REC_BYTES : 0;
     if (rc == 0 && hdr_ctrl_read(s, r) < 0)
         rc = -1;
     if (rc)

@@ -58,6 +58,7 @@
 
 #include "cygtrace_linux.h"
 #include "cygtrace_port.h"
+#include "cyg_v4l.h"
 
 #define DEFAULT_SIZE ((size_t)16 << 20)
 #define MIN_SIZE ((size_t)4096)
@@ -727,6 +728,14 @@ NOINSTR static void config_read(void)
         cyg_say(e, "CYGTRACE_MODE is neither overwrite nor stop; using stop", 0);
     if (env_on("CYGTRACE_CALLSITES"))
         cfg.flags |= CYG_F_CALLSITES;
+#ifdef CYG_PORT_V4L
+    /* version 4, one word a call (FORMAT.md 15); not with call sites */
+    if ((e = cyg_linux_env("CYGTRACE_FORMAT")) && !strcmp(e, "4") &&
+        !(cfg.flags & CYG_F_CALLSITES))
+        cfg.flags |= CYGTRACE_INIT_V4L;
+    else if (e && strcmp(e, "3") && strcmp(e, "4"))
+        cyg_say(e, "CYGTRACE_FORMAT is neither 3 nor 4; using 3", 0);
+#endif
     cfg.signals = !(e = cyg_linux_env("CYGTRACE_SIGNALS")) || strcmp(e, "0");
     cyg_envctrl_read();
 }
@@ -745,11 +754,21 @@ NOINSTR static void ring_env_set(const char *ring)
         putenv(ring_env);
 }
 
+/* The bytes of the records, and of a version 4 ring's region table (FORMAT.md 15.1). */
+NOINSTR static size_t ring_records_bytes(void)
+{
+#ifdef CYG_PORT_V4L
+    if (cfg.flags & CYGTRACE_INIT_V4L)
+        return cfg.size + CYG_V4L_TABLE_BYTES;
+#endif
+    return cfg.size;
+}
+
 /* Maps this process's ring: cfg.ring, or when that is another live process's ring (a second
  * run in the same directory), base.<pid>, which then is this run's base. */
 NOINSTR static struct cyg_file_ring ring_map(void)
 {
-    struct cyg_file_ring r = cyg_file_map_ring(cfg.ring, cfg.size, MIN_SIZE);
+    struct cyg_file_ring r = cyg_file_map_ring(cfg.ring, ring_records_bytes(), MIN_SIZE);
     char what[sizeof cfg.base + 64] = "in use by process ", alt[sizeof cfg.base];
 
     if (!r.busy)
@@ -762,7 +781,7 @@ NOINSTR static struct cyg_file_ring ring_map(void)
     alt[0] = 0;
     cyg_cat_ulong(cyg_cat(cyg_cat(alt, sizeof alt, cfg.base), sizeof alt, "."), sizeof alt,
                   (unsigned long)getpid());
-    r = cyg_file_map_ring(alt, cfg.size, MIN_SIZE);
+    r = cyg_file_map_ring(alt, ring_records_bytes(), MIN_SIZE);
     if (r.busy) {
         cyg_say(alt, "in use by another process too; not tracing", 0);
         return r;
@@ -930,6 +949,7 @@ NOINSTR CYG_HIDDEN void *cyg_linux_vfork_prepare(void)
     vfork_parent = (pid_t)syscall(SYS_gettid);
     vfork_child = 0;
     cyg_linux_tid = 0;
+    cyg_linux_tls.end = 0; /* version 4: the child claims chunks of its own */
     if (!vfork_real) { /* a vfork before our constructor ran */
         BUSY();
         vfork_real = dlsym(RTLD_NEXT, "vfork");
