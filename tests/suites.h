@@ -46,7 +46,8 @@
     X(rtos)                             \
     X(taskstat)                         \
     X(ctxtab)                           \
-    X(crc32)
+    X(crc32)                            \
+    X(dec4l)
 
 #define SUITES_DECLARE(name) Suite *name##_suite(void);
 SUITES(SUITES_DECLARE)

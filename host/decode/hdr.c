@@ -51,6 +51,12 @@ static int parse_version(const uint8_t *p, size_t len, char *err, size_t errlen)
         return -1;
     }
     version = (unsigned)le_get(p + CYG_OFF_VERSION, 2);
+    if (dec4l_is(p, len)) { /* read through dec4l's view (hdr_locate), not here */
+        snprintf(err, errlen, "a version 4 ring (64-bit Linux, 8-byte records): read it with "
+                              "info, tree, dump...; to follow a program live, record it with "
+                              "CYGTRACE_FORMAT=3");
+        return -1;
+    }
     if (version < CYG_VERSION_MIN || version > CYG_VERSION) {
         snprintf(err, errlen, "%s", version > CYG_VERSION
                                         ? "dump format is newer than this cygtrace (update it)"
