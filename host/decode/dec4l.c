@@ -49,7 +49,7 @@ static const char *v4l_bad(const uint8_t *p)
         p[CYG_OFF_TS_BITS] != CYG_V4L_TS_BITS)
         return "control block: a version 4 layout this cygtrace does not know";
     if (p[CYG_OFF_CAP_LOG2] < 2 || p[CYG_OFF_CAP_LOG2] > 40 || p[CYG_OFF_CHUNK_LOG2] < 1 ||
-        p[CYG_OFF_CHUNK_LOG2] > p[CYG_OFF_CAP_LOG2] ||
+        p[CYG_OFF_CHUNK_LOG2] > p[CYG_OFF_CAP_LOG2] || p[CYG_OFF_CHUNK_LOG2] > 16 ||
         le_get(p + CYG_OFF_HDR, 4) != CYG_HDR_BYTES)
         return "control block: capacity, chunk or header size out of range";
     return NULL;
@@ -79,13 +79,11 @@ static uint64_t v4l_size(void *ctx, const struct src *s)
     return virt_ctrl(v) + (r - rec_end < CYG_CTRL_BYTES ? r - rec_end : CYG_CTRL_BYTES);
 }
 
-/* The block as a version 3 ring's: 16-byte records, 50-bit times; sealed again. */
-static int virt_block(struct v4l *v, struct src *s, uint8_t *out)
+void dec4l_block(const uint8_t *raw, uint8_t *out)
 {
     uint32_t crc;
 
-    if (src_read_raw(s, v->base, out, CYG_HDR_BYTES) != CYG_HDR_BYTES)
-        return -1;
+    memmove(out, raw, CYG_HDR_BYTES);
     out[CYG_OFF_VERSION] = 3;
     out[CYG_OFF_VERSION + 1] = 0;
     out[CYG_OFF_REC] = V3_REC;
@@ -95,6 +93,14 @@ static int virt_block(struct v4l *v, struct src *s, uint8_t *out)
     crc = crc32_bits(0, out, CYG_OFF_CHECK);
     for (unsigned i = 0; i < 4; i++)
         out[CYG_OFF_CHECK + i] = (uint8_t)(crc >> (8 * i));
+}
+
+/* The block as a version 3 ring's: 16-byte records, 50-bit times; sealed again. */
+static int virt_block(struct v4l *v, struct src *s, uint8_t *out)
+{
+    if (src_read_raw(s, v->base, out, CYG_HDR_BYTES) != CYG_HDR_BYTES)
+        return -1;
+    dec4l_block(out, out);
     return 0;
 }
 
@@ -199,6 +205,36 @@ void dec4l_chunk(const uint64_t *w, unsigned n, uint64_t seq0, unsigned cap_log2
         i++;
         put_special(o + V3_REC, seq + 1, cap_log2, CYG_SP_PAD, thread, 0, 0);
     }
+}
+
+void dec4l_copy(const uint8_t *recs, const uint8_t *table, unsigned cap_log2,
+                unsigned chunk_log2, uint64_t seq, size_t n, uint8_t *out)
+{
+    const uint64_t chunk = UINT64_C(1) << chunk_log2, mask = (UINT64_C(1) << cap_log2) - 1;
+    const uint64_t *r = (const void *)recs, *t = (const void *)table;
+    uint64_t regions[CYG_V4L_REGIONS], *w = malloc((size_t)chunk * 8u);
+    uint8_t *v = malloc((size_t)chunk * V3_REC);
+
+    if (!w || !v) {
+        memset(out, 0, n * V3_REC);
+        goto out;
+    }
+    for (size_t done = 0; done < n;) {
+        uint64_t at = seq + done, c = at & ~(chunk - 1), k = at - c,
+                 m = chunk - k < n - done ? chunk - k : n - done;
+
+        /* each word read once, whole; the table after them (an entry comes before its use) */
+        for (uint64_t i = 0; i < chunk; i++)
+            w[i] = __atomic_load_n(&r[(c + i) & mask], __ATOMIC_ACQUIRE);
+        for (unsigned i = 0; i < CYG_V4L_REGIONS; i++)
+            regions[i] = __atomic_load_n(&t[i], __ATOMIC_ACQUIRE);
+        dec4l_chunk(w, (unsigned)chunk, c, cap_log2, regions, v);
+        memcpy(out + done * V3_REC, v + k * V3_REC, (size_t)m * V3_REC);
+        done += m;
+    }
+out:
+    free(w);
+    free(v);
 }
 
 /* Virtual slots [s0, s1) into out (16 bytes each): their chunks read whole, then cut. */

@@ -22,4 +22,14 @@ int dec4l_attach(struct src *s, char *why, size_t whylen);
 void dec4l_chunk(const uint64_t *w, unsigned n, uint64_t seq0, unsigned cap_log2,
                  const uint64_t *regions, uint8_t *out);
 
+/* The 128 bytes of a version 4 block at raw as the version 3 block they stand for (sealed
+ * again) into out, which may be raw. */
+void dec4l_block(const uint8_t *raw, uint8_t *out);
+
+/* Records [seq, seq + n) of a version 4 ring whose words are at recs and region table at table
+ * (a live mapping: each word read once, whole, the chunks read whole) as version 3 records of
+ * 16 bytes into out. */
+void dec4l_copy(const uint8_t *recs, const uint8_t *table, unsigned cap_log2,
+                unsigned chunk_log2, uint64_t seq, size_t n, uint8_t *out);
+
 #endif
