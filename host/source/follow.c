@@ -495,14 +495,17 @@ static int writer_gone(const struct follow *f)
 }
 
 /* The records among n slots from seq that the writers lapped before we read them: all of
- * them, but a version 4 ring's CHUNK words, one a chunk (FORMAT.md 15.3), which are no event. */
-static uint64_t lapped(const struct follow *f, uint64_t seq, uint64_t n)
+ * them, but a version 4 ring's CHUNK words, one a chunk (FORMAT.md 15.3), which are no event:
+ * counted as padding, slots with no event. */
+static uint64_t lapped(struct follow *f, uint64_t seq, uint64_t n)
 {
-    uint64_t chunk = (uint64_t)1 << f->r.chunk_log2;
+    uint64_t chunk = (uint64_t)1 << f->r.chunk_log2, words;
 
     if (!f->v4 || n == 0)
         return n;
-    return n - ((seq + n - 1) / chunk - (seq + chunk - 1) / chunk + 1);
+    words = (seq + n - 1) / chunk - (seq + chunk - 1) / chunk + 1;
+    f->padding += words;
+    return n - words;
 }
 
 /* An EV_LOST for n records from seq, at the time and context decoding had reached. */
