@@ -51,7 +51,7 @@ static int parse_version(const uint8_t *p, size_t len, char *err, size_t errlen)
         return -1;
     }
     version = (unsigned)le_get(p + CYG_OFF_VERSION, 2);
-    if (dec4l_is(p, len)) { /* read through dec4l's view (hdr_locate), not here */
+    if (dec4l_is(p, len) && p[CYG_OFF_REC] == CYG_V4L_REC_BYTES) { /* through dec4l's view */
         snprintf(err, errlen, "a version 4 ring (64-bit Linux, 8-byte records): read it with "
                               "info, tree, dump...; to follow a program live, record it with "
                               "CYGTRACE_FORMAT=3");

@@ -323,12 +323,11 @@ HOT void cyg_event4(uintptr_t fn, unsigned exit)
 }
 #endif
 
-/* The version 3 fast path of a chunked port. */
-HOT void cyg_event3(uintptr_t fn, uintptr_t site, unsigned exit)
+/* The version 3 fast path of a chunked port; tid: the thread's index (cyg_port_thread()). */
+HOT void cyg_event3_as(uintptr_t fn, uintptr_t site, unsigned exit, uintptr_t tid)
 {
-    uintptr_t tid, seq;
+    uintptr_t seq;
 
-    tid = cyg_port_thread();
     if (UNLIKELY(!cyg_next(&seq))) {
         cyg_event_claim(fn, site, exit, tid, seq);
         return;
@@ -337,16 +336,29 @@ HOT void cyg_event3(uintptr_t fn, uintptr_t site, unsigned exit)
 }
 
 #ifdef CYG_PORT_V4L
-NOINSTR __attribute__((noinline)) static void cyg_enter3(uintptr_t fn, uintptr_t site)
+/* A thread's first event in a version 3 ring: its index first (a call out), apart from the
+ * hook, so that the hook calls nothing and saves no register for either version. */
+NOINSTR __attribute__((noinline)) static void cyg_event3_first(uintptr_t fn, uintptr_t site,
+                                                               unsigned exit)
 {
-    cyg_event3(fn, site, 0);
-}
-
-NOINSTR __attribute__((noinline)) static void cyg_exit3(uintptr_t fn, uintptr_t site)
-{
-    cyg_event3(fn, site, 1);
+    cyg_event3_as(fn, site, exit, cyg_port_thread());
 }
 #endif
+
+HOT void cyg_event3(uintptr_t fn, uintptr_t site, unsigned exit)
+{
+#ifdef CYG_PORT_V4L
+    uintptr_t tid = cyg_port_thread_peek();
+
+    if (UNLIKELY(tid == 0)) {
+        cyg_event3_first(fn, site, exit);
+        return;
+    }
+    cyg_event3_as(fn, site, exit, tid);
+#else
+    cyg_event3_as(fn, site, exit, cyg_port_thread());
+#endif
+}
 
 /* The fast path of a chunked port: the slot comes from the thread's own cursor, and the clock
  * is read after it (an interrupt or signal handler that records between the two then sits
@@ -363,14 +375,8 @@ HOT void cyg_event(uintptr_t fn, uintptr_t site, unsigned exit)
         cyg_event4(fn, exit);
         return;
     }
-    /* version 3 out of line: inline, the registers it saves would be saved on every event */
-    if (exit)
-        cyg_exit3(fn, site);
-    else
-        cyg_enter3(fn, site);
-#else
-    cyg_event3(fn, site, exit);
 #endif
+    cyg_event3(fn, site, exit);
 }
 #elif !defined(CYG_PORT_HOOKS)
 /* The fast path. cyg_rt is read once, before the reservation (in pairs of loads on Cortex-M),

@@ -91,6 +91,9 @@ cyg_port_cursor_take_n(uintptr_t *end, uintptr_t n)
  * go on filling once it resumes (version 4 names a chunk's thread in its first word only). */
 #define cyg_port_settled() (cyg_linux_tls.tid != 0)
 
+/* The thread's index, 0 before its first event (then cyg_port_thread() gives it one). */
+#define cyg_port_thread_peek() (cyg_linux_tls.tid)
+
 __attribute__((no_instrument_function, always_inline)) static inline int
 cyg_port_cursor_cas(uintptr_t from, uintptr_t to)
 {
