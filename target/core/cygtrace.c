@@ -239,21 +239,23 @@ NOINSTR static int cyg_v4l_region(uintptr_t fn)
         }
         if (fn - lo <= CYG_V4L_OFF_MASK) {
             /* in the ring's table before any record that names it */
-            __atomic_store_n(&cyg_rt.regions[i], lo, __ATOMIC_RELEASE);
+            if (cyg_rt.regions[i] != lo)
+                __atomic_store_n(&cyg_rt.regions[i], lo, __ATOMIC_RELEASE);
             return (int)i;
         }
     }
     return -1;
 }
 
-/* Slot seq, the thread's, for the call of fn (limit: the thread's epoch limit as it was before
- * seq was taken: FORMAT.md 15.3). Writes an EPOCH word there instead when the clock passed it,
+/* Slot seq, the thread's, for the call of fn at clock ts (limit: the thread's epoch limit as it
+ * was before seq was taken: FORMAT.md 15.3). Writes an EPOCH word there instead when the clock passed it,
  * and the call in the next slot; a CALL64 pair when fn is in no region and the table is full. */
-NOINSTR __attribute__((noinline)) void cyg_v4l_put_at(uintptr_t seq, uintptr_t fn, unsigned exit,
-                                                     uintptr_t limit)
+NOINSTR __attribute__((noinline)) static void cyg_v4l_put_at(uintptr_t seq, uintptr_t fn,
+                                                            unsigned exit, uintptr_t limit,
+                                                            uintptr_t ts)
 {
     struct cyg_v4l_tls *t = cyg_port_v4l();
-    uintptr_t ts = CYGTRACE_TIMESTAMPS ? cyg_port_now() : 0, off, x;
+    uintptr_t off, x, rb;
     int r;
 
     for (int tries = 0; ts >= limit && tries < 4; tries++) {
@@ -265,6 +267,11 @@ NOINSTR __attribute__((noinline)) void cyg_v4l_put_at(uintptr_t seq, uintptr_t f
         ts = CYGTRACE_TIMESTAMPS ? cyg_port_now() : 0;
     }
     off = fn - t->rlo;
+    rb = t->rbits;
+    if (off > CYG_V4L_OFF_MASK) {
+        off = fn - t->rlo2;
+        rb = t->rbits2;
+    }
     if (off > CYG_V4L_OFF_MASK) {
         if ((r = cyg_v4l_region(fn)) < 0) {
             /* the table is full: the address whole, in a pair of slots */
@@ -274,13 +281,16 @@ NOINSTR __attribute__((noinline)) void cyg_v4l_put_at(uintptr_t seq, uintptr_t f
                                (exit ? 1u << 31 : 0) | (ts & CYG_V4L_TS_MASK), fn, 0);
             return;
         }
-        t->rlo = (uintptr_t)cyg_rt.regions[r];
-        t->rbits = (uintptr_t)r << CYG_V4L_REG_SHIFT;
+        /* the last region becomes the one before */
+        t->rlo2 = t->rlo;
+        t->rbits2 = t->rbits;
+        t->rlo = (uintptr_t)cyg_v4l_regs[r];
+        t->rbits = rb = (uintptr_t)r << CYG_V4L_REG_SHIFT;
         off = fn - t->rlo;
     }
     x = ~seq >> cyg_rt.cap_log2;
     *(volatile uintptr_t *)(cyg_rt.recs + (seq & cyg_rt.mask)) =
-        x << 63 | (x << 51 & CYG_V4L_TAG_MASK) | (exit ? CYG_V4L_EXIT : 0) | t->rbits |
+        x << 63 | (x << 51 & CYG_V4L_TAG_MASK) | (exit ? CYG_V4L_EXIT : 0) | rb |
         off << CYG_V4L_OFF_SHIFT | (ts & CYG_V4L_TS_MASK);
 }
 
@@ -295,7 +305,7 @@ NOINSTR __attribute__((noinline)) void cyg_v4l_put(uintptr_t fn, unsigned exit)
     seq = cyg_take(tid);
     __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the state as of after the take */
     if (seq != CYG_NO_SLOT && CYG_TAKES_RECORDS(cyg_rt.ctl->state))
-        cyg_v4l_put_at(seq, fn, exit, limit);
+        cyg_v4l_put_at(seq, fn, exit, limit, CYGTRACE_TIMESTAMPS ? cyg_port_now() : 0);
 }
 
 /* The version 4 fast path (FORMAT.md 15): the epoch's limit read before the slot is taken, the
@@ -313,7 +323,7 @@ HOT void cyg_event4(uintptr_t fn, unsigned exit)
     ts = CYGTRACE_TIMESTAMPS ? cyg_port_now() : 0;
     off = fn - t->rlo;
     if (UNLIKELY((ts >= limit) | (off > CYG_V4L_OFF_MASK))) {
-        cyg_v4l_put_at(seq, fn, exit, limit);
+        cyg_v4l_put_at(seq, fn, exit, limit, ts);
         return;
     }
     x = ~seq >> cyg_rt.cap_log2;

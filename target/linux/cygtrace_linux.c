@@ -69,7 +69,8 @@ enum { SETUP_NONE, SETUP_BUSY, SETUP_DONE };
 /* A thread's region starts as none: no address passes for one of region 0 before it has one
  * (version 4, FORMAT.md 15.4). */
 __thread struct cyg_linux_tls cyg_linux_tls __attribute__((tls_model("initial-exec"))) = {
-    .v4 = {.rlo = (uintptr_t)1 << (sizeof(uintptr_t) * 8 - 1)}};
+    .v4 = {.rlo = (uintptr_t)1 << (sizeof(uintptr_t) * 8 - 1),
+           .rlo2 = (uintptr_t)1 << (sizeof(uintptr_t) * 8 - 1)}};
 
 /* The settings, read once before main (or by the first set-up, when that comes first). */
 static struct {

@@ -38,6 +38,8 @@ struct cyg_v4l_tls {
     uintptr_t limit; /* a clock reading from here on needs a new epoch first */
     uintptr_t rlo;   /* the thread's last code region: its start */
     uintptr_t rbits; /* ... and its index, in place in the word */
+    uintptr_t rlo2;  /* the one before (calls to and fro between two objects) */
+    uintptr_t rbits2;
 };
 
 struct cyg_linux_tls {
