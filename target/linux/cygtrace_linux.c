@@ -60,6 +60,15 @@
 #include "cygtrace_port.h"
 #include "cyg_v4l.h"
 
+/* The format version of a 64-bit ring when CYGTRACE_FORMAT does not say: 3 (16-byte records) or
+ * 4 (8-byte records, FORMAT.md 15). */
+#ifndef CYGTRACE_LINUX_FORMAT
+#define CYGTRACE_LINUX_FORMAT 3
+#endif
+#if CYGTRACE_LINUX_FORMAT != 3 && CYGTRACE_LINUX_FORMAT != 4
+#error "CYGTRACE_LINUX_FORMAT must be 3 or 4"
+#endif
+
 #define DEFAULT_SIZE ((size_t)16 << 20)
 #define MIN_SIZE ((size_t)4096)
 #define MAX_SIZE ((size_t)64 << 30)
@@ -734,11 +743,15 @@ NOINSTR static void config_read(void)
         cfg.flags |= CYG_F_CALLSITES;
 #ifdef CYG_PORT_V4L
     /* version 4, one word a call (FORMAT.md 15); not with call sites */
-    if ((e = cyg_linux_env("CYGTRACE_FORMAT")) && !strcmp(e, "4") &&
-        !(cfg.flags & CYG_F_CALLSITES))
+    e = cyg_linux_env("CYGTRACE_FORMAT");
+    if (e && strcmp(e, "3") && strcmp(e, "4")) {
+        cyg_say(e, CYGTRACE_LINUX_FORMAT == 4 ? "CYGTRACE_FORMAT is neither 3 nor 4; using 4"
+                                              : "CYGTRACE_FORMAT is neither 3 nor 4; using 3",
+                0);
+        e = NULL;
+    }
+    if ((e ? !strcmp(e, "4") : CYGTRACE_LINUX_FORMAT == 4) && !(cfg.flags & CYG_F_CALLSITES))
         cfg.flags |= CYGTRACE_INIT_V4L;
-    else if (e && strcmp(e, "3") && strcmp(e, "4"))
-        cyg_say(e, "CYGTRACE_FORMAT is neither 3 nor 4; using 3", 0);
 #endif
     cfg.signals = !(e = cyg_linux_env("CYGTRACE_SIGNALS")) || strcmp(e, "0");
     cyg_envctrl_read();
