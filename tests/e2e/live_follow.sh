@@ -95,7 +95,7 @@ account() {
     # of the chunks it overwrote too (FORMAT.md 15.3).
     WRITTEN=$(awk '/^written:/ { w = $2 } /^padding:/ { p = $2 } /^unwritten:/ { u = $2 }
         /^format: *version 4,/ { v4 = 1 } /^overwritten:/ { o = $2 }
-        END { if (w != "") print w - p - u - (v4 ? o / 64 : 0) }' "$T/$tag-info.out")
+        END { if (w != "") print int(w - p - u - (v4 ? o / 64 : 0)) }' "$T/$tag-info.out")
     dropped=$(sed -n 's/^lost: *\([0-9]*\).*/\1/p' "$T/$tag-info.out")
     ACCOUNT="shown ${events:-?} + lost ${lost:-0}"
     ACCOUNT+=", made: written ${WRITTEN:-?} + dropped ${dropped:-?}"
