@@ -16,7 +16,7 @@
  * writes no trace at all unless the runtime is built with CYGTRACE_PRIVILEGED=1):
  * CYGTRACE_OUT (file, default cygtrace.out), CYGTRACE_SIZE (bytes, K/M/G suffixes, default
  * 16M), CYGTRACE_MODE (overwrite|stop), CYGTRACE_CALLSITES (1 records call sites),
- * CYGTRACE_OFF (1 records nothing), CYGTRACE_SIGNALS (0: do not record fatal signals);
+ * CYGTRACE_FORMAT (4: 64-bit rings of one 8-byte word a call, FORMAT.md 15), CYGTRACE_OFF (1 records nothing), CYGTRACE_SIGNALS (0: do not record fatal signals);
  * triggers and record-time filters: CYGTRACE_TRIGGER, CYGTRACE_EXCLUDE, CYGTRACE_HIDE,
  * CYGTRACE_DEPTH, CYGTRACE_EVENTS (cygtrace_envctrl.c).
  *
