@@ -310,7 +310,7 @@ run wrap-info "$CT" info "$H" "$T/wrap.trace"
 check wrap-info-lapped "no 'lapped:     yes'" grep -qx 'lapped:     yes' "$T/wrap-info.out"
 # 4K of 16-byte records; of 8-byte ones in a version 4 ring (CYGTRACE_FORMAT=4)
 recs=256
-[ "${CYGTRACE_FORMAT:-3}" = 4 ] && recs=512
+grep -q '^format: *version 4,' "$T/wrap-info.out" && recs=512
 check wrap-info-capacity "no 'capacity:   $recs records'" \
     grep -q "^capacity:   $recs records" "$T/wrap-info.out"
 

@@ -211,7 +211,8 @@ for s in -1 99999999999999999999 1T 12Q; do
     ok=0
     # (a version 4 ring, CYGTRACE_FORMAT=4: its region table too, FORMAT.md 15.1)
     [ "$RC" -eq 0 ] && [ "$(stat -c %s "$T/size.ring")" = $((16 * 1024 * 1024 + 384 +
-        $([ "${CYGTRACE_FORMAT:-3}" = 4 ] && echo 128 || echo 0))) ] &&
+        $([ "$(od -An -t u2 -j 8 -N 2 "$T/size.ring" | tr -d ' ')" = 4 ] && echo 128 ||
+            echo 0))) ] &&
         grep -q "CYGTRACE_SIZE=$s: not a size from 4K to 64G (like 64M); using 16M" \
             "$T/size$s.err" && ok=1
     check "size-$s" "status $RC, $(stat -c %s "$T/size.ring" 2>/dev/null) bytes: \
