@@ -245,6 +245,11 @@ START_TEST(test_dec4l_chunk_rules)
     w[6] = L(6) | cyg_v4l_head(CYG_SP_MARK, 43, 1); /* its extension is missing */
     w[7] = cyg_v4l_laps(seq0 + 7 - 256, cap_log2) | 0x1234; /* a lap late */
 #undef L
+    /* the words of FORMAT.md 15.6 */
+    ck_assert_uint_eq(w[0], UINT64_C(0x5fff8000c0000005));
+    ck_assert_uint_eq(w[1], UINT64_C(0x1ff0001234500064));
+    ck_assert_uint_eq(w[4], UINT64_C(0x5ff0c8000000002a));
+    ck_assert_uint_eq(w[5], UINT64_C(0x7ff0000000000001));
     dec4l_chunk(w, 8, seq0, cap_log2, regions, out);
     dec_state_init(&ds, &r);
     ck_assert_int_eq(dec_record(&ds, out, seq0, &e), 1);
