@@ -53,14 +53,16 @@ failed=0
 # resolve their hooks at run time (preload, uftrace) against fib_plain, which pays the same PLT.
 
 declare -A CMD BASE WHAT
-ST_VARIANTS="empty plain static preload nots armed uftrace etrace"
-MT_VARIANTS="mt_empty mt_plain mt_static mt_nots mt_uftrace"
+ST_VARIANTS="empty plain static v4 preload nots armed uftrace etrace"
+MT_VARIANTS="mt_empty mt_plain mt_static mt_v4 mt_nots mt_uftrace"
 
 CMD[empty]="$B/fib_empty $FIB_N"
 CMD[plain]="$B/fib_plain $FIB_N"
 CMD[static]="$B/fib_cygtrace $FIB_N"
 CMD[preload]="env LD_PRELOAD=$O/linux/libcygtrace.so $B/fib_plain $FIB_N"
 CMD[nots]="$B/fib_nots $FIB_N"
+CMD[v4]="env CYGTRACE_FORMAT=4 $B/fib_cygtrace $FIB_N"
+CMD[mt_v4]="env CYGTRACE_FORMAT=4 $B/fib_mt_cygtrace $FIB_MT_N 2"
 # Armed and waiting: a freeze trigger and an exclusion on functions fib never calls, so that
 # every event takes the control area's slow path (docs/FORMAT.md 2.7) and is recorded.
 ARMED_ENV="CYGTRACE_TRIGGER=freeze@abort+100 CYGTRACE_EXCLUDE=exit"
@@ -73,12 +75,13 @@ CMD[mt_static]="$B/fib_mt_cygtrace $FIB_MT_N 2"
 CMD[mt_nots]="$B/fib_mt_nots $FIB_MT_N 2"
 CMD[mt_uftrace]="uftrace record -d $RUN/uftrace.data $B/fib_mt_plain $FIB_MT_N 2"
 
-BASE=([empty]=- [plain]=- [static]=empty [preload]=plain [nots]=empty [armed]=empty [uftrace]=plain
+BASE=([empty]=- [plain]=- [static]=empty [v4]=empty [mt_v4]=mt_empty [preload]=plain [nots]=empty [armed]=empty [uftrace]=plain
       [etrace]=empty [mt_empty]=- [mt_plain]=- [mt_static]=mt_empty [mt_nots]=mt_empty
       [mt_uftrace]=mt_plain)
 WHAT=([empty]="a. empty hooks, linked in"
       [plain]="   empty hooks via PLT (glibc's)"
       [static]="b. cygtrace static, default"
+      [v4]="h. cygtrace static, version 4"
       [preload]="c. cygtrace LD_PRELOAD .so"
       [nots]="f. cygtrace static, no timestamps"
       [armed]="g. cygtrace static, armed"
@@ -87,6 +90,7 @@ WHAT=([empty]="a. empty hooks, linked in"
       [mt_empty]="a. empty hooks, linked in"
       [mt_plain]="   empty hooks via PLT (glibc's)"
       [mt_static]="b. cygtrace static, default"
+      [mt_v4]="h. cygtrace static, version 4"
       [mt_nots]="f. cygtrace static, no timestamps"
       [mt_uftrace]="d. uftrace record")
 
@@ -132,6 +136,8 @@ say "== check: every traced run recorded every event"
 # a thread. THREADS (default 1) is how many threads recorded besides main.
 check_ring() {
     local name=$1 want=$2 ts=$3 threads=${4:-0} head lost flags
+    # version 4 (FORMAT.md 15): a CHUNK word in each chunk of 64 slots
+    [ "$(u8_at cygtrace.out 8)" = 4 ] && want=$((want + (want + 62) / 63))
     if [ ! -s cygtrace.out ]; then
         BAD[$name]="wrote no cygtrace.out"
         return
@@ -212,6 +218,7 @@ if [ -x "$O/cygtrace" ]; then
     sed 's/^/    | /' <<<"$info" | tee -a "$RESULTS"
     clean_outputs
 fi
+check v4 check_ring v4 $((EVENTS + 4)) 1
 check preload check_ring preload $((EVENTS + 4)) 1
 check nots check_ring nots $((EVENTS + 4)) 0
 check armed check_ring armed $((EVENTS + 4)) 1
@@ -221,12 +228,29 @@ run_variant mt_empty >/dev/null
 MT_EVENTS=$(field events <<<"$LAST_OUT") # per thread
 say "  fib_mt: 2 threads x fib($FIB_MT_N), $MT_EVENTS events per thread"
 check mt_static check_ring mt_static $((2 * MT_EVENTS + 2 + 1 + 3)) 1 2
+check mt_v4 check_ring mt_v4 $((2 * MT_EVENTS + 2 + 1 + 3)) 1 2
 check mt_nots check_ring mt_nots $((2 * MT_EVENTS + 6)) 0 2
 check mt_uftrace check_uftrace mt_uftrace $((2 * MT_EVENTS))
 for v in "${!BAD[@]}"; do
     [ "${BAD[$v]}" = "uftrace not installed" ] || failed=1
 done
 rm -f "$RUN"/t.*
+say ""
+
+# ---------------------------------------------------------------------------------------------
+# Bytes per event: what a ring spends on fib's events (records, the chunks' first words, the
+# padding), the trace file's slots reserved times the record's bytes, over the events; and the
+# events a KB of ring holds.
+say "== bytes per event, fib($FIB_N), $EVENTS events (ring slots reserved x record bytes)"
+for f in 3 4; do
+    CYGTRACE_FORMAT=$f "$B/fib_cygtrace" "$FIB_N" >/dev/null
+    head=$(u64_at cygtrace.out 88)
+    rb=$(u8_at cygtrace.out 11)
+    say "  $(printf 'version %s  %2s-byte records  %7.3f bytes/event  %6.1f events/KB' "$f" "$rb" \
+        "$(awk -v h="$head" -v r="$rb" -v n="$EVENTS" 'BEGIN { print h * r / n }')" \
+        "$(awk -v h="$head" -v r="$rb" -v n="$EVENTS" 'BEGIN { print 1024 * n / (h * r) }')")"
+    clean_outputs
+done
 say ""
 
 # ---------------------------------------------------------------------------------------------
@@ -324,16 +348,17 @@ say ""
 if has valgrind; then
     say "== instructions per event, callgrind, fib($CG_N), inside fib() only"
     declare -A IR
-    for v in empty cygtrace nots armed; do
+    for v in empty cygtrace v4 nots armed; do
         bin=$B/fib_$v env=
         [ "$v" = armed ] && bin=$B/fib_cygtrace env=$ARMED_ENV
+        [ "$v" = v4 ] && bin=$B/fib_cygtrace env=CYGTRACE_FORMAT=4
         IR[$v]=$(env $env valgrind --tool=callgrind --callgrind-out-file="$RUN/cg.$v" \
                      --collect-atstart=no --toggle-collect=fib "$bin" "$CG_N" 2>&1 >/dev/null |
                  sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
         clean_outputs
     done
     cg_events=$("$B/fib_empty" "$CG_N" | field events)
-    for v in empty cygtrace nots armed; do
+    for v in empty cygtrace v4 nots armed; do
         say "  $(printf '%-10s %10s Ir  %6.2f Ir/event  %6.2f above empty' "$v" "${IR[$v]}" \
             "$(awk -v i="${IR[$v]}" -v n="$cg_events" 'BEGIN { print i / n }')" \
             "$(awk -v i="${IR[$v]}" -v e="${IR[empty]}" -v n="$cg_events" \

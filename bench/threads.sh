@@ -64,18 +64,20 @@ grouped() { sed ':a; s/\B[0-9]\{3\}\>/ &/; ta' <<<"$1"; } # 14098310 -> 14 098 3
 # cygtrace is measured against empty hooks linked in; uftrace against glibc's empty hooks
 # through the PLT, which it pays as well (as in run.sh).
 
-VARIANTS="empty plain static nots uftrace"
+VARIANTS="empty plain static v4 nots uftrace"
 declare -A BIN=([empty]=fib_mt_empty [plain]=fib_mt_plain [static]=fib_mt_cygtrace
+                [v4]=fib_mt_cygtrace
                 [nots]=fib_mt_nots [uftrace]=fib_mt_plain)
-declare -A BASE=([empty]=- [plain]=- [static]=empty [nots]=empty [uftrace]=plain)
+declare -A BASE=([empty]=- [plain]=- [static]=empty [v4]=empty [nots]=empty [uftrace]=plain)
 declare -A WHAT=([empty]="a. empty hooks, linked in" [plain]="empty hooks via PLT (glibc's)"
                  [static]="**b. cygtrace static, default**"
+                 [v4]="h. cygtrace static, version 4 (CYGTRACE_FORMAT=4)"
                  [nots]="f. cygtrace static, no timestamps" [uftrace]="d. uftrace record")
 # BEFORE=DIR: the static runtime of another build (another commit's fib_mt_cygtrace, built by
 # bench.mk into DIR) in the same rounds, to compare a change side by side.
 if [ -n "${BEFORE:-}" ]; then
     [ -x "$BEFORE/bench/fib_mt_cygtrace" ] || die "BEFORE=$BEFORE: no bench/fib_mt_cygtrace there"
-    VARIANTS="empty plain before static nots uftrace"
+    VARIANTS="empty plain before static v4 nots uftrace"
     BIN[before]=$(cd "$BEFORE" && pwd)/bench/fib_mt_cygtrace
     BASE[before]=empty
     WHAT[before]="b0. cygtrace static, BEFORE ($BEFORE)"
@@ -94,6 +96,8 @@ check_ring() {
         echo "the ring has no CYGTRACE magic"
     else
         head=$(u64_at "$ring" 88)
+        # version 4 (FORMAT.md 15): a CHUNK word in each chunk of 64 slots
+        [ "$(u8_at "$ring" 8)" = 4 ] && want=$((want + (want + 62) / 63))
         lost=$(u64_at "$ring" 96)
         flags=$(u8_at "$ring" 13)
         if [ "$head" -lt "$want" ] ||
@@ -128,7 +132,7 @@ check() {
         return
     fi
     case $v in
-    static | before) check_ring "$dir/ring" $((t * EVENTS + 2 + 1 + t + 1)) 1 "$t" ;;
+    static | before | v4) check_ring "$dir/ring" $((t * EVENTS + 2 + 1 + t + 1)) 1 "$t" ;;
     nots) check_ring "$dir/ring" $((t * EVENTS + 2 + 1 + t + 1)) 0 "$t" ;;
     uftrace) check_uftrace "$dir/uftrace.data" $((t * EVENTS)) ;;
     esac
@@ -144,6 +148,7 @@ run_one() {
     dir=$(mktemp -d "$RUN/$v.$t.XXXXXX")
     case $v in
     static | nots | before) cmd=(env "CYGTRACE_OUT=$dir/ring" "${cmd[@]}") ;;
+    v4) cmd=(env "CYGTRACE_OUT=$dir/ring" CYGTRACE_FORMAT=4 "${cmd[@]}") ;;
     uftrace) cmd=(uftrace record -d "$dir/uftrace.data" "${cmd[@]}") ;;
     esac
     t0=$(now)

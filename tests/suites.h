@@ -46,8 +46,9 @@
     X(rtos)                             \
     X(taskstat)                         \
     X(ctxtab)                           \
-    X(crc32)                           \
-    X(diff)
+    X(crc32)                            \
+    X(diff)                             \
+    X(dec4l)
 
 #define SUITES_DECLARE(name) Suite *name##_suite(void);
 SUITES(SUITES_DECLARE)

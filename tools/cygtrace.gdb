@@ -38,11 +38,15 @@ define cygtrace-dump
     cygtrace-check
     if $cyg_ok
       # 128 bytes of control block, then 2^cap_log2 records of rec_bytes each (and, from
-      # version 3, the 256-byte control area after them). The shift is
-      # done in 64 bits: a 64-bit ring may hold more than 2^31 records.
+      # version 3, the 256-byte control area after them; a version 4 ring of 64-bit Linux, one
+      # 8-byte word a record, its 128-byte region table after the area: FORMAT.md 15). The
+      # shift is done in 64 bits: a 64-bit ring may hold more than 2^31 records.
       set $cyg_len = 128 + (((unsigned long long) 1) << cyg_rt.ctl->cap_log2) * cyg_rt.ctl->rec_bytes
       if cyg_rt.ctl->version >= 3
         set $cyg_len = $cyg_len + 256
+      end
+      if cyg_rt.ctl->version == 4 && cyg_rt.ctl->word_bytes == 8 && cyg_rt.ctl->rec_bytes == 8
+        set $cyg_len = $cyg_len + 128
       end
       dump binary memory $arg0 $cyg_ctl $cyg_ctl + $cyg_len
       # The file's name through echo: printf of a string argument makes gdb copy the string

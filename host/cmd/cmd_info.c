@@ -142,14 +142,15 @@ static void print_ring(const struct load *l, const char *dump)
     }
     if (r->off)
         printf(" (control block at offset 0x%" PRIx64 ")", r->off);
-    printf("\nformat:     version %u, %s, %u-byte records%s%s", r->version,
-           dec_machine_name(r->machine), r->rec_bytes,
+    printf("\nformat:     version %u, %s, %u-byte records%s%s", r->stored_rec ? 4u : r->version,
+           dec_machine_name(r->machine), r->stored_rec ? r->stored_rec : r->rec_bytes,
            (r->flags & CYG_F_TIMESTAMPS) ? ", timestamps" : "",
            (r->flags & CYG_F_CALLSITES) ? ", call sites" : "");
     if (r->chunk_log2)
         printf(", chunks of %u", 1u << r->chunk_log2);
     printf("\n");
-    printf("capacity:   %" PRIu64 " records (%" PRIu64 " bytes)\n", r->cap, r->cap * r->rec_bytes);
+    printf("capacity:   %" PRIu64 " records (%" PRIu64 " bytes)\n", r->cap,
+           r->cap * (r->stored_rec ? r->stored_rec : r->rec_bytes));
     printf("mode:       %s\n", (r->flags & CYG_F_OVERWRITE) ? "overwrite (flight recorder)"
                                                             : "stop when full");
     printf("state:      %s\n", state_name(r->state));

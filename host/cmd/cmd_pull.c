@@ -21,6 +21,8 @@
 #include "cmd/cmd.h"
 #include "cmd/cmd_opts.h"
 #include "cyg_format.h"
+#include "cyg_v4l.h"
+#include "decode/dec4l.h"
 #include "decode/hdr.h"
 #include "util/le.h"
 #include "source/load.h"
@@ -176,7 +178,8 @@ static int pull(const struct pull_opts *o, const char *elf, struct sym_table *sy
 {
     unsigned word = sym_word_bytes(sym);
     uint64_t rt, bias = 0, ctl, total;
-    uint8_t ptr[8], blk[CYG_HDR_BYTES];
+    uint8_t ptr[8], blk[CYG_HDR_BYTES], vblk[CYG_HDR_BYTES];
+    int v4 = 0;
     struct progress prog = {0};
     struct dec_ring r;
     const char *what = "";
@@ -209,7 +212,11 @@ static int pull(const struct pull_opts *o, const char *elf, struct sym_table *sy
     what = "the control block: ";
     if (ctl && rsp_read_mem(c, ctl, blk, sizeof blk, NULL, NULL, err, sizeof err) < 0)
         goto rsp_fail;
-    if (!ctl || hdr_parse(blk, sizeof blk, &r, why, sizeof why) < 0) {
+    /* a version 4 ring of 64-bit Linux: pulled as it is, parsed as the version 3 ring it stands
+     * for (decode/dec4l.c) */
+    if (ctl && (v4 = dec4l_is(blk, sizeof blk) && blk[CYG_OFF_REC] == CYG_V4L_REC_BYTES))
+        dec4l_block(blk, vblk);
+    if (!ctl || hdr_parse(v4 ? vblk : blk, sizeof blk, &r, why, sizeof why) < 0) {
         if (!ctl || memcmp(blk, CYG_MAGIC, 8) != 0)
             cmd_error("%s: the runtime has not set up its buffer yet (cyg_rt points at no "
                       "control block), or the target runs another program than %s",
@@ -223,6 +230,8 @@ static int pull(const struct pull_opts *o, const char *elf, struct sym_table *sy
     /* A version 3 ring's control area follows its records: the dump keeps it (the triggers
      * and filters in force, which one fired). */
     total = dec_ctrl_off(&r) + (r.version >= 3 ? CYG_CTRL_BYTES : 0);
+    if (v4)
+        total = CYG_HDR_BYTES + r.cap * CYG_V4L_REC_BYTES + CYG_CTRL_BYTES + CYG_V4L_TABLE_BYTES;
     if (r.cap_log2 >= 40 || total > PULL_MAX_BYTES || total > SIZE_MAX / 2) {
         cmd_error("%s: the control block at 0x%" PRIx64 " says the ring holds %" PRIu64
                   " bytes: too large to pull",

@@ -50,6 +50,8 @@ struct dec_ring {
     uint32_t hook_cost;    /* the hooks' cost per event: CYG_HOOK_COST_* (0: none known) */
     uint32_t page_cost;    /* ticks more for a record that faulted its page in (0: none) */
     unsigned page_log2;    /* ... of 2^page_log2 bytes */
+    unsigned stored_rec;   /* a version 4 ring of 64-bit Linux read as version 3 (dec4l.c):
+                              its own bytes a record (8); 0 otherwise */
     unsigned ctrl_state;   /* enum dec_ctrl_state (hdr_locate, hdr_ctrl_parse) */
     uint64_t ctrl_end;     /* DEC_CTRL_SHORT: the source's size, where the dump ends */
     char ctrl_why[96];     /* DEC_CTRL_BAD: why, in one line */

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "crc32.h"
+#include "cyg_v4l.h"
+#include "decode/dec4l.h"
 #include "cyg_format.h"
 #include "util/le.h"
 
@@ -49,6 +51,12 @@ static int parse_version(const uint8_t *p, size_t len, char *err, size_t errlen)
         return -1;
     }
     version = (unsigned)le_get(p + CYG_OFF_VERSION, 2);
+    if (dec4l_is(p, len) && p[CYG_OFF_REC] == CYG_V4L_REC_BYTES) { /* through dec4l's view */
+        snprintf(err, errlen, "a version 4 ring (64-bit Linux, 8-byte records): read it with "
+                              "info, tree, dump...; to follow a program live, record it with "
+                              "CYGTRACE_FORMAT=3");
+        return -1;
+    }
     if (version < CYG_VERSION_MIN || version > CYG_VERSION) {
         snprintf(err, errlen, "%s", version > CYG_VERSION
                                         ? "dump format is newer than this cygtrace (update it)"
@@ -138,10 +146,16 @@ int hdr_locate(struct src *s, struct dec_ring *r, char *err, size_t errlen)
     uint8_t *buf = malloc(chunk + CYG_HDR_BYTES);
     char why[256];
     long n;
-    int rc = -1;
+    int rc = -1, v4;
 
     if (!buf) {
         snprintf(err, errlen, "%s: out of memory", src_name(s));
+        return -1;
+    }
+    /* a version 4 ring of 64-bit Linux reads as the version 3 ring it stands for */
+    if ((v4 = dec4l_attach(s, why, sizeof why)) < 0) {
+        snprintf(err, errlen, "%s: %s", src_name(s), why);
+        free(buf);
         return -1;
     }
     n = src_read(s, 0, buf, CYG_HDR_BYTES);
@@ -150,6 +164,8 @@ int hdr_locate(struct src *s, struct dec_ring *r, char *err, size_t errlen)
     else if (n >= 0)
         rc = scan(s, buf, chunk, r, why, sizeof why);
     free(buf);
+    if (rc == 0)
+        r->stored_rec = v4 > 0 ? CYG_V4L_REC_BYTES : 0;
     if (rc == 0 && hdr_ctrl_read(s, r) < 0)
         rc = -1;
     if (rc)

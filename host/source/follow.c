@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "cyg_format.h"
+#include "decode/dec4l.h"
 #include "decode/hdr.h"
 #include "util/mono.h"
 
@@ -74,6 +75,8 @@ struct follow {
     const uint8_t *map;
     size_t map_len;
     struct dec_ring r; /* the control block as last read; head unwrapped to 64 bits */
+    int v4;            /* a version 4 ring of 64-bit Linux (FORMAT.md 15), read as version 3
+                          (dec4l.c): its words are 8 bytes, its region table after the area */
     struct dec_state ds;
     uint64_t pos;         /* next sequence number to deliver */
     uint64_t head;        /* the head as last read, unwrapped */
@@ -185,18 +188,27 @@ struct ctl_io {
     uint64_t lost;
     uint8_t ctrl[CYG_CTRL_BYTES]; /* a version 3 ring's control area, when mapped */
     size_t ctrl_len;              /* its bytes copied: CYG_CTRL_BYTES, or 0 */
+    int v4;                       /* the block was a version 4 one (given as version 3) */
 };
+
+/* Where the control area lies in the mapping: after the records as the file holds them. */
+static uint64_t map_ctrl_off(const struct follow *f)
+{
+    return f->v4 ? CYG_HDR_BYTES + f->r.cap * 8u : dec_ctrl_off(&f->r);
+}
 
 static void read_hdr(struct follow *f, void *arg)
 {
     struct ctl_io *io = arg;
 
     memcpy(io->hdr, f->map, CYG_HDR_BYTES);
+    if ((io->v4 = dec4l_is(io->hdr, CYG_HDR_BYTES)) != 0)
+        dec4l_block(io->hdr, io->hdr);
     io->head = load_counter(f, CYG_OFF_HEAD);
     io->lost = load_counter(f, CYG_OFF_LOST);
     io->ctrl_len = 0;
-    if (f->map_len >= dec_ctrl_off(&f->r) + CYG_CTRL_BYTES && f->r.version >= 3) {
-        memcpy(io->ctrl, f->map + dec_ctrl_off(&f->r), CYG_CTRL_BYTES);
+    if (f->map_len >= map_ctrl_off(f) + CYG_CTRL_BYTES && f->r.version >= 3) {
+        memcpy(io->ctrl, f->map + map_ctrl_off(f), CYG_CTRL_BYTES);
         io->ctrl_len = CYG_CTRL_BYTES;
     }
 }
@@ -236,12 +248,34 @@ struct copy_io {
     uint64_t head; /* read after the copy, raw */
 };
 
+/* Copies the n records from seq on into dst, as version 3 records for a version 4 ring. */
+static void copy_slots(struct follow *f, uint64_t seq, unsigned n, uint8_t *dst)
+{
+    const unsigned rb = f->r.rec_bytes, words = rb / f->r.word_bytes;
+
+    if (f->v4) {
+        dec4l_copy(f->map + CYG_HDR_BYTES, f->map + map_ctrl_off(f) + CYG_CTRL_BYTES,
+                   f->r.cap_log2, f->r.chunk_log2, seq, n, dst);
+        return;
+    }
+    for (unsigned i = 0; i < n; i++)
+        copy_rec(dst + (size_t)i * rb,
+                 f->map + CYG_HDR_BYTES + ((seq + i) & (f->r.cap - 1)) * rb, f->r.word_bytes,
+                 words);
+}
+
 static void copy_recs(struct follow *f, void *arg)
 {
     struct copy_io *io = arg;
     const unsigned rb = f->r.rec_bytes, words = rb / f->r.word_bytes;
     const uint64_t mask = f->r.cap - 1;
 
+    if (f->v4) {
+        copy_slots(f, io->from, io->n, f->raw);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        io->head = load_counter(f, CYG_OFF_HEAD);
+        return;
+    }
     for (unsigned i = 0; i < io->n; i++)
         copy_rec(f->raw + (size_t)i * rb, f->map + CYG_HDR_BYTES + ((io->from + i) & mask) * rb,
                  f->r.word_bytes, words);
@@ -273,7 +307,7 @@ static int attach(struct follow *f, int from_start, char *why, size_t whylen)
     size_t len;
     ssize_t n;
     void *map;
-    int fd;
+    int fd, v4;
 
     fd = open(f->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO would wait for a writer */
     if (fd < 0) {
@@ -294,6 +328,9 @@ static int attach(struct follow *f, int from_start, char *why, size_t whylen)
         snprintf(why, whylen, "%s", strerror(errno));
         goto fail;
     }
+    /* version 4: read as the version 3 ring it stands for (dec4l.c) */
+    if ((v4 = dec4l_is(hdr, (size_t)n)) != 0)
+        dec4l_block(hdr, hdr);
     if (hdr_parse(hdr, (size_t)n, &r, why, whylen) < 0)
         goto fail;
     /* The runtime seals the block, then its pid and clock rate a millisecond later: names and
@@ -302,7 +339,10 @@ static int attach(struct follow *f, int from_start, char *why, size_t whylen)
         snprintf(why, whylen, "the program is still setting its ring up");
         goto fail;
     }
-    len = CYG_HDR_BYTES + (size_t)r.cap * r.rec_bytes;
+    len = CYG_HDR_BYTES + (size_t)r.cap * (v4 ? 8u : r.rec_bytes);
+    /* version 4: the control area and the region table too, always */
+    if (v4)
+        len += CYG_CTRL_BYTES + 16 * 8;
     if ((uint64_t)st.st_size < len) {
         snprintf(why, whylen, "shorter (%llu bytes) than the ring it describes (%zu)",
                  (unsigned long long)st.st_size, len);
@@ -310,7 +350,7 @@ static int attach(struct follow *f, int from_start, char *why, size_t whylen)
     }
     /* A version 3 ring's control area after the records: mapped too when the file has it
      * (the triggers and filters in force, which one fired); without it, the records alone. */
-    if (r.version >= 3 && (uint64_t)st.st_size >= len + CYG_CTRL_BYTES)
+    if (!v4 && r.version >= 3 && (uint64_t)st.st_size >= len + CYG_CTRL_BYTES)
         len += CYG_CTRL_BYTES;
     map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
     if (map == MAP_FAILED) {
@@ -326,6 +366,8 @@ static int attach(struct follow *f, int from_start, char *why, size_t whylen)
     f->map = map;
     f->map_len = len;
     f->r = r;
+    f->v4 = v4;
+    f->r.stored_rec = v4 ? 8u : 0;
     f->head = 0;
     if (guard(f, read_hdr, &io) < 0) {
         snprintf(why, whylen, "the file was cut short while being opened");
@@ -432,9 +474,11 @@ static int check(struct follow *f, char *err, size_t errlen)
         return no_ring(f, "no longer holds a ring", why, err, errlen); /* a reseal, a new run */
     head = unwrap_head(f, r.word_bytes == 8 ? io.head : (uint32_t)io.head, &back);
     if (r.word_bytes != f->r.word_bytes || r.rec_bytes != f->r.rec_bytes ||
-        r.cap_log2 != f->r.cap_log2 || back || (r.pid != f->r.pid && f->r.pid != 0))
+        r.cap_log2 != f->r.cap_log2 || back || (r.pid != f->r.pid && f->r.pid != 0) ||
+        f->v4 != io.v4)
         return restart(f, err, errlen);
     f->r = r;
+    f->r.stored_rec = f->v4 ? 8u : 0;
     f->r.head = head;
     f->r.lost = io.lost;
     hdr_ctrl_parse(&f->r, io.ctrl, io.ctrl_len, (uint64_t)st.st_size);
@@ -448,6 +492,20 @@ static int check(struct follow *f, char *err, size_t errlen)
 static int writer_gone(const struct follow *f)
 {
     return f->r.pid && kill((pid_t)f->r.pid, 0) < 0 && errno == ESRCH;
+}
+
+/* The records among n slots from seq that the writers lapped before we read them: all of
+ * them, but a version 4 ring's CHUNK words, one a chunk (FORMAT.md 15.3), which are no event:
+ * counted as padding, slots with no event. */
+static uint64_t lapped(struct follow *f, uint64_t seq, uint64_t n)
+{
+    uint64_t chunk = (uint64_t)1 << f->r.chunk_log2, words;
+
+    if (!f->v4 || n == 0)
+        return n;
+    words = (seq + n - 1) / chunk - (seq + chunk - 1) / chunk + 1;
+    f->padding += words;
+    return n - words;
 }
 
 /* An EV_LOST for n records from seq, at the time and context decoding had reached. */
@@ -522,7 +580,7 @@ static long step(struct follow *f, unsigned room, int *more)
     if (f->pos >= end)
         return 0;
     if (overwrite && end - f->pos > cap) { /* lapped: the ring holds [end - cap, end) */
-        lost = end - cap - f->pos;
+        lost = lapped(f, f->pos, end - cap - f->pos);
         f->pos = end - cap;
     }
     if (copy_at_pos(f, &io, end - f->pos < room ? (unsigned)(end - f->pos) : room) < 0)
@@ -530,7 +588,7 @@ static long step(struct follow *f, unsigned room, int *more)
     head = f->head;
     /* Records older than head - cap may have been overwritten while we copied them. */
     if (overwrite && head > cap && head - cap > f->pos) {
-        lost += head - cap - f->pos;
+        lost += lapped(f, f->pos, head - cap - f->pos);
         f->pos = head - cap;
     }
     *more = 1;
@@ -724,7 +782,7 @@ static int pend_step(struct follow *f, unsigned i, unsigned room, unsigned *k, i
  * written yet is left out: its thread has not stored its first record, and no owner is known. */
 static void open_chunks(struct follow *f, void *unused)
 {
-    const uint64_t chunk = (uint64_t)1 << f->r.chunk_log2, rb = f->r.rec_bytes;
+    const uint64_t chunk = (uint64_t)1 << f->r.chunk_log2;
     uint64_t c = f->pos > f->r.cap ? f->pos - f->r.cap : 0;
     uint8_t rec[32];
     struct ev e;
@@ -733,16 +791,14 @@ static void open_chunks(struct follow *f, void *unused)
     for (c &= ~(chunk - 1); c + chunk <= f->pos; c += chunk) {
         uint64_t k;
 
-        copy_rec(rec, f->map + CYG_HDR_BYTES + ((c + chunk - 1) & (f->r.cap - 1)) * rb,
-                 f->r.word_bytes, (unsigned)(rb / f->r.word_bytes));
+        copy_slots(f, c + chunk - 1, 1, rec);
         if (written(f, rec, c + chunk - 1))
             continue;
         e.ctx = 0;
         for (k = c; k < c + chunk; k++) {
             struct dec_state ds = f->ds;
 
-            copy_rec(rec, f->map + CYG_HDR_BYTES + (k & (f->r.cap - 1)) * rb, f->r.word_bytes,
-                     (unsigned)(rb / f->r.word_bytes));
+            copy_slots(f, k, 1, rec);
             if (!dec_record(&ds, rec, k, &e))
                 break;
         }
@@ -779,7 +835,7 @@ static long step_chunked(struct follow *f, unsigned room, int *more)
     if (f->pos >= end)
         return k;
     if (overwrite && end - f->pos > cap) { /* lapped: the ring holds [end - cap, end) */
-        lost_ev(&f->evs[k++], &f->ds, f->pos, end - cap - f->pos);
+        lost_ev(&f->evs[k++], &f->ds, f->pos, lapped(f, f->pos, end - cap - f->pos));
         f->pos = end - cap;
         if (k == room) {
             *more = 1;
@@ -791,7 +847,7 @@ static long step_chunked(struct follow *f, unsigned room, int *more)
     head = f->head;
     if (overwrite && head > cap && head - cap > f->pos) {
         /* Overwritten while we copied them: lost, said at once, and read again. */
-        lost_ev(&f->evs[k++], &f->ds, f->pos, head - cap - f->pos);
+        lost_ev(&f->evs[k++], &f->ds, f->pos, lapped(f, f->pos, head - cap - f->pos));
         f->pos = head - cap;
         *more = 1;
         return k;

@@ -18,6 +18,8 @@ struct src {
     int owned;
     uint64_t size;     /* at open: what every pass reads */
     uint64_t cut;      /* where a read found the file ended short of size; 0: none did */
+    const struct src_view *view; /* reads go through it (src_set_view); NULL: none */
+    void *view_ctx;
 };
 
 const char *src_not_regular(unsigned mode)
@@ -93,7 +95,20 @@ struct src *src_open_mem(const char *name, void *buf, size_t len, int owned)
     return s;
 }
 
+void src_set_view(struct src *s, const struct src_view *v, void *ctx)
+{
+    if (s->view && s->view->free)
+        s->view->free(s->view_ctx);
+    s->view = v;
+    s->view_ctx = ctx;
+}
+
 long src_read(struct src *s, uint64_t off, void *buf, size_t len)
+{
+    return s->view ? s->view->read(s->view_ctx, s, off, buf, len) : src_read_raw(s, off, buf, len);
+}
+
+long src_read_raw(struct src *s, uint64_t off, void *buf, size_t len)
 {
     size_t done = 0;
 
@@ -143,6 +158,11 @@ int src_check(struct src *s, char *err, size_t errlen)
 
 uint64_t src_data_bytes(struct src *s, uint64_t off, uint64_t len)
 {
+    return s->view ? s->view->data(s->view_ctx, s, off, len) : src_data_bytes_raw(s, off, len);
+}
+
+uint64_t src_data_bytes_raw(struct src *s, uint64_t off, uint64_t len)
+{
     uint64_t end, data = 0;
 
     if (s->fd < 0 || off >= s->size)
@@ -167,6 +187,11 @@ uint64_t src_data_bytes(struct src *s, uint64_t off, uint64_t len)
 
 uint64_t src_size(const struct src *s)
 {
+    return s->view ? s->view->size(s->view_ctx, s) : s->size;
+}
+
+uint64_t src_size_raw(const struct src *s)
+{
     return s->size;
 }
 
@@ -179,6 +204,7 @@ void src_close(struct src *s)
 {
     if (!s)
         return;
+    src_set_view(s, NULL, NULL);
     if (s->fd >= 0)
         close(s->fd);
     if (s->owned)

@@ -42,6 +42,25 @@ uint64_t src_size(const struct src *s);
 /* Returns the name given at open (the path for files). */
 const char *src_name(const struct src *s);
 
+/* A view of a source: its bytes as another layout shows them (a version 4 ring as the
+ * version 3 ring it stands for: decode/dec4l.c). Its functions read the source through the
+ * _raw calls. */
+struct src_view {
+    long (*read)(void *ctx, struct src *s, uint64_t off, void *buf, size_t len);
+    uint64_t (*data)(void *ctx, struct src *s, uint64_t off, uint64_t len);
+    uint64_t (*size)(void *ctx, const struct src *s);
+    void (*free)(void *ctx);
+};
+
+/* Puts view v (with its ctx, freed with the source or the next view) in front of the source:
+ * src_read, src_data_bytes and src_size go through it from now on. NULL: none. */
+void src_set_view(struct src *s, const struct src_view *v, void *ctx);
+
+/* src_read, src_data_bytes and src_size of the bytes themselves, whatever the view. */
+long src_read_raw(struct src *s, uint64_t off, void *buf, size_t len);
+uint64_t src_data_bytes_raw(struct src *s, uint64_t off, uint64_t len);
+uint64_t src_size_raw(const struct src *s);
+
 /* Closes the source. NULL is fine. */
 void src_close(struct src *s);
 

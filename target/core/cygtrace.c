@@ -13,6 +13,7 @@
 #include "crc32.h"
 #include "cygtrace_core.h"
 #include "cygtrace_layout.h"
+#include "cyg_v4l.h"
 
 #ifndef CYG_PORT_CAS_STATE
 /* The compiler's compare-and-swap, for ports where it needs no library. */
@@ -88,13 +89,49 @@ NOINSTR static void cyg_pad(uintptr_t seq, uintptr_t n, uintptr_t tid)
         cyg_special_at(seq++, CYG_SP_PAD, 0, 0, tid);
 }
 
-/* The thread's chunk is used up, or too old to fill (p: its cursor as the failed take read it):
- * takes a new one with one atomic add on head. Returns its first slot, or CYG_NO_SLOT when the
- * ring is full (stop mode). */
-NOINSTR __attribute__((noinline)) uintptr_t cyg_core_claim(uintptr_t p, uintptr_t tid)
+#ifdef CYG_PORT_V4L
+/* A version 4 word of a special that takes one slot (PAD, EPOCH, CHUNK) in slot seq. */
+NOINSTR static void cyg_v4l_word(uintptr_t seq, unsigned type, uint64_t data)
+{
+    *(volatile uint64_t *)(cyg_rt.recs + (seq & cyg_rt.mask)) =
+        cyg_v4l_laps(seq, cyg_rt.cap_log2) | cyg_v4l_head(type, data, 0);
+}
+
+/* The CHUNK word of the chunk at b (FORMAT.md 15.3), which names the thread of every record in
+ * it: not stored over a word of a later lap. A claimer preempted between its claim and this
+ * store for a lap (the kill -9 and stress trials, 4 threads on 2 cores) would otherwise give
+ * the newer chunk's records to no thread; a compare-and-swap, once a chunk. */
+NOINSTR static void cyg_v4l_chunk_word(uintptr_t b, uint64_t data)
+{
+    volatile uint64_t *slot = (volatile uint64_t *)(cyg_rt.recs + (b & cyg_rt.mask));
+    uint64_t want = cyg_v4l_laps(b, cyg_rt.cap_log2) | cyg_v4l_head(CYG_V4L_SP_CHUNK, data, 0),
+             old = *slot, xb = (~(uint64_t)b >> cyg_rt.cap_log2) & 1023u,
+             xo = (old >> 63) | ((old >> 52) & 0x1ffu) << 1;
+
+    if (!cyg_slot_ok(b) || (old != 0 && ((xb - xo) & 1023u) - 1u < 511u))
+        return; /* a later lap's already, or about to be */
+    __atomic_compare_exchange_n(slot, &old, want, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* The epoch of clock reading ts, and the thread's limit for it (FORMAT.md 15.3). */
+NOINSTR static uint64_t cyg_v4l_epoch(uintptr_t ts)
+{
+    uintptr_t b = ts >> CYG_V4L_EPOCH_SHIFT << CYG_V4L_EPOCH_SHIFT;
+
+    cyg_port_v4l()->limit = b + ((uintptr_t)1 << (CYG_V4L_TS_BITS - 1u));
+    return (uint64_t)(ts >> CYG_V4L_EPOCH_SHIFT) & CYG_V4L_EPOCH_MASK;
+}
+#endif
+
+/* The thread's chunk is used up, or too old to fill (cur: its cursor after the failed take of
+ * need slots): takes a new one with one atomic add on head. Returns the first of need slots in
+ * it, or CYG_NO_SLOT when the ring is full (stop mode). A version 4 chunk starts with its CHUNK
+ * word: the thread and the epoch, written before the thread takes any other slot of it. */
+NOINSTR __attribute__((noinline)) uintptr_t cyg_core_claim(uintptr_t cur, uintptr_t tid,
+                                                          uintptr_t need)
 {
     struct cyg_ctl *ctl = cyg_rt.ctl;
-    uintptr_t chunk = cyg_rt.chunk, b;
+    uintptr_t chunk = cyg_rt.chunk, b, first, p;
 
     for (;;) {
         /* Not once the ring froze or stopped since the hook found it running (a signal handler
@@ -113,17 +150,34 @@ NOINSTR __attribute__((noinline)) uintptr_t cyg_core_claim(uintptr_t p, uintptr_
         if (((b + chunk) & (cyg_rt.step - 1)) == 0 && b + chunk > cyg_rt.lag)
             cyg_raise_low(cyg_rt.base + b + chunk - cyg_rt.lag);
         b += cyg_rt.base;
+        first = b;
+#ifdef CYG_PORT_V4L
+        if (cyg_rt.shift == 0) {
+            uint64_t e = cyg_v4l_epoch(CYGTRACE_TIMESTAMPS ? cyg_port_now() : 0);
+
+            cyg_v4l_chunk_word(b, (uint64_t)(tid >> CYG64_THREAD_SHIFT) << CYG_V4L_THREAD_SHIFT |
+                                      e);
+            first = b + 1;
+        }
+#endif
         /* Ours, unless a signal handler moved the cursor since our take: it recorded into a
          * chunk of its own, later than ours. Ours is then padded, and we go on where it left the
          * cursor, so that our records follow the handler's as they would in one ring. */
         cyg_port_cursor_set_end(0);
-        if (cyg_port_cursor_cas(p + 1, b + 1)) {
+        if (cyg_port_cursor_cas(cur, first + need)) {
+#ifdef CYG_PORT_V4L
+            /* a vfork child's chunk: its parent, resumed, must not go on in it */
+            if (cyg_rt.shift == 0 && !cyg_port_settled())
+                return first;
+#endif
             cyg_port_cursor_set_end(b + chunk);
-            return b;
+            return first;
         }
-        cyg_pad(b, chunk, tid);
-        if (cyg_next(&p))
+        cyg_pad(first, chunk - (first - b), tid);
+        if (cyg_next_n(&p, need))
             return p;
+        /* (one slot left where two are needed: it stays the chunk's unused end) */
+        cur = p + need;
     }
 }
 
@@ -155,11 +209,165 @@ NOINSTR __attribute__((noinline)) static void cyg_event_claim(uintptr_t fn, uint
                                                               unsigned exit, uintptr_t tid,
                                                               uintptr_t p)
 {
-    uintptr_t seq = cyg_core_claim(p, tid);
+    uintptr_t seq = cyg_core_claim(p + 1, tid, 1);
 
     __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the state as of after the claim */
     if (seq != CYG_NO_SLOT && CYG_TAKES_RECORDS(cyg_rt.ctl->state))
         cyg_put(seq, fn, site, exit, tid, cyg_rt.recs, cyg_rt.mask, cyg_rt.cap_log2, CYG_SHIFT());
+}
+
+#ifdef CYG_PORT_V4L
+/* The region of fn in the table (FORMAT.md 15.4), made when fn lies in none: its index, or -1
+ * when the table is full. Entries are made by compare-and-swap from 0 and never change. */
+/* The regions, process-wide: every ring the process sets up gets a copy (cyg_attach), so that
+ * a thread's region, which it keeps from ring to ring, means the same in each. */
+static uint64_t cyg_v4l_regs[CYG_V4L_REGIONS];
+
+NOINSTR static int cyg_v4l_region(uintptr_t fn)
+{
+    uintptr_t half = (uintptr_t)1 << (CYG_V4L_REGION_BITS - 1u);
+
+    for (unsigned i = 0; i < CYG_V4L_REGIONS; i++) {
+        uint64_t lo = __atomic_load_n(&cyg_v4l_regs[i], __ATOMIC_ACQUIRE);
+
+        if (lo == 0) {
+            uint64_t want = fn >= half + 4096u ? (fn - half) & ~(uint64_t)4095 : 4096u;
+
+            if (__atomic_compare_exchange_n(&cyg_v4l_regs[i], &lo, want, 0, __ATOMIC_RELEASE,
+                                            __ATOMIC_ACQUIRE))
+                lo = want;
+        }
+        if (fn - lo <= CYG_V4L_OFF_MASK) {
+            /* in the ring's table before any record that names it */
+            if (cyg_rt.regions[i] != lo)
+                __atomic_store_n(&cyg_rt.regions[i], lo, __ATOMIC_RELEASE);
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+/* Slot seq, the thread's, for the call of fn at clock ts (limit: the thread's epoch limit as it
+ * was before seq was taken: FORMAT.md 15.3). Writes an EPOCH word there instead when the clock passed it,
+ * and the call in the next slot; a CALL64 pair when fn is in no region and the table is full. */
+NOINSTR __attribute__((noinline)) static void cyg_v4l_put_at(uintptr_t seq, uintptr_t fn,
+                                                            unsigned exit, uintptr_t limit,
+                                                            uintptr_t ts)
+{
+    struct cyg_v4l_tls *t = cyg_port_v4l();
+    uintptr_t off, x, rb;
+    int r;
+
+    for (int tries = 0; ts >= limit && tries < 4; tries++) {
+        cyg_v4l_word(seq, CYG_V4L_SP_EPOCH, cyg_v4l_epoch(ts));
+        limit = *(volatile uintptr_t *)&t->limit;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        if ((seq = cyg_take(cyg_port_thread())) == CYG_NO_SLOT)
+            return;
+        ts = CYGTRACE_TIMESTAMPS ? cyg_port_now() : 0;
+    }
+    off = fn - t->rlo;
+    rb = t->rbits;
+    if (off > CYG_V4L_OFF_MASK) {
+        off = fn - t->rlo2;
+        rb = t->rbits2;
+    }
+    if (off > CYG_V4L_OFF_MASK) {
+        if ((r = cyg_v4l_region(fn)) < 0) {
+            /* the table is full: the address whole, in a pair of slots */
+            cyg_v4l_word(seq, CYG_SP_PAD, 0);
+            if ((seq = cyg_take_n(cyg_port_thread(), 2)) != CYG_NO_SLOT)
+                cyg_special_at(seq, CYG_V4L_SP_CALL64,
+                               (exit ? 1u << 31 : 0) | (ts & CYG_V4L_TS_MASK), fn, 0);
+            return;
+        }
+        /* the last region becomes the one before */
+        t->rlo2 = t->rlo;
+        t->rbits2 = t->rbits;
+        t->rlo = (uintptr_t)cyg_v4l_regs[r];
+        t->rbits = rb = (uintptr_t)r << CYG_V4L_REG_SHIFT;
+        off = fn - t->rlo;
+    }
+    x = ~seq >> cyg_rt.cap_log2;
+    *(volatile uintptr_t *)(cyg_rt.recs + (seq & cyg_rt.mask)) =
+        x << 63 | (x << 51 & CYG_V4L_TAG_MASK) | (exit ? CYG_V4L_EXIT : 0) | rb |
+        off << CYG_V4L_OFF_SHIFT | (ts & CYG_V4L_TS_MASK);
+}
+
+/* A version 4 event outside the fast path: a slot of the thread's (a claim when its chunk is
+ * used up: its thread's first event too), then the state read again, as cyg_event_claim. */
+NOINSTR __attribute__((noinline)) void cyg_v4l_put(uintptr_t fn, unsigned exit)
+{
+    uintptr_t tid = cyg_port_thread(), limit, seq;
+
+    limit = *(volatile uintptr_t *)&cyg_port_v4l()->limit;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    seq = cyg_take(tid);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the state as of after the take */
+    if (seq != CYG_NO_SLOT && CYG_TAKES_RECORDS(cyg_rt.ctl->state))
+        cyg_v4l_put_at(seq, fn, exit, limit, CYGTRACE_TIMESTAMPS ? cyg_port_now() : 0);
+}
+
+/* The version 4 fast path (FORMAT.md 15): the epoch's limit read before the slot is taken, the
+ * slot from the thread's cursor, the clock, the thread's region; one word stored. No thread
+ * index: the chunk's first word has it (a thread's first event has no chunk yet: the claim). */
+HOT void cyg_event4(uintptr_t fn, unsigned exit)
+{
+    struct cyg_v4l_tls *t = cyg_port_v4l();
+    uintptr_t limit = *(volatile uintptr_t *)&t->limit, seq, ts, off, x;
+
+    if (UNLIKELY(!cyg_next(&seq))) {
+        cyg_v4l_put(fn, exit);
+        return;
+    }
+    ts = CYGTRACE_TIMESTAMPS ? cyg_port_now() : 0;
+    off = fn - t->rlo;
+    if (UNLIKELY((ts >= limit) | (off > CYG_V4L_OFF_MASK))) {
+        cyg_v4l_put_at(seq, fn, exit, limit, ts);
+        return;
+    }
+    x = ~seq >> cyg_rt.cap_log2;
+    *(volatile uintptr_t *)(cyg_rt.recs + (seq & cyg_rt.mask)) =
+        x << 63 | (x << 51 & CYG_V4L_TAG_MASK) | (exit ? CYG_V4L_EXIT : 0) | t->rbits |
+        off << CYG_V4L_OFF_SHIFT | (ts & CYG_V4L_TS_MASK);
+}
+#endif
+
+/* The version 3 fast path of a chunked port; tid: the thread's index (cyg_port_thread()). */
+HOT void cyg_event3_as(uintptr_t fn, uintptr_t site, unsigned exit, uintptr_t tid)
+{
+    uintptr_t seq;
+
+    if (UNLIKELY(!cyg_next(&seq))) {
+        cyg_event_claim(fn, site, exit, tid, seq);
+        return;
+    }
+    cyg_put(seq, fn, site, exit, tid, cyg_rt.recs, cyg_rt.mask, cyg_rt.cap_log2, CYG_SHIFT());
+}
+
+#ifdef CYG_PORT_V4L
+/* A thread's first event in a version 3 ring: its index first (a call out), apart from the
+ * hook, so that the hook calls nothing and saves no register for either version. */
+NOINSTR __attribute__((noinline)) static void cyg_event3_first(uintptr_t fn, uintptr_t site,
+                                                               unsigned exit)
+{
+    cyg_event3_as(fn, site, exit, cyg_port_thread());
+}
+#endif
+
+HOT void cyg_event3(uintptr_t fn, uintptr_t site, unsigned exit)
+{
+#ifdef CYG_PORT_V4L
+    uintptr_t tid = cyg_port_thread_peek();
+
+    if (UNLIKELY(tid == 0)) {
+        cyg_event3_first(fn, site, exit);
+        return;
+    }
+    cyg_event3_as(fn, site, exit, tid);
+#else
+    cyg_event3_as(fn, site, exit, cyg_port_thread());
+#endif
 }
 
 /* The fast path of a chunked port: the slot comes from the thread's own cursor, and the clock
@@ -168,18 +376,17 @@ NOINSTR __attribute__((noinline)) static void cyg_event_claim(uintptr_t fn, uint
  * cyg_port_thread(), which may call out (a thread's first event). */
 HOT void cyg_event(uintptr_t fn, uintptr_t site, unsigned exit)
 {
-    uintptr_t tid, seq;
-
     if (UNLIKELY(cyg_rt.last == 0)) {
         CYG_CTRL_SLOW(CYG_SLOW_FN(fn, exit), site, exit);
         return;
     }
-    tid = cyg_port_thread();
-    if (UNLIKELY(!cyg_next(&seq))) {
-        cyg_event_claim(fn, site, exit, tid, seq);
+#ifdef CYG_PORT_V4L
+    if (cyg_rt.shift == 0) {
+        cyg_event4(fn, exit);
         return;
     }
-    cyg_put(seq, fn, site, exit, tid, cyg_rt.recs, cyg_rt.mask, cyg_rt.cap_log2, CYG_SHIFT());
+#endif
+    cyg_event3(fn, site, exit);
 }
 #elif !defined(CYG_PORT_HOOKS)
 /* The fast path. cyg_rt is read once, before the reservation (in pairs of loads on Cortex-M),
@@ -241,6 +448,22 @@ NOINSTR static void cyg_special_at(uintptr_t seq, unsigned type, uintptr_t data,
 {
     uintptr_t b;
 
+#ifdef CYG_PORT_V4L
+    if (cyg_rt.shift == 0) {
+        /* One word, or the head in seq and the extension in seq + 1, which the caller took
+         * with it: the extension first, so that a reader that sees the head sees both. */
+        volatile uint64_t *r = (volatile uint64_t *)cyg_rt.recs;
+
+        if (!cyg_v4l_one_word(type)) {
+            r[(seq + 1) & cyg_rt.mask] =
+                cyg_v4l_laps(seq + 1, cyg_rt.cap_log2) | cyg_v4l_ext(payload);
+            cyg_port_release();
+        }
+        r[seq & cyg_rt.mask] = cyg_v4l_laps(seq, cyg_rt.cap_log2) | cyg_v4l_head(type, data, payload);
+        (void)tid;
+        return;
+    }
+#endif
     if (CYG_WORD_BITS == 64) {
         uint64_t thread = (uint64_t)tid >> CYG64_THREAD_SHIFT;
 
@@ -261,7 +484,17 @@ NOINSTR void cyg_core_special(unsigned type, uintptr_t data, uintptr_t payload, 
 {
     uintptr_t seq;
 
-    if (cyg_rt.ctl == &cyg_core_idle || (seq = cyg_slot(tid)) == CYG_NO_SLOT)
+    if (cyg_rt.ctl == &cyg_core_idle)
+        return;
+#ifdef CYG_PORT_V4L
+    if (cyg_rt.shift == 0) {
+        /* two slots at once for a head and its extension */
+        if ((seq = cyg_take_n(tid, cyg_v4l_one_word(type) ? 1 : 2)) != CYG_NO_SLOT)
+            cyg_special_at(seq, type, data, payload, tid);
+        return;
+    }
+#endif
+    if ((seq = cyg_slot(tid)) == CYG_NO_SLOT)
         return;
     cyg_special_at(seq, type, data, payload, tid);
 }
@@ -331,6 +564,16 @@ NOINSTR static long cyg_attach(struct cyg_ctl *ctl)
     cyg_rt.mask = ((uintptr_t)1 << ctl->cap_log2) - 1;
     cyg_rt.cap_log2 = ctl->cap_log2;
     cyg_rt.shift = (ctl->flags & CYG_F_CALLSITES) ? 2 : 1;
+#ifdef CYG_PORT_V4L
+    if (ctl->rec_bytes == CYG_V4L_REC_BYTES) { /* version 4: one word a record */
+        cyg_rt.shift = 0;
+        cyg_rt.regions = (volatile uint64_t *)(void *)((unsigned char *)ctl + CYG_HDR_BYTES +
+                                                       ((size_t)8 << ctl->cap_log2) +
+                                                       CYG_RING_TAIL);
+        for (unsigned i = 0; i < CYG_V4L_REGIONS; i++)
+            cyg_rt.regions[i] = __atomic_load_n(&cyg_v4l_regs[i], __ATOMIC_ACQUIRE);
+    }
+#endif
 #endif
 #if CYGTRACE_CONTROL
     cyg_ctrl_attach(
@@ -352,6 +595,14 @@ NOINSTR void cyg_core_fresh(void *mem, unsigned log2, unsigned flags)
 {
     struct cyg_ctl *ctl = mem;
     size_t recs = (size_t)((flags & CYG_F_CALLSITES) ? 4 : 2) * sizeof(uintptr_t) << log2;
+
+#ifdef CYG_PORT_V4L
+    if (flags & CYGTRACE_INIT_V4L) {
+        recs = (size_t)8 << log2;
+        cyg_zero((unsigned char *)ctl + CYG_HDR_BYTES + recs + CYG_RING_TAIL,
+                 CYG_V4L_TABLE_BYTES);
+    }
+#endif
 
     cyg_core_detach(); /* hooks stay out while the block is rebuilt */
     /* A fresh file mapping is zero already; clearing it would make every page resident. */
@@ -395,7 +646,19 @@ NOINSTR long cygtrace_init(void *mem, size_t bytes, unsigned flags)
         flags |= CYG_F_CALLSITES;
     else if (CYGTRACE_CALLSITES == 0)
         flags &= ~(unsigned)CYG_F_CALLSITES;
-    log2 = cyg_cap_log2(bytes, (flags & CYG_F_CALLSITES) ? 4 : 2);
+#ifdef CYG_PORT_V4L
+    /* Version 4 (FORMAT.md 15): one word a record, and the region table after the control
+     * area; not with call sites, whose records keep version 3's four words. */
+    if (flags & CYG_F_CALLSITES)
+        flags &= ~(unsigned)CYGTRACE_INIT_V4L;
+    if ((flags & CYGTRACE_INIT_V4L) && bytes > CYG_V4L_TABLE_BYTES)
+        log2 = cyg_cap_log2(bytes - CYG_V4L_TABLE_BYTES, 1);
+    else
+#endif
+    {
+        flags &= ~(unsigned)CYGTRACE_INIT_V4L;
+        log2 = cyg_cap_log2(bytes, (flags & CYG_F_CALLSITES) ? 4 : 2);
+    }
     if (mem == NULL || log2 == 0)
         return -1;
     cyg_core_fresh(mem, log2, flags);
@@ -515,7 +778,7 @@ HOT void cyg_value_put(uintptr_t data, uintptr_t word)
     uintptr_t tid = cyg_port_thread(), seq;
 
 #ifdef CYG_PORT_CHUNK_LOG2
-    if ((seq = cyg_take(tid)) == CYG_NO_SLOT)
+    if ((seq = cyg_take_n(tid, cyg_rt.shift == 0 ? 2 : 1)) == CYG_NO_SLOT)
         return;
 #else
     seq = cyg_port_reserve(cyg_rt.head);

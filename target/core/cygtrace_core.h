@@ -149,30 +149,40 @@ HOT int cyg_slot_ok(uintptr_t seq)
     return seq >= cyg_rt.low;
 }
 
-/* Takes the calling thread's next slot into *p: 1 when it is the thread's to fill (in its
- * chunk, and not too old), else 0 (*p then is what the cursor held, for cyg_core_claim). */
-HOT int cyg_next(uintptr_t *p)
+/* Takes the calling thread's next n slots (1, or 2: a version 4 special's head and extension,
+ * in one step, so that a signal handler never comes between them) into *p: 1 when they are the
+ * thread's to fill (in its chunk, and not too old), else 0 (*p then is what the cursor held, for
+ * cyg_core_claim). */
+HOT int cyg_next_n(uintptr_t *p, uintptr_t n)
 {
     uintptr_t end;
 
-    *p = cyg_port_cursor_take(&end);
-    return *p < end && cyg_slot_ok(*p);
+    *p = cyg_port_cursor_take_n(&end, n);
+    return *p + (n - 1) < end && cyg_slot_ok(*p);
 }
 
-/* Takes the thread a new chunk (p: its cursor as the failed take read it); returns its first
- * slot, or CYG_NO_SLOT when the ring is full (stop mode). */
-uintptr_t cyg_core_claim(uintptr_t p, uintptr_t tid) CYG_HIDDEN;
+#define cyg_next(p) cyg_next_n(p, 1)
 
-/* The next slot of the calling thread's chunk: one increment of a word of its own, no atomic
- * that another thread shares. */
-HOT uintptr_t cyg_take(uintptr_t tid)
+/* Takes the thread a new chunk (cur: its cursor after the failed take of need slots); returns
+ * the first of need slots in it, or CYG_NO_SLOT when the ring is full (stop mode). */
+uintptr_t cyg_core_claim(uintptr_t cur, uintptr_t tid, uintptr_t need) CYG_HIDDEN;
+
+/* The next n slots of the calling thread's chunk: one increment of a word of its own, no
+ * atomic that another thread shares. */
+HOT uintptr_t cyg_take_n(uintptr_t tid, uintptr_t n)
 {
     uintptr_t p;
 
-    if (UNLIKELY(!cyg_next(&p)))
-        return cyg_core_claim(p, tid);
+    if (UNLIKELY(!cyg_next_n(&p, n)))
+        return cyg_core_claim(p + n, tid, n);
     return p;
 }
+
+#define cyg_take(tid) cyg_take_n(tid, 1)
+
+/* Version 4 rings (cyg_rt.shift 0: FORMAT.md 15), cygtrace.c's: records the call of fn in the
+ * thread's next slot, with the EPOCH word or region its clock and fn need first. */
+void cyg_v4l_put(uintptr_t fn, unsigned exit) CYG_HIDDEN;
 
 #endif
 
@@ -185,7 +195,7 @@ NOINSTR __attribute__((unused)) static uintptr_t cyg_slot(uintptr_t tid)
 #ifdef CYG_PORT_CHUNK_LOG2
     /* Through the thread's chunk, so that the record keeps its place among the thread's
      * calls. */
-    return cyg_take(tid);
+    return cyg_take_n(tid, 1);
 #else
     struct cyg_ctl *ctl = cyg_rt.ctl;
     uintptr_t seq = cyg_port_reserve(cyg_rt.head);

@@ -155,8 +155,16 @@ NOINSTR static void cyg_ctrl_count(void)
  * handler's were; a handler that comes after this check records after the slot. */
 NOINSTR static void cyg_ctrl_put(uintptr_t fn, uintptr_t site, unsigned exit)
 {
-    uintptr_t tid = cyg_port_thread(), seq = cyg_slot(tid);
+    uintptr_t tid, seq;
 
+#ifdef CYG_PORT_V4L
+    if (cyg_rt.shift == 0) {
+        cyg_v4l_put(fn, exit); /* the same, for a version 4 ring */
+        return;
+    }
+#endif
+    tid = cyg_port_thread();
+    seq = cyg_slot(tid);
     __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the state as of after the take */
     if (seq != CYG_NO_SLOT && CYG_TAKES_RECORDS(cyg_rt.ctl->state))
         cyg_put(seq, fn, site, exit, tid, cyg_rt.recs, cyg_rt.mask, cyg_rt.cap_log2, CYG_SHIFT());

@@ -109,6 +109,7 @@ struct cyg_rt {
                                   the ring, at least a chunk) */
     uintptr_t lag;             /* how far low trails the step head passed: half the ring less
                                   a step */
+    volatile uint64_t *regions; /* version 4 (shift 0): the region table (FORMAT.md 15.4) */
 #endif
 };
 /* The order is for the hooks: last alone, then two pairs (two LDRD on Cortex-M, where another
@@ -116,6 +117,10 @@ struct cyg_rt {
  * word the host clears to send the hooks to the slow path: FORMAT.md 2.7). */
 
 extern struct cyg_rt cyg_rt CYG_HIDDEN;
+
+/* cygtrace_init()'s flags: lay out a version 4 ring, one word a record (ports with
+ * CYG_PORT_V4L: FORMAT.md 15). Never stored. */
+#define CYGTRACE_INIT_V4L (1u << 6)
 
 /* The stopped stand-in block cyg_rt.ctl points at before set-up (and after a detach). */
 extern struct cyg_ctl cyg_core_idle CYG_HIDDEN;

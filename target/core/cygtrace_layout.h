@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "cygtrace_internal.h"
+#include "cyg_v4l.h"
 
 /* The format version this runtime writes: 3 with the control area; without it, 2 with chunks,
  * else 1 (what 2 adds is all about chunks), which older hosts read too. */
@@ -65,6 +66,20 @@ CYG_LAYOUT_INLINE void cyg_layout(struct cyg_ctl *ctl, uintptr_t at, unsigned lo
         ctl->ts_bits = CYG_PORT_TS_BITS;
 #endif
     ctl->ctl_addr = (uint64_t)at;
+#ifdef CYG_PORT_V4L
+    if (flags & CYGTRACE_INIT_V4L) { /* FORMAT.md 15.1 */
+        uint8_t *p = (uint8_t *)ctl;
+
+        ctl->version = CYG_V4L_VERSION;
+        ctl->rec_bytes = CYG_V4L_REC_BYTES;
+        ctl->ts_bits = CYG_V4L_TS_BITS;
+        ctl->flags &= (uint8_t)~CYG_F_LAPTAG;
+        p[CYG_V4L_OFF_EPOCH_SHIFT] = CYG_V4L_EPOCH_SHIFT;
+        p[CYG_V4L_OFF_REGION_BITS] = CYG_V4L_REGION_BITS;
+        p[CYG_V4L_OFF_REGIONS] = CYG_V4L_REGIONS;
+        p[CYG_V4L_OFF_TAG_BITS] = CYG_V4L_TAG_BITS;
+    }
+#endif
 }
 
 #endif

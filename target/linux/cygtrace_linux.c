@@ -16,7 +16,7 @@
  * writes no trace at all unless the runtime is built with CYGTRACE_PRIVILEGED=1):
  * CYGTRACE_OUT (file, default cygtrace.out), CYGTRACE_SIZE (bytes, K/M/G suffixes, default
  * 16M), CYGTRACE_MODE (overwrite|stop), CYGTRACE_CALLSITES (1 records call sites),
- * CYGTRACE_OFF (1 records nothing), CYGTRACE_SIGNALS (0: do not record fatal signals);
+ * CYGTRACE_FORMAT (4: 64-bit rings of one 8-byte word a call, FORMAT.md 15), CYGTRACE_OFF (1 records nothing), CYGTRACE_SIGNALS (0: do not record fatal signals);
  * triggers and record-time filters: CYGTRACE_TRIGGER, CYGTRACE_EXCLUDE, CYGTRACE_HIDE,
  * CYGTRACE_DEPTH, CYGTRACE_EVENTS (cygtrace_envctrl.c).
  *
@@ -58,6 +58,16 @@
 
 #include "cygtrace_linux.h"
 #include "cygtrace_port.h"
+#include "cyg_v4l.h"
+
+/* The format version of a 64-bit ring when CYGTRACE_FORMAT does not say: 3 (16-byte records) or
+ * 4 (8-byte records, FORMAT.md 15). */
+#ifndef CYGTRACE_LINUX_FORMAT
+#define CYGTRACE_LINUX_FORMAT 3
+#endif
+#if CYGTRACE_LINUX_FORMAT != 3 && CYGTRACE_LINUX_FORMAT != 4
+#error "CYGTRACE_LINUX_FORMAT must be 3 or 4"
+#endif
 
 #define DEFAULT_SIZE ((size_t)16 << 20)
 #define MIN_SIZE ((size_t)4096)
@@ -65,7 +75,11 @@
 
 enum { SETUP_NONE, SETUP_BUSY, SETUP_DONE };
 
-__thread struct cyg_linux_tls cyg_linux_tls __attribute__((tls_model("initial-exec")));
+/* A thread's region starts as none: no address passes for one of region 0 before it has one
+ * (version 4, FORMAT.md 15.4). */
+__thread struct cyg_linux_tls cyg_linux_tls __attribute__((tls_model("initial-exec"))) = {
+    .v4 = {.rlo = (uintptr_t)1 << (sizeof(uintptr_t) * 8 - 1),
+           .rlo2 = (uintptr_t)1 << (sizeof(uintptr_t) * 8 - 1)}};
 
 /* The settings, read once before main (or by the first set-up, when that comes first). */
 static struct {
@@ -833,6 +847,18 @@ NOINSTR static void config_read(void)
         cyg_say(e, "CYGTRACE_MODE is neither overwrite nor stop; using stop", 0);
     if (env_on("CYGTRACE_CALLSITES"))
         cfg.flags |= CYG_F_CALLSITES;
+#ifdef CYG_PORT_V4L
+    /* version 4, one word a call (FORMAT.md 15); not with call sites */
+    e = cyg_linux_env("CYGTRACE_FORMAT");
+    if (e && strcmp(e, "3") && strcmp(e, "4")) {
+        cyg_say(e, CYGTRACE_LINUX_FORMAT == 4 ? "CYGTRACE_FORMAT is neither 3 nor 4; using 4"
+                                              : "CYGTRACE_FORMAT is neither 3 nor 4; using 3",
+                0);
+        e = NULL;
+    }
+    if ((e ? !strcmp(e, "4") : CYGTRACE_LINUX_FORMAT == 4) && !(cfg.flags & CYG_F_CALLSITES))
+        cfg.flags |= CYGTRACE_INIT_V4L;
+#endif
     cfg.signals = !(e = cyg_linux_env("CYGTRACE_SIGNALS")) || strcmp(e, "0");
     cyg_envctrl_read();
 }
@@ -851,11 +877,21 @@ NOINSTR static void ring_env_set(const char *ring)
         putenv(ring_env);
 }
 
+/* The bytes of the records, and of a version 4 ring's region table (FORMAT.md 15.1). */
+NOINSTR static size_t ring_records_bytes(void)
+{
+#ifdef CYG_PORT_V4L
+    if (cfg.flags & CYGTRACE_INIT_V4L)
+        return cfg.size + CYG_V4L_TABLE_BYTES;
+#endif
+    return cfg.size;
+}
+
 /* Maps this process's ring: cfg.ring, or when that is another live process's ring (a second
  * run in the same directory), base.<pid>, which then is this run's base. */
 NOINSTR static struct cyg_file_ring ring_map(void)
 {
-    struct cyg_file_ring r = cyg_file_map_ring(cfg.ring, cfg.size, MIN_SIZE);
+    struct cyg_file_ring r = cyg_file_map_ring(cfg.ring, ring_records_bytes(), MIN_SIZE);
     char what[sizeof cfg.base + 64] = "in use by process ", alt[sizeof cfg.base];
 
     if (!r.busy)
@@ -868,7 +904,7 @@ NOINSTR static struct cyg_file_ring ring_map(void)
     alt[0] = 0;
     cyg_cat_ulong(cyg_cat(cyg_cat(alt, sizeof alt, cfg.base), sizeof alt, "."), sizeof alt,
                   (unsigned long)getpid());
-    r = cyg_file_map_ring(alt, cfg.size, MIN_SIZE);
+    r = cyg_file_map_ring(alt, ring_records_bytes(), MIN_SIZE);
     if (r.busy) {
         cyg_say(alt, "in use by another process too; not tracing", 0);
         return r;
@@ -1045,6 +1081,7 @@ NOINSTR CYG_HIDDEN void *cyg_linux_vfork_prepare(void)
     vfork_parent = (pid_t)syscall(SYS_gettid);
     vfork_child = 0;
     cyg_linux_tid = 0;
+    cyg_linux_tls.end = 0; /* version 4: the child claims chunks of its own */
     if (!vfork_real) { /* a vfork before our constructor ran */
         BUSY();
         vfork_real = dlsym(RTLD_NEXT, "vfork");

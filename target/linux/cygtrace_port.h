@@ -33,6 +33,15 @@
 
 /* What the hooks keep per thread, in one block of thread-local storage: one address to look
  * up for all three. */
+/* What a version 4 ring's hooks keep per thread (FORMAT.md 15.3, 15.4). */
+struct cyg_v4l_tls {
+    uintptr_t limit; /* a clock reading from here on needs a new epoch first */
+    uintptr_t rlo;   /* the thread's last code region: its start */
+    uintptr_t rbits; /* ... and its index, in place in the word */
+    uintptr_t rlo2;  /* the one before (calls to and fro between two objects) */
+    uintptr_t rbits2;
+};
+
 struct cyg_linux_tls {
     uintptr_t tid;    /* this thread's index, shifted into place for word a; 0 until its first
                          event */
@@ -40,6 +49,7 @@ struct cyg_linux_tls {
     uintptr_t end;    /* one past its chunk's last slot; 0: no chunk yet */
     int busy;         /* the runtime runs C library code for this thread (cyg_port_busy) */
     uint32_t tstate[3]; /* the control area's depth and hide filters (cyg_port_tstate) */
+    struct cyg_v4l_tls v4; /* version 4 rings (FORMAT.md 15): the epoch's limit, the region */
 };
 
 extern __thread struct cyg_linux_tls cyg_linux_tls
@@ -56,10 +66,10 @@ extern __thread struct cyg_linux_tls cyg_linux_tls
  * or after it, never inside: no lock prefix, as no other thread touches the word. Elsewhere the
  * compiler's atomic (LL/SC, or LSE's ldadd), which a handler cannot split either. */
 __attribute__((no_instrument_function, always_inline)) static inline uintptr_t
-cyg_port_cursor_take(uintptr_t *end)
+cyg_port_cursor_take_n(uintptr_t *end, uintptr_t n)
 {
 #if defined(__x86_64__)
-    uintptr_t v = 1;
+    uintptr_t v = n;
 
     __asm__ volatile("movq %2, %1\n\txaddq %0, %3"
                      : "+r"(v), "=&r"(*end)
@@ -69,9 +79,22 @@ cyg_port_cursor_take(uintptr_t *end)
 #else
     *end = *(volatile uintptr_t *)&cyg_linux_tls.end;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    return __atomic_fetch_add(&cyg_linux_tls.cursor, 1, __ATOMIC_RELAXED);
+    return __atomic_fetch_add(&cyg_linux_tls.cursor, n, __ATOMIC_RELAXED);
 #endif
 }
+
+#define cyg_port_cursor_take(end) cyg_port_cursor_take_n(end, 1)
+
+/* Version 4: the thread's epoch limit and region (FORMAT.md 15). */
+#define CYG_PORT_V4L 1
+#define cyg_port_v4l() (&cyg_linux_tls.v4)
+
+/* Whether the thread's index is settled: not a vfork child's, whose chunks its parent must not
+ * go on filling once it resumes (version 4 names a chunk's thread in its first word only). */
+#define cyg_port_settled() (cyg_linux_tls.tid != 0)
+
+/* The thread's index, 0 before its first event (then cyg_port_thread() gives it one). */
+#define cyg_port_thread_peek() (cyg_linux_tls.tid)
 
 __attribute__((no_instrument_function, always_inline)) static inline int
 cyg_port_cursor_cas(uintptr_t from, uintptr_t to)

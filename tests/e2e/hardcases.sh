@@ -310,7 +310,11 @@ check wrap-etrace "etrace: status $RC, or a line not made of '|   ' and a name" 
     eval '[ "$RC" -eq 0 ] && [ -s "$T/wrap-etrace.tree" ] && ! grep -Evq "^(\|   )*[A-Za-z_][A-Za-z_0-9]*( \(total: [0-9]+ times\))?\$" "$T/wrap-etrace.tree"'
 run wrap-info "$CT" info "$H" "$T/wrap.trace"
 check wrap-info-lapped "no 'lapped:     yes'" grep -qx 'lapped:     yes' "$T/wrap-info.out"
-check wrap-info-capacity "no 'capacity:   256 records'" grep -q '^capacity:   256 records' "$T/wrap-info.out"
+# 4K of 16-byte records; of 8-byte ones in a version 4 ring (CYGTRACE_FORMAT=4)
+recs=256
+grep -q '^format: *version 4,' "$T/wrap-info.out" && recs=512
+check wrap-info-capacity "no 'capacity:   $recs records'" \
+    grep -q "^capacity:   $recs records" "$T/wrap-info.out"
 
 # --- wrapjmp: a 4K ring that holds a longjmp ------------------------------------------------
 # The trace starts inside main, jump_outer and work; protect() longjmps out of five calls of
@@ -355,9 +359,20 @@ held=$(awk '/^held:/ { print $2 }' "$T/wrap-stop-info.out")
 lost=$(awk '/^lost:/ { print $2 }' "$T/wrap-stop-info.out")
 # The overwrite run's events: the records held and those lapped (one thread: every slot it
 # reserved before its last chunk holds one of its events).
-total=$(awk '/^held:/ { h = $2 } /^overwritten:/ { o = $2 } END { print h + o }' \
-    "$T/wrap-info.out")
-check wrap-stop-accounting "held $held + lost $lost != $total events of the overwrite run" \
-    [ "$((${held:-0} + ${lost:-0}))" -eq "${total:--1}" ]
+# (a version 4 ring: each chunk of 64 slots it overwrote began with its CHUNK word, no event)
+total=$(awk '/^held:/ { h = $2 } /^overwritten:/ { o = $2 } /^format: *version 4,/ { v4 = 1 }
+    END { print int(h + o - (v4 ? o / 64 : 0)) }' "$T/wrap-info.out")
+# A version 4 ring also holds an EPOCH word now and then (a thread preempted for milliseconds
+# in the middle of a chunk: FORMAT.md 15.3), which the overwrite run's count cannot tell from an
+# event: a thousandth less is allowed there, never more.
+if grep -q '^format: *version 4,' "$T/wrap-info.out"; then
+    total=${total%.*}
+    check wrap-stop-accounting "held $held + lost $lost: not within a thousandth under $total" \
+        eval '[ $((${held:-0} + ${lost:-0})) -le "${total:--1}" ] &&
+              [ $((${held:-0} + ${lost:-0})) -ge $((${total:-0} - ${total:-0} / 1000)) ]'
+else
+    check wrap-stop-accounting "held $held + lost $lost != $total events of the overwrite run" \
+        [ "$((${held:-0} + ${lost:-0}))" -eq "${total:--1}" ]
+fi
 
 finish

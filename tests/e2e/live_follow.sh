@@ -91,8 +91,11 @@ account() {
     run "$tag-info" "$CT" info "$T/$tag.ring"
     # head counts slots; those of a chunk that hold no event (padding, an unused end) are no
     # record the program wrote.
+    # A version 4 ring (CYGTRACE_FORMAT=4) starts each chunk with a CHUNK word, no record: those
+    # of the chunks it overwrote too (FORMAT.md 15.3).
     WRITTEN=$(awk '/^written:/ { w = $2 } /^padding:/ { p = $2 } /^unwritten:/ { u = $2 }
-        END { if (w != "") print w - p - u }' "$T/$tag-info.out")
+        /^format: *version 4,/ { v4 = 1 } /^overwritten:/ { o = $2 }
+        END { if (w != "") print int(w - p - u - (v4 ? o / 64 : 0)) }' "$T/$tag-info.out")
     dropped=$(sed -n 's/^lost: *\([0-9]*\).*/\1/p' "$T/$tag-info.out")
     ACCOUNT="shown ${events:-?} + lost ${lost:-0}"
     ACCOUNT+=", made: written ${WRITTEN:-?} + dropped ${dropped:-?}"
