@@ -922,6 +922,50 @@ START_TEST(test_follow_chunk_order_across_pending)
 }
 END_TEST
 
+/* A chunk with a record of another thread in it: a record torn by a writer a lap late (its word
+ * a stored between the chunk's thread's a and b, FORMAT.md 3.3; seen in stress_linux.sh's armed
+ * runs). The chunk then has no one owner: its slot still unwritten waits for every thread, and
+ * thread 1's record in the next chunk comes after it, not before (with the torn record's thread
+ * taken for the owner, thread 1's later records passed its pending slot). */
+START_TEST(test_follow_chunk_torn_owner)
+{
+    static struct seen s;
+    const char *path = testdir_path("ring");
+    struct ringgen g;
+    struct follow *f;
+    uint8_t *map;
+    char err[256] = "";
+
+    memset(&s, 0, sizeof s);
+    rg_init(&g, 8, 6, CYG_F_OVERWRITE | CYG_F_LAPTAG); /* 64 records */
+    g.chunk_log2 = 2;                                  /* chunks of 4 */
+    rg_seal(&g, 0, CYG_S_RUNNING);
+    write_file(path, g.buf, g.size);
+    map = map_rw(path, g.size);
+    f = follow_open(path, 1, err, sizeof err);
+    ck_assert_msg(f != NULL, "%s", err);
+    rg_event(&g, 0, 0x1000, 10, 1, 0); /* seq 0: thread 1's */
+    rg_event(&g, 0, 0x2000, 11, 2, 0); /* seq 1: torn, thread 2's word a */
+    rg_skip(&g);                       /* seq 2, 3: thread 1's, not stored yet */
+    rg_skip(&g);
+    rg_event(&g, 1, 0x1000, 14, 1, 0); /* seq 4: thread 1's next chunk */
+    publish(map, &g, CYG_S_RUNNING);
+    ck_assert_int_eq(poll_all(f, &s), 2);
+    ck_assert_int_eq(poll_all(f, &s), 0); /* seq 4 waits for seq 2 */
+
+    store_late(&g, map, 2, 0, 0x1100, 12, 1);
+    store_late(&g, map, 3, 1, 0x1100, 13, 1);
+    ck_assert_int_eq(poll_all(f, &s), 3);
+    for (size_t i = 0; i < s.n; i++)
+        ck_assert_uint_eq(s.ev[i].seq, i);
+    ck_assert_uint_eq(s.lost, 0);
+    follow_close(f);
+    munmap(map, g.size);
+    rg_free(&g);
+    unlink(path);
+}
+END_TEST
+
 /* dec.c's rule for a chunk's last slot after a written one that holds a record stored two laps
  * late (its lap bit right, its tag not): the record of the chunk's thread there is lost, one
  * record said lost, not a chunk's unused end (which would leave read + lost short of what was
@@ -1234,6 +1278,7 @@ Suite *follow_suite(void)
     tcase_add_test(tc, test_follow_from_start_lapped_before_open);
     tcase_add_test(tc, test_follow_stop_mode_lost);
     tcase_add_test(tc, test_follow_chunk_order_across_pending);
+    tcase_add_test(tc, test_follow_chunk_torn_owner);
     tcase_add_test(tc, test_follow_chunk_end_late_store);
     tcase_add_loop_test(tc, test_follow_concurrent_writers, 0, 2);
     suite_add_tcase(s, tc);

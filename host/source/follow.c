@@ -62,7 +62,8 @@
 struct pend {
     uint64_t seq;       /* its next slot to deliver */
     uint64_t end;       /* one past its last slot */
-    uint32_t owner;     /* the thread its records are of; 0 while none was seen */
+    uint32_t owner;     /* the thread its records are of; 0 while none was seen, or mixed */
+    int mixed;          /* records of two threads in it: its owner stays unknown (0) */
     int moved;          /* its thread has a record in a later chunk */
     long long moved_ms; /* since when */
 };
@@ -653,7 +654,7 @@ static void pend_drop(struct follow *f, unsigned i)
     f->npend--;
 }
 
-static void pend_add(struct follow *f, uint64_t seq, uint32_t owner)
+static void pend_add(struct follow *f, uint64_t seq, uint32_t owner, int mixed)
 {
     struct pend *p;
 
@@ -666,6 +667,7 @@ static void pend_add(struct follow *f, uint64_t seq, uint32_t owner)
     p->seq = seq;
     p->end = chunk_end(f, seq);
     p->owner = owner;
+    p->mixed = mixed;
     f->owned[owner]++;
 }
 
@@ -736,9 +738,12 @@ static int pend_step(struct follow *f, unsigned i, unsigned room, unsigned *k, i
             if (e->kind == EV_PAD) {
                 f->padding++;
             } else if (e->kind != EV_TIME) { /* a clock reading: no event */
-                if (!p->owner && e->ctx < FOLLOW_THREADS) {
-                    f->owned[0]--;
-                    f->owned[p->owner = e->ctx]++;
+                if (e->ctx && e->ctx < FOLLOW_THREADS && !p->mixed && p->owner != e->ctx) {
+                    /* Its thread found, or a second one (a record torn by a store a lap late,
+                     * FORMAT.md 3.3): then no one thread owns it, and it waits for all. */
+                    p->mixed = p->owner != 0;
+                    f->owned[p->owner]--;
+                    f->owned[p->owner = p->mixed ? 0 : e->ctx]++;
                 }
                 /* A record of a thread with an earlier chunk pending (a signal handler that
                  * went on to a chunk of its own while the thread it interrupted had yet to
@@ -803,7 +808,7 @@ static void open_chunks(struct follow *f, void *unused)
                 break;
         }
         if (k > c && e.ctx && e.ctx < FOLLOW_THREADS)
-            pend_add(f, k, e.ctx);
+            pend_add(f, k, e.ctx, 0);
     }
 }
 
@@ -814,16 +819,18 @@ static long step_chunked(struct follow *f, unsigned room, int *more)
     const int overwrite = (f->r.flags & CYG_F_OVERWRITE) != 0;
     struct copy_io io;
     uint64_t head, end, s, owner_end = 0;
-    uint32_t owner = 0;
+    uint32_t owner = 0, t;
     unsigned k = 0;
-    int gone = -1;
+    int gone = -1, mixed = 0;
 
     *more = 0;
+    /* A ring that changed under us (-1): what was taken out before is delivered all the same
+     * (its chunks' state moved on with it), and the next poll sees to the change. */
     for (unsigned i = 0; i < f->npend && k < room;) {
         int r = pend_step(f, i, room, &k, &gone);
 
         if (r < 0)
-            return -1;
+            return k ? (long)k : -1;
         i += r == 0;
     }
     if (k == room) {
@@ -831,7 +838,7 @@ static long step_chunked(struct follow *f, unsigned room, int *more)
         return k;
     }
     if (read_end(f, &end) < 0)
-        return -1;
+        return k ? (long)k : -1;
     if (f->pos >= end)
         return k;
     if (overwrite && end - f->pos > cap) { /* lapped: the ring holds [end - cap, end) */
@@ -843,7 +850,7 @@ static long step_chunked(struct follow *f, unsigned room, int *more)
         }
     }
     if (copy_at_pos(f, &io, end - f->pos < room - k ? (unsigned)(end - f->pos) : room - k) < 0)
-        return -1;
+        return k ? (long)k : -1;
     head = f->head;
     if (overwrite && head > cap && head - cap > f->pos) {
         /* Overwritten while we copied them: lost, said at once, and read again. */
@@ -859,11 +866,12 @@ static long step_chunked(struct follow *f, unsigned room, int *more)
 
         if (s >= owner_end) { /* a new chunk: its thread is not known yet */
             owner = 0;
+            mixed = 0;
             owner_end = chunk_end(f, s);
         }
         if (!dec_record(&f->ds, rec, s, e)) {
             /* Its thread is still filling it (or left it): waited for apart. */
-            pend_add(f, s, owner);
+            pend_add(f, s, owner, mixed);
             s = owner_end - 1;
             continue;
         }
@@ -879,7 +887,13 @@ static long step_chunked(struct follow *f, unsigned room, int *more)
             *more = 0;
             break;
         }
-        owner = e->ctx < FOLLOW_THREADS ? e->ctx : 0;
+        /* The chunk's thread: its records' one thread; none when two show (a record torn by
+         * a store a lap late, FORMAT.md 3.3), so that its pending slots wait for all. */
+        t = e->ctx < FOLLOW_THREADS ? e->ctx : 0;
+        if (t && !mixed && owner != t) {
+            mixed = owner != 0;
+            owner = mixed ? 0 : t;
+        }
         k++;
     }
     f->pos = s;
