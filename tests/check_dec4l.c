@@ -199,7 +199,7 @@ START_TEST(test_dec4l_threads_overwrite)
     struct dec_ring r;
     struct dec_stats st;
     struct ev ev[1024];
-    uint64_t n;
+    uint64_t n, fam_of[THREADS + 2] = {0}, ctx_of[THREADS + 1] = {0};
 
     cygtrace_init(ring, bytes, CYG_F_OVERWRITE | INIT_V4L);
     run_workers();
@@ -207,12 +207,20 @@ START_TEST(test_dec4l_threads_overwrite)
     ck_assert_uint_eq(n + st.overwritten + st.unwritten + st.padding, r.head);
     ck_assert_uint_gt(n, 500);
     for (unsigned i = 0; i < n && i < 1024; i++) {
-        uint64_t a = ev[i].addr;
+        uint64_t a = ev[i].addr, fam = a >> 16;
 
         if (ev[i].kind == EV_ENTER || ev[i].kind == EV_EXIT) {
             ck_assert_msg((a & 0xffff) <= 0x10 && a >= 0x10000 && a <= 0x40010,
                           "invented address 0x%llx", (unsigned long long)a);
-            ck_assert_uint_eq(ev[i].ctx, (a >> 16) + 1); /* thread 1 is the test's */
+            /* Each worker's functions under one thread index, and each index one worker's
+             * (indices go by the threads' first events, in whatever order they came). */
+            ck_assert_uint_lt(ev[i].ctx, THREADS + 2);
+            if (!fam_of[ev[i].ctx])
+                fam_of[ev[i].ctx] = fam;
+            if (!ctx_of[fam])
+                ctx_of[fam] = ev[i].ctx;
+            ck_assert_uint_eq(fam_of[ev[i].ctx], fam);
+            ck_assert_uint_eq(ctx_of[fam], ev[i].ctx);
         }
     }
 }
