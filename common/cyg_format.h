@@ -460,4 +460,68 @@ static inline uint64_t cyg64_special_tag(uint64_t seq, unsigned cap_log2)
     return x << 63 | (x << 31 & CYG64_STAG_MASK);
 }
 
+/* Version 4 records on 32-bit targets (docs/FORMAT.md section 14): one 32-bit word a slot.
+ *   call:    0 | L | time:T | address bits F-1..1 | X          (T = 30 - F)
+ *   header:  1 | L | 1 | type:6 | n:2 | V bits 20..0           (n more words follow)
+ *   more:    1 | L | 0 | V, the next 29 bits
+ * V = payload | data << 32. L = (seq >> cap_log2) & 1, not inverted: the records start filled
+ * with CYG4_FILL (L set, and a more word with no header: skipped in any lap). Control block
+ * byte 23 (CYG_OFF_REC4) holds F and CYG4_AREA; bytes 72..75 (CYG_OFF_TEXT_BASE) the lowest
+ * address of the instrumented code, from which the host restores an address's high bits. */
+#define CYG_VERSION4 4u
+#define CYG_OFF_REC4 23u          /* u8  bits 4..0 F; bit 7 CYG4_AREA                       */
+#define CYG_OFF_TEXT_BASE 72u     /* u32 text_base                                           */
+#define CYG4_AREA 0x80u           /* the control area follows the records                    */
+#define CYG4_FN_MASK 0x1fu
+#define CYG4_FN_MIN 12u
+#define CYG4_FN_MAX 22u
+#define CYG4_FN_DEFAULT 17u
+#define CYG4_S (1u << 31)         /* a special's word (0: a call record)                     */
+#define CYG4_L (1u << 30)         /* the lap bit                                             */
+#define CYG4_H (1u << 29)         /* a special's header (0: a more word)                     */
+#define CYG4_X 1u                 /* exit                                                    */
+#define CYG4_TYPE_SHIFT 23u
+#define CYG4_N_SHIFT 21u
+#define CYG4_HDR_BITS 21u         /* bits of V in the header                                 */
+#define CYG4_MORE_BITS 29u        /* bits of V in a more word                                */
+#define CYG4_FILL 0xc0000000u     /* what init fills the records with                        */
+
+/* The lap bit a version 4 record of sequence number seq carries (in bit 30). */
+static inline uint32_t cyg4_lap(uint64_t seq, unsigned cap_log2)
+{
+    return (uint32_t)((seq >> cap_log2) & 1u) << 30;
+}
+
+/* Words of a special of data and payload: 1 + n. */
+static inline unsigned cyg4_special_words(uint32_t data, uint32_t payload)
+{
+    uint64_t v = (uint64_t)payload | (uint64_t)(data & 0xffffffu) << 32;
+
+    return v < (UINT64_C(1) << CYG4_HDR_BITS) ? 1u
+           : v < (UINT64_C(1) << (CYG4_HDR_BITS + CYG4_MORE_BITS)) ? 2u
+                                                                     : 3u;
+}
+
+/* Word i (0: the header) of a special at seq, 1 + n words in all (cyg4_special_words). */
+static inline uint32_t cyg4_special_word(unsigned i, unsigned type, uint32_t data,
+                                         uint32_t payload, uint64_t seq, unsigned cap_log2,
+                                         unsigned words)
+{
+    uint64_t v = (uint64_t)payload | (uint64_t)(data & 0xffffffu) << 32;
+
+    if (i == 0)
+        return CYG4_S | cyg4_lap(seq, cap_log2) | CYG4_H | (uint32_t)(type & 63u) << 23 |
+               (uint32_t)(words - 1u) << CYG4_N_SHIFT | (uint32_t)(v & 0x1fffffu);
+    return CYG4_S | cyg4_lap(seq + i, cap_log2) |
+           (uint32_t)(v >> (CYG4_HDR_BITS + CYG4_MORE_BITS * (i - 1u)) & 0x1fffffffu);
+}
+
+/* A call record of fn (bit 0: exit) at clock ts, seq, with a function field of F bits. */
+static inline uint32_t cyg4_call(uint32_t fn, uint32_t ts, uint64_t seq, unsigned cap_log2,
+                                 unsigned f)
+{
+    return cyg4_lap(seq, cap_log2) | (ts & ((1u << (30u - f)) - 1u)) << f |
+           (fn & ((1u << f) - 1u));
+}
+
 #endif

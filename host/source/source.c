@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cyg_format.h"
+#include "decode/dec4m.h"
 #include "decode/hdr.h"
 #include "source/follow.h"
 #include "source/sread.h"
@@ -202,6 +203,22 @@ static int check_holes(struct filesrc *f, char *err, size_t errlen)
     return -1;
 }
 
+/* A version 4 ring of a 32-bit target, rewritten in memory into 8-byte records (dec4m.h):
+ * read from there on. */
+static int expand4(struct filesrc *f, char *err, size_t errlen)
+{
+    struct dec_ring x;
+    struct src *m = dec4m_expand(f->src, &f->base.ring, &x, err, errlen);
+
+    if (!m)
+        return -1;
+    src_close(f->src);
+    f->src = m;
+    f->base.ring = x;
+    f->base.name = src_name(m);
+    return 0;
+}
+
 /* A ring, else a saved stream ("cygtrace live --save"); when the bytes hold no frame at all,
  * the ring's reason says best what is wrong. */
 static int identify(struct filesrc *f, char *err, size_t errlen)
@@ -212,7 +229,9 @@ static int identify(struct filesrc *f, char *err, size_t errlen)
 
     if (hdr_locate(f->src, &f->base.ring, err, errlen) == 0) {
         f->base.ops = &ring_ops;
-        return check_holes(f, err, errlen);
+        if (check_holes(f, err, errlen) < 0)
+            return -1;
+        return dec4m_ring(&f->base.ring) ? expand4(f, err, errlen) : 0;
     }
     if ((rc = sread_probe(f->src, &d, why, sizeof why)) < 0) {
         if (rc != SREAD_ENOFRAME)
