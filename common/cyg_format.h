@@ -485,6 +485,8 @@ static inline uint64_t cyg64_special_tag(uint64_t seq, unsigned cap_log2)
 #define CYG4_HDR_BITS 21u         /* bits of V in the header                                 */
 #define CYG4_MORE_BITS 29u        /* bits of V in a more word                                */
 #define CYG4_FILL 0xc0000000u     /* what init fills the records with                        */
+#define CYG4_SP_TIMELO 16u        /* version 4 only: a TIME of the clock's low T bits (payload),
+                                     within the writer's epoch: one word                     */
 
 /* The lap bit a version 4 record of sequence number seq carries (in bit 30). */
 static inline uint32_t cyg4_lap(uint64_t seq, unsigned cap_log2)

@@ -292,6 +292,34 @@ START_TEST(test_dec4m_lapped)
 }
 END_TEST
 
+/* TIMELO: a glue's TIME within the epoch, one word: the specials after it take its time, and
+ * the calls after it step from it. */
+START_TEST(test_dec4m_timelo)
+{
+    struct w4 g;
+    struct source *s;
+    struct source_stats st;
+    struct ev e[8];
+    char err[256];
+
+    w4_init(&g, K4, 17, 0, 0);
+    w4_call(&g, 0x501, 0, 0x40000);                      /* TIME + call */
+    w4_special(&g, CYG4_SP_TIMELO, 0, (0x40000 + 3000) & 0x1fff);
+    ck_assert_uint_eq(cyg4_special_words(0, 0x1fff), 1); /* one word */
+    w4_special(&g, CYG_SP_CONTEXT, 2, 0x20000100u);
+    w4_call(&g, 0x541, 0, 0x40000 + 3100);
+    s = w4_open(&g, 0, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    ck_assert_uint_eq(all(s, e, 8), 3);
+    ck_assert_uint_eq(e[1].kind, EV_CONTEXT);
+    ck_assert_uint_eq(e[1].time - e[0].time, 3000);
+    ck_assert_uint_eq(e[2].time - e[0].time, 3100);
+    source_stats(s, &st);
+    ck_assert_uint_eq(st.dec.times, 2);
+    source_close(s);
+}
+END_TEST
+
 /* A clock that counts down (SysTick, 24 bits): the host inverts the low bits and the TIME
  * records, and the steps come out as they were. */
 START_TEST(test_dec4m_down)
@@ -381,6 +409,7 @@ Suite *dec4m_suite(void)
     tcase_add_test(tc, test_dec4m_text_base);
     tcase_add_test(tc, test_dec4m_torn_special);
     tcase_add_test(tc, test_dec4m_lapped);
+    tcase_add_test(tc, test_dec4m_timelo);
     tcase_add_test(tc, test_dec4m_down);
     tcase_add_test(tc, test_dec4m_wrapped_head);
     tcase_add_test(tc, test_dec4m_refused);

@@ -154,39 +154,43 @@ static uint64_t first_time(const struct x4 *x, uint64_t first, uint64_t end, uin
     return end;
 }
 
+/* Whether word w is a point of the clock's low bits (a call record, a TIMELO), and its bits. */
+static int time_point(const struct x4 *x, uint32_t w, uint64_t *lo)
+{
+    if (!(w & CYG4_S)) {
+        *lo = low(x, w);
+        return 1;
+    }
+    if ((w & CYG4_H) && ((w >> CYG4_TYPE_SHIFT) & 63u) == CYG4_SP_TIMELO &&
+        !((w >> CYG4_N_SHIFT) & 3u)) {
+        *lo = (x->down ? ~w : w) & x->tmask;
+        return 1;
+    }
+    return 0;
+}
+
 /* Where the records before the first TIME record lie: the time of the first of them, so that
  * the last lies less than 2^t ticks before that TIME (FORMAT.md 14.3). */
 static uint64_t start_time(const struct x4 *x, uint64_t first, uint64_t tseq, uint64_t tclock)
 {
-    uint64_t rel = 0, lo_last = 0;
+    uint64_t rel = 0, lo, lo_first = 0, lo_last = 0;
     int any = 0;
 
     for (uint64_t seq = first; seq < tseq; seq++) {
         uint32_t w;
 
-        if (!word_at(x, seq, &w) || (w & CYG4_S))
+        if (!word_at(x, seq, &w) || !time_point(x, w, &lo))
             continue;
-        rel = any ? step(x, rel, low(x, w)) : low(x, w);
-        lo_last = low(x, w);
+        rel = any ? step(x, rel, lo) : lo;
+        if (!any)
+            lo_first = lo;
+        lo_last = lo;
         any = 1;
     }
     if (!any)
         return 0;
-    /* last = tclock - ((tclock - lo_last) mod 2^t); first = last - (rel - first's low) */
-    {
-        uint64_t last = tclock - ((tclock - lo_last) & x->tmask);
-        uint64_t first_lo = 0;
-
-        for (uint64_t seq = first; seq < tseq; seq++) {
-            uint32_t w;
-
-            if (word_at(x, seq, &w) && !(w & CYG4_S)) {
-                first_lo = low(x, w);
-                break;
-            }
-        }
-        return last - (rel - first_lo);
-    }
+    /* the last at tclock - ((tclock - its bits) mod 2^t), the first rel - its bits before */
+    return tclock - ((tclock - lo_last) & x->tmask) - (rel - lo_first);
 }
 
 static void rewrite(struct x4 *x, uint64_t first, uint64_t end)
@@ -207,7 +211,7 @@ static void rewrite(struct x4 *x, uint64_t first, uint64_t end)
         if (!(w & CYG4_S)) {
             uint32_t fn = (uint32_t)(r->text_base + ((w - r->text_base) & fmask));
 
-            /* The first record before the first TIME: where start_time() put it, or, without
+            /* The first point before the first TIME: where start_time() put it, or, without
              * any TIME, its own bits; every later one, a step from the last. */
             if (x->stamps)
                 now = have_call ? step(x, now, low(x, w)) : tseq < end ? now : low(x, w);
@@ -220,7 +224,19 @@ static void rewrite(struct x4 *x, uint64_t first, uint64_t end)
             continue; /* a more word no header took, or a header without its words */
         special_v(x, seq, w, len, &data, &payload);
         type = (w >> CYG4_TYPE_SHIFT) & 63u;
-        if (type == CYG_SP_TIME && x->stamps) {
+        if (type == CYG4_SP_TIMELO) {
+            /* the low bits, as a call record's: a TIME of the clock it gives */
+            type = CYG_SP_TIME;
+            data = 0;
+            if (x->stamps) {
+                uint64_t lo = (x->down ? ~payload : payload) & x->tmask;
+
+                (void)time_point(x, w, &lo);
+                now = have_call ? step(x, now, lo) : tseq < end ? now : lo;
+                have_call = 1;
+                payload = (uint32_t)(now & CYG32_TS_MASK);
+            }
+        } else if (type == CYG_SP_TIME && x->stamps) {
             uint64_t c = x->down ? ~(uint64_t)payload & x->cmask : payload & x->cmask;
 
             if (!have_time) {
