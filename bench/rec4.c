@@ -5,7 +5,8 @@
  * bits from T - 1 up move), decodes that ring through the host's reader and compares event for
  * event (kinds, functions, contexts, data, times). Prints one line of sizes and one of the
  * comparison; exits 1 when they differ.
- *   rec4 DUMP [F]     F: the function field's width, default 17 */
+ *   rec4 DUMP [F [OUT]]   F: the function field's width, default 17; OUT: where to save the
+ *                         version 4 ring too */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,7 +74,7 @@ int main(int argc, char **argv)
     struct ev e, *ev = NULL;
     size_t nev = 0, cev = 0, events = 0, calls = 0, times = 0, glue_times = 0, records = 0;
     struct out o = {0};
-    uint64_t epoch = 0, t0 = 0;
+    uint64_t epoch = 0;
     int have = 0, bad = 0;
     size_t kinds[16] = {0}, kbytes[16] = {0};
     static const char *const kname[16] = {"?", "thread", "context", "mark", "fault", "fault_lr",
@@ -102,11 +103,8 @@ int main(int argc, char **argv)
         if (e.kind == EV_PAD || e.kind == EV_HOLE || e.kind == EV_LOST || e.kind == EV_UNKNOWN)
             continue;
         records++;
-        if (!have) {
-            t0 = e.time;
-        }
         if (e.kind == EV_TIME) { /* the RTOS glue's: one word within the epoch, else a TIME */
-            uint64_t c = e.time - t0;
+            uint64_t c = e.time;
 
             if (have && c >> (t - 1) == epoch) {
                 special(&o, CYG4_SP_TIMELO, 0, (uint32_t)c & ((1u << t) - 1));
@@ -125,7 +123,7 @@ int main(int argc, char **argv)
         ev[nev++] = e;
         events++;
         if (e.kind == EV_ENTER || e.kind == EV_EXIT) {
-            uint64_t c = e.time - t0;
+            uint64_t c = e.time;
 
             if ((r.flags & CYG_F_TIMESTAMPS) && (!have || c >> (t - 1) != epoch)) {
                 special(&o, CYG_SP_TIME, 0, (uint32_t)c);
@@ -188,6 +186,11 @@ int main(int argc, char **argv)
         le_put(buf + CYG_OFF_MACHINE, r.machine, 2);
         le_put(buf + CYG_OFF_HDR, CYG_HDR_BYTES, 4);
         buf[CYG_OFF_TS_BITS] = 32;
+        buf[CYG_OFF_BUILD_ID_LEN] = (uint8_t)r.build_id_len;
+        memcpy(buf + CYG_OFF_BUILD_ID, r.build_id, r.build_id_len);
+        le_put(buf + CYG_OFF_TS_HZ, r.ts_hz, 8);
+        le_put(buf + CYG_OFF_LOST, r.lost, 8);
+        buf[CYG_OFF_RESETS] = (uint8_t)r.resets;
         buf[CYG_OFF_REC4] = (uint8_t)f;
         le_put(buf + CYG_OFF_TEXT_BASE, 0xffffffffu, 4);
         for (size_t j = 0; j < nev; j++) /* the lowest function's window */
@@ -197,8 +200,16 @@ int main(int argc, char **argv)
         if (le_get(buf + CYG_OFF_TEXT_BASE, 4) == 0xffffffffu)
             le_put(buf + CYG_OFF_TEXT_BASE, 0, 4);
         le_put(buf + CYG_OFF_CHECK, crc32_update(0, buf, CYG_OFF_CHECK), 4);
-        buf[CYG_OFF_STATE] = CYG_S_FROZEN;
+        buf[CYG_OFF_STATE] = (uint8_t)r.state;
         le_put(buf + CYG_OFF_HEAD, o.n, 8);
+        if (argc > 3) {
+            FILE *fo = fopen(argv[3], "wb");
+
+            if (!fo || fwrite(buf, 1, bytes, fo) != bytes || fclose(fo) != 0) {
+                fprintf(stderr, "rec4: %s: cannot write it\n", argv[3]);
+                return 2;
+            }
+        }
         if (!(x = source_open_src(src_open_mem("v4", buf, bytes, 1), err, sizeof err))) {
             fprintf(stderr, "rec4: the version 4 ring: %s\n", err);
             return 1;

@@ -11,7 +11,7 @@
 #            variant, whose ring of 512 records wrapped);
 #   riscv    the RISC-V example (examples/riscv, QEMU virt): calls, marks, a fault.
 # Needs what `make` and `bash bench/cortex-m/run.sh` built (the fib firmware).
-set -eu
+set -euo pipefail
 O=${1:-build}
 CT=$O/cygtrace
 T=$(mktemp -d)
@@ -43,7 +43,22 @@ one() {
     done
     if [ -n "$ok" ]; then
         echo "== $name ($board)"
-        "$O/bench/rec4" "$T/$name.dump" | sed "s|$T/||" || failed=1
+        "$O/bench/rec4" "$T/$name.dump" 17 "$T/$name.v4" | sed "s|$T/||" || failed=1
+        # the command line reads the version 4 ring as the same tree (the names the pull read
+        # from the target: the same map)
+        [ -f "$T/$name.dump.maps" ] && cp "$T/$name.dump.maps" "$T/$name.v4.maps"
+        # (the version 4 ring holds the same events in stop mode: no note of overwritten ones)
+        "$CT" tree "$elf" "$T/$name.dump" 2>&1 | grep -v 'older events were overwritten' |
+            sed 's/ (before the first context switch the trace holds)//' \
+            >"$T/tree3" || true
+        "$CT" tree "$elf" "$T/$name.v4" >"$T/tree4" 2>&1 || true
+        if cmp -s "$T/tree3" "$T/tree4"; then
+            echo "  cygtrace tree: the same $(wc -l <"$T/tree4") lines from both rings"
+        else
+            echo "  cygtrace tree: DIFFERENT"
+            diff "$T/tree3" "$T/tree4" | head -n 6 | sed 's/^/    /'
+            failed=1
+        fi
     else
         echo "$name: pull failed: $(head -n 1 "$T/err")"
         failed=1

@@ -73,8 +73,9 @@ RT_SRC := $(CYGTRACE_RT_SRC_core) $(CYGTRACE_RT_SRC_cortex-m)
 LDFLAGS := -mthumb -nostartfiles --specs=nano.specs -Wl,--gc-sections -Wl,--build-id -L$(EX)
 
 RT_VARIANTS := nots timer mmio dwt ctimer cdwt
-VARIANTS := plain empty pmt pmt_ts $(RT_VARIANTS) armed armed6
-variants_microbit := $(filter-out dwt cdwt mmio,$(VARIANTS)) # ARMv6-M: no DWT cycle counter
+VARIANTS := plain empty pmt pmt_ts $(RT_VARIANTS) armed armed6 rec4
+variants_microbit := $(filter-out dwt cdwt mmio rec4,$(VARIANTS)) # ARMv6-M: no DWT cycle
+                                                                 # counter, no LDREX
 rt_def_dwt := -DCYGTRACE_CM_CLOCK=1
 rt_def_timer := -DCYGTRACE_CM_CLOCK=3
 # The CMSDK timer's VALUE register (TIMER0 + 4, examples/firmware/boards/cmsdk.c), counting down.
@@ -152,6 +153,9 @@ $(B)/$(1)/obj/hooks_pmt_ts.o: bench/cortex-m/hooks_pmt.c
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$< [$(1) ts])$(ARM_CC) $(RT_CFLAGS) $$($(1)_CPU) -DPMT_TIMESTAMP=1 \
 	    -c $$< -o $$@
+$(B)/$(1)/obj/hooks_rec4.o: bench/cortex-m/hooks_rec4.c common/cyg_format.h
+	@mkdir -p $$(dir $$@)
+	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(RT_CFLAGS) -Icommon $$($(1)_CPU) -c $$< -o $$@
 $(B)/$(1)/obj/recorded_rt.o: bench/cortex-m/recorded_rt.c target/core/cygtrace.h
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(RT_CFLAGS) $$($(1)_CPU) -c $$< -o $$@
@@ -162,6 +166,7 @@ $(B)/$(1)/fib_plain.elf: $(B)/$(1)/obj/fib_plain.o $(B)/$(1)/obj/hooks_empty.o
 $(B)/$(1)/fib_empty.elf: $(B)/$(1)/obj/fib_instr.o $(B)/$(1)/obj/hooks_empty.o
 $(B)/$(1)/fib_pmt.elf: $(B)/$(1)/obj/fib_instr.o $(B)/$(1)/obj/hooks_pmt.o
 $(B)/$(1)/fib_pmt_ts.elf: $(B)/$(1)/obj/fib_instr.o $(B)/$(1)/obj/hooks_pmt_ts.o
+$(B)/$(1)/fib_rec4.elf: $(B)/$(1)/obj/fib_instr.o $(B)/$(1)/obj/hooks_rec4.o
 $(B)/$(1)/fp_nodrain.elf: $(B)/$(1)/obj/fibloop_fp_nodrain.o $(O)/$(core_$(1))/libcygtrace.a
 $(B)/$(1)/fp_drain.elf: $(B)/$(1)/obj/fibloop_fp_drain.o $(O)/$(core_$(1))/libcygtrace.a
 $$($(1)_ELFS): $$($(1)_SUPPORT) $(EX)/boards/$(1).ld $(EX)/sections.ld

@@ -107,6 +107,8 @@ struct filesrc {
     struct src *src;
     struct dec *dec;     /* a ring's pass, or */
     struct sread *sread; /* a stream's */
+    struct src *orig;    /* a version 4 ring's own source, src its rewriting (dec4m.h): kept
+                            open, since the caller holds its name */
 };
 
 static int ring_next(struct source *s, struct ev *e, char *err, size_t errlen)
@@ -149,6 +151,7 @@ static void file_close(struct source *s)
     dec_close(f->dec);
     sread_close(f->sread);
     src_close(f->src);
+    src_close(f->orig);
     free(f);
 }
 
@@ -212,10 +215,9 @@ static int expand4(struct filesrc *f, char *err, size_t errlen)
 
     if (!m)
         return -1;
-    src_close(f->src);
+    f->orig = f->src;
     f->src = m;
     f->base.ring = x;
-    f->base.name = src_name(m);
     return 0;
 }
 
@@ -275,7 +277,9 @@ int source_check(struct source *s, char *err, size_t errlen)
 
     if (s->ops != &ring_ops && s->ops != &stream_ops)
         return 0;
-    if (src_check(((struct filesrc *)s)->src, why, sizeof why) == 0)
+    if (src_check(((struct filesrc *)s)->orig ? ((struct filesrc *)s)->orig
+                                              : ((struct filesrc *)s)->src,
+                  why, sizeof why) == 0)
         return 0;
     snprintf(err, errlen, "%s: %s, and what was shown is not all of it; is a program still "
              "writing it? decode a copy made once it is done", s->name, why);
