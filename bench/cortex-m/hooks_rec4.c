@@ -80,7 +80,7 @@ NOINSTR __attribute__((naked)) void __cyg_profile_func_enter(void *fn, void *sit
                      "add r1, r12, #1\n\t"
                      "strex r6, r1, [r2]\n\t"
                      "cbnz r6, 9f\n\t"
-                     "orr r0, r0, r12, lsl #" S(30 - K) "\n\t"
+                     "bfi r0, r12, #" S(30 - K) ", #" S(K + 1) "\n\t"
                      "bfi r0, r3, #" S(F) ", #" S(T) "\n\t"
                      "ubfx r12, r12, #0, #" S(K) "\n\t"
                      "str r0, [r4, r12, lsl #2]\n\t"

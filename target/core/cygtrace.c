@@ -257,10 +257,68 @@ NOINSTR static void cyg_special_at(uintptr_t seq, unsigned type, uintptr_t data,
     cyg_store(cyg_rt.recs + ((seq & cyg_rt.mask) << cyg_rt.shift), payload, b, 0, cyg_rt.shift);
 }
 
+#if CYGTRACE_REC4
+#define CYG4_T (30u - CYGTRACE_REC4_FN_BITS)
+
+/* A special of 1 to 3 words (FORMAT.md 14.1), its slots reserved in one step, its more words
+ * stored first and its header last. A TIME record within the epoch goes as a TIMELO word; one
+ * outside it moves the epoch. */
+NOINSTR static void cyg4_special(unsigned type, uintptr_t data, uintptr_t payload)
+{
+    unsigned n;
+    uintptr_t seq, *recs = cyg_rt.recs, mask = cyg_rt.mask;
+
+    if (type == CYG_SP_TIME) {
+        if (payload >> (CYG4_T - 1u) == cyg_rt.hot.epoch) {
+            type = CYG4_SP_TIMELO;
+            payload &= ((uintptr_t)1 << CYG4_T) - 1u;
+        } else {
+            cyg_rt.hot.epoch = payload >> (CYG4_T - 1u);
+        }
+    }
+    n = cyg4_special_words((uint32_t)data, (uint32_t)payload);
+    seq = cyg_port_reserve_n(cyg_rt.head, n);
+    if (CYG_STOPS(cyg_rt.ctl->flags) && seq + n - 1u > mask) {
+        cyg_core_set_full(cyg_rt.ctl);
+        return;
+    }
+    for (unsigned i = n; i-- > 1;)
+        recs[(seq + i) & mask] = cyg4_special_word(i, type, (uint32_t)data, (uint32_t)payload,
+                                                   seq, cyg_rt.cap_log2, n);
+    cyg_port_release();
+    *(volatile uintptr_t *)&recs[seq & mask] =
+        cyg4_special_word(0, type, (uint32_t)data, (uint32_t)payload, seq, cyg_rt.cap_log2, n);
+}
+
+NOINSTR void cyg_core_epoch(void)
+{
+    uintptr_t c = cyg_port_now();
+
+    if (CYGTRACE_TIMESTAMPS && c >> (CYG4_T - 1u) != cyg_rt.hot.epoch)
+        cyg4_special(CYG_SP_TIME, 0, c);
+}
+
+/* The hooks found the clock c out of the epoch: a TIME record, and the epoch, which is set
+ * whatever happens to the record (the hooks try again, and must not find it unchanged). */
+NOINSTR __attribute__((used)) void cyg_core_time4(uintptr_t c)
+{
+    if (cyg_rt.ctl != &cyg_core_idle)
+        cyg4_special(CYG_SP_TIME, 0, c);
+    cyg_rt.hot.epoch = c >> (CYG4_T - 1u);
+}
+#endif
+
 NOINSTR void cyg_core_special(unsigned type, uintptr_t data, uintptr_t payload, uintptr_t tid)
 {
     uintptr_t seq;
 
+#if CYGTRACE_REC4
+    (void)seq;
+    (void)tid;
+    if (cyg_rt.ctl != &cyg_core_idle)
+        cyg4_special(type, data, payload);
+    return;
+#endif
     if (cyg_rt.ctl == &cyg_core_idle || (seq = cyg_slot(tid)) == CYG_NO_SLOT)
         return;
     cyg_special_at(seq, type, data, payload, tid);
@@ -514,6 +572,11 @@ HOT void cyg_value_put(uintptr_t data, uintptr_t word)
 {
     uintptr_t tid = cyg_port_thread(), seq;
 
+#if CYGTRACE_REC4
+    (void)seq;
+    cyg_core_special(CYG_SP_VALUE, data, word, tid);
+    return;
+#endif
 #ifdef CYG_PORT_CHUNK_LOG2
     if ((seq = cyg_take(tid)) == CYG_NO_SLOT)
         return;

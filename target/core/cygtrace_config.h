@@ -20,6 +20,20 @@
 #define CYGTRACE_TIMESTAMPS 1
 #endif
 
+/* Version 4 records (docs/FORMAT.md section 14): one 32-bit word an event instead of two, twice
+ * the events in the same ring; 1 instruction an event more in the hook (the clock's epoch test).
+ * For now the Cortex-M mainline port's own hooks only (ARMv7-M, ARMv8-M mainline), without
+ * call sites and without the stream drain. CYGTRACE_REC4_FN_BITS is F, the width of the
+ * function field: the instrumented code must lie within 2^F bytes from text_base (the link's
+ * __cygtrace_text_base, else the hooks' own address), and the ring hold at most 2^(30 - F)
+ * records. Default: 0 (version 1, or 3 with the control area), F 17. */
+#ifndef CYGTRACE_REC4
+#define CYGTRACE_REC4 0
+#endif
+#ifndef CYGTRACE_REC4_FN_BITS
+#define CYGTRACE_REC4_FN_BITS 17
+#endif
+
 /* Start recording as soon as the buffer is set up: 1 yes, 0 wait for cygtrace_start().
  * Default: 1. */
 #ifndef CYGTRACE_AUTOSTART
@@ -92,6 +106,13 @@
 #endif
 #if CYGTRACE_CALLSITES < 0 || CYGTRACE_CALLSITES > 2
 #error "CYGTRACE_CALLSITES must be 0, 1 or 2"
+#endif
+#if CYGTRACE_REC4 != 0 && CYGTRACE_REC4 != 1
+#error "CYGTRACE_REC4 must be 0 or 1"
+#endif
+#if CYGTRACE_REC4 && (CYGTRACE_CALLSITES != 0 || CYGTRACE_REC4_FN_BITS < 12 || \
+                      CYGTRACE_REC4_FN_BITS > 22)
+#error "CYGTRACE_REC4=1: no call sites (CYGTRACE_CALLSITES=0), CYGTRACE_REC4_FN_BITS 12..22"
 #endif
 #if CYGTRACE_TIMESTAMPS != 0 && CYGTRACE_TIMESTAMPS != 1
 #error "CYGTRACE_TIMESTAMPS must be 0 or 1"
