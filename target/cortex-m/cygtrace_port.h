@@ -197,7 +197,8 @@ void cyg_port_hooks(uintptr_t last) __attribute__((visibility("hidden")));
 #if CYGTRACE_CALLSITES == 2
 #error "CYGTRACE_CALLSITES=2 (chosen at run time) is not for Cortex-M: use 0 or 1"
 #endif
-#if CYGTRACE_REC4 && (!CYGTRACE_CM_ASM_HOOKS || (CYGTRACE_TIMESTAMPS && !CYG_CM_MMIO))
+#if CYGTRACE_REC4 && (!CYGTRACE_CM_ASM_HOOKS || CYGTRACE_CALLSITES != 0 || \
+                      (CYGTRACE_TIMESTAMPS && !CYG_CM_MMIO))
 #error "CYGTRACE_REC4=1: the port's own hooks (CYGTRACE_CM_ASM_HOOKS=1) and a clock they read (CYGTRACE_CM_CLOCK 1, 2 or 4), for now"
 #endif
 
