@@ -494,14 +494,13 @@ static inline uint32_t cyg4_lap(uint64_t seq, unsigned cap_log2)
     return (uint32_t)((seq >> cap_log2) & 1u) << 30;
 }
 
-/* Words of a special of data and payload: 1 + n. */
+/* Words of a special of data and payload: 1 + n. In 32-bit arithmetic (a Cortex-M runtime
+ * writes them): V's bits 20..0 are the payload's, 49..21 its bits 31..21 and the data's
+ * 17..0, 55..50 the data's 23..18. */
 static inline unsigned cyg4_special_words(uint32_t data, uint32_t payload)
 {
-    uint64_t v = (uint64_t)payload | (uint64_t)(data & 0xffffffu) << 32;
-
-    return v < (UINT64_C(1) << CYG4_HDR_BITS) ? 1u
-           : v < (UINT64_C(1) << (CYG4_HDR_BITS + CYG4_MORE_BITS)) ? 2u
-                                                                     : 3u;
+    data &= 0xffffffu;
+    return data == 0 && payload < (1u << CYG4_HDR_BITS) ? 1u : data < (1u << 18) ? 2u : 3u;
 }
 
 /* Word i (0: the header) of a special at seq, 1 + n words in all (cyg4_special_words). */
@@ -509,13 +508,17 @@ static inline uint32_t cyg4_special_word(unsigned i, unsigned type, uint32_t dat
                                          uint32_t payload, uint64_t seq, unsigned cap_log2,
                                          unsigned words)
 {
-    uint64_t v = (uint64_t)payload | (uint64_t)(data & 0xffffffu) << 32;
+    uint32_t v;
 
+    data &= 0xffffffu;
     if (i == 0)
-        return CYG4_S | cyg4_lap(seq, cap_log2) | CYG4_H | (uint32_t)(type & 63u) << 23 |
-               (uint32_t)(words - 1u) << CYG4_N_SHIFT | (uint32_t)(v & 0x1fffffu);
-    return CYG4_S | cyg4_lap(seq + i, cap_log2) |
-           (uint32_t)(v >> (CYG4_HDR_BITS + CYG4_MORE_BITS * (i - 1u)) & 0x1fffffffu);
+        v = CYG4_H | (uint32_t)(type & 63u) << CYG4_TYPE_SHIFT |
+            (uint32_t)(words - 1u) << CYG4_N_SHIFT | (payload & 0x1fffffu);
+    else if (i == 1)
+        v = ((payload >> CYG4_HDR_BITS) | data << (32u - CYG4_HDR_BITS)) & 0x1fffffffu;
+    else
+        v = data >> (CYG4_HDR_BITS + CYG4_MORE_BITS - 32u);
+    return CYG4_S | cyg4_lap(seq + i, cap_log2) | v;
 }
 
 /* A call record of fn (bit 0: exit) at clock ts, seq, with a function field of F bits. */

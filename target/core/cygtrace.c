@@ -266,7 +266,7 @@ NOINSTR static void cyg_special_at(uintptr_t seq, unsigned type, uintptr_t data,
 NOINSTR static void cyg4_special(unsigned type, uintptr_t data, uintptr_t payload)
 {
     unsigned n;
-    uintptr_t seq, *recs = cyg_rt.recs, mask = cyg_rt.mask;
+    uintptr_t seq, *recs = cyg_rt.recs, mask = cyg_rt.mask, k = cyg_rt.cap_log2;
 
     if (type == CYG_SP_TIME) {
         if (payload >> (CYG4_T - 1u) == cyg_rt.hot.epoch) {
@@ -276,18 +276,23 @@ NOINSTR static void cyg4_special(unsigned type, uintptr_t data, uintptr_t payloa
             cyg_rt.hot.epoch = payload >> (CYG4_T - 1u);
         }
     }
+    data &= 0xffffffu;
     n = cyg4_special_words((uint32_t)data, (uint32_t)payload);
     seq = cyg_port_reserve_n(cyg_rt.head, n);
     if (CYG_STOPS(cyg_rt.ctl->flags) && seq + n - 1u > mask) {
         cyg_core_set_full(cyg_rt.ctl);
         return;
     }
-    for (unsigned i = n; i-- > 1;)
-        recs[(seq + i) & mask] = cyg4_special_word(i, type, (uint32_t)data, (uint32_t)payload,
-                                                   seq, cyg_rt.cap_log2, n);
+    /* The words as cyg4_special_word() makes them, the more words first. */
+    if (n > 2)
+        recs[(seq + 2) & mask] = CYG4_S | ((seq + 2) >> k & 1u) << 30 | data >> 18;
+    if (n > 1)
+        recs[(seq + 1) & mask] = CYG4_S | ((seq + 1) >> k & 1u) << 30 |
+                                 (((payload >> CYG4_HDR_BITS) | data << 11) & 0x1fffffffu);
     cyg_port_release();
     *(volatile uintptr_t *)&recs[seq & mask] =
-        cyg4_special_word(0, type, (uint32_t)data, (uint32_t)payload, seq, cyg_rt.cap_log2, n);
+        CYG4_S | (seq >> k & 1u) << 30 | CYG4_H | type << CYG4_TYPE_SHIFT |
+        (n - 1u) << CYG4_N_SHIFT | (payload & 0x1fffffu);
 }
 
 NOINSTR void cyg_core_epoch(void)
