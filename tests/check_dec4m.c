@@ -368,6 +368,32 @@ START_TEST(test_dec4m_wrapped_head)
 }
 END_TEST
 
+/* A dump that ends amid the records: the slots past its end are truncated, and the control
+ * area is missing where the dump itself ends (not where its rewriting does). */
+START_TEST(test_dec4m_truncated)
+{
+    struct w4 g;
+    struct source *s;
+    struct source_stats st;
+    struct ev e[16];
+    char err[256];
+    size_t n = CYG_HDR_BYTES + 4 * 6;
+
+    w4_init(&g, K4, 17, 0, 0);
+    for (unsigned i = 0; i < 8; i++)
+        w4_call(&g, 0x601, i & 1, 50 + i);
+    (void)w4_seal(&g, 1);
+    s = source_open_src(src_open_mem("short", g.buf, n, 0), err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    ck_assert_uint_eq(source_describe(s)->ctrl_state, DEC_CTRL_SHORT);
+    ck_assert_uint_eq(source_describe(s)->ctrl_end, n);
+    ck_assert_uint_eq(all(s, e, 16), 5); /* slot 0 the TIME, 1..5 calls */
+    source_stats(s, &st);
+    ck_assert_uint_eq(st.dec.truncated, g.seq - 6);
+    source_close(s);
+}
+END_TEST
+
 START_TEST(test_dec4m_refused)
 {
     struct w4 g;
@@ -412,6 +438,7 @@ Suite *dec4m_suite(void)
     tcase_add_test(tc, test_dec4m_timelo);
     tcase_add_test(tc, test_dec4m_down);
     tcase_add_test(tc, test_dec4m_wrapped_head);
+    tcase_add_test(tc, test_dec4m_truncated);
     tcase_add_test(tc, test_dec4m_refused);
     suite_add_tcase(s, tc);
     return s;

@@ -340,6 +340,8 @@ struct src *dec4m_expand(struct src *s, const struct dec_ring *r, struct dec_rin
         return NULL;
     }
     out->off = 0;
+    if (out->ctrl_state == DEC_CTRL_SHORT)
+        out->ctrl_end = size; /* where the dump itself ends, not its rewriting */
     out->version = CYG_VERSION4;
     out->rec4 = r->rec4;
     out->text_base = r->text_base;
