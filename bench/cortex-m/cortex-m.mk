@@ -72,13 +72,15 @@ WORK_CFLAGS := $(BASE_CFLAGS) -O1 -fno-inline
 RT_SRC := $(CYGTRACE_RT_SRC_core) $(CYGTRACE_RT_SRC_cortex-m)
 LDFLAGS := -mthumb -nostartfiles --specs=nano.specs -Wl,--gc-sections -Wl,--build-id -L$(EX)
 
-RT_VARIANTS := nots timer mmio dwt ctimer cdwt v4
+RT_VARIANTS := nots timer mmio dwt ctimer cdwt v4 cv4
 VARIANTS := plain empty pmt pmt_ts $(RT_VARIANTS) armed armed6 rec4
 variants_microbit := $(filter-out dwt cdwt mmio rec4 v4,$(VARIANTS)) # ARMv6-M: no DWT cycle
                                                                  # counter, no LDREX
 rt_def_dwt := -DCYGTRACE_CM_CLOCK=1
 # Version 4 records (FORMAT.md 14): the DWT variant's runtime writing one word an event.
 rt_def_v4 := -DCYGTRACE_CM_CLOCK=1 -DCYGTRACE_REC4=1
+# The same through the core's C hooks and the board timer (a function): every core, the M0 too.
+rt_def_cv4 := -DCYGTRACE_CM_CLOCK=3 -DCYGTRACE_CM_ASM_HOOKS=0 -DCYGTRACE_REC4=1
 rt_def_timer := -DCYGTRACE_CM_CLOCK=3
 # The CMSDK timer's VALUE register (TIMER0 + 4, examples/firmware/boards/cmsdk.c), counting down.
 rt_def_mmio := -DCYGTRACE_CM_CLOCK=4 -DCYGTRACE_CM_CLOCK_DOWN=1

@@ -47,7 +47,7 @@ run() { fw_run qemu-system-arm "$1" "$2"; }
 
 # ---------------------------------------------------------------------------------------------
 # Hook cost.
-VARIANTS="plain empty pmt pmt_ts nots timer mmio dwt ctimer cdwt armed armed6 rec4 v4"
+VARIANTS="plain empty pmt pmt_ts nots timer mmio dwt ctimer cdwt armed armed6 rec4 v4 cv4"
 declare -A ticks hz events bad
 for b in $BOARDS; do
     for v in $VARIANTS; do
@@ -61,7 +61,7 @@ for b in $BOARDS; do
         plain | empty) want=0 ;;
         pmt | pmt_ts) want=$((events[$b] % PMT_RECORDS)) ;;
         rec4) want=${events[$b]} ;; # call records, TIME records apart
-        v4) want=$rec # events + START + TIME records: at least events + 1
+        v4 | cv4) want=$rec # events + START + TIME records: at least events + 1
             [ "$rec" -gt "${events[$b]}" ] || want=$((events[$b] + 1)) ;;
         *) want=$((events[$b] + 1)) ;;
         esac
@@ -121,6 +121,7 @@ row "armed, 1 trigger + 1 exclusion, timer" cell armed empty
 row "armed, 6 triggers + 12 exclusions, timer" cell armed6 empty
 row "version 4 records (-DCYGTRACE_REC4=1), DWT" cell v4 empty
 row "  the version 4 hook alone (hooks_rec4.c)" cell rec4 empty
+row "  version 4, the core's C hooks, timer" cell cv4 empty
 echo "  ratios (above empty hooks each):"
 row "PMT / cygtrace, both without time" ratio pmt nots
 row "PMT + timer / cygtrace, board timer" ratio pmt_ts timer

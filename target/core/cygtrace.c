@@ -208,6 +208,28 @@ HOT void cyg_event(uintptr_t fn, uintptr_t site, unsigned exit)
     mask = cyg_rt.mask;
     cap_log2 = cyg_rt.cap_log2;
     shift = CYG_SHIFT();
+#if CYGTRACE_REC4
+    {
+        /* Version 4 (FORMAT.md 14.3): the clock first, and a TIME record when it left the
+         * epoch, then the reservation and one word. An interrupt between the clock read and
+         * the reservation records before us with later times: ours steps back by its length,
+         * which the host's signed step takes. */
+        uintptr_t c = CYGTRACE_TIMESTAMPS ? cyg_port_now() : 0;
+
+        (void)tid;
+        (void)shift;
+        if (CYGTRACE_TIMESTAMPS && UNLIKELY(c >> (CYG4_T - 1u) != CYG4_EPOCH))
+            cyg_core_time4(c);
+        seq = cyg_port_reserve(head);
+        if (CYGTRACE_STOP_MODE && UNLIKELY(seq > last)) {
+            cyg_core_set_full(cyg_rt.ctl);
+            return;
+        }
+        *(volatile uintptr_t *)&recs[seq & mask] =
+            cyg4_call((uint32_t)slow_fn, (uint32_t)c, seq, cap_log2, CYGTRACE_REC4_FN_BITS);
+        return;
+    }
+#endif
     /* Reserve before reading the clock: an interrupt or signal handler that records between
      * the two then sits entirely between our reservation and our timestamp, so the interrupted
      * code's own records keep their order in time (the handler's step back against ours:
@@ -258,7 +280,6 @@ NOINSTR static void cyg_special_at(uintptr_t seq, unsigned type, uintptr_t data,
 }
 
 #if CYGTRACE_REC4
-#define CYG4_T (30u - CYGTRACE_REC4_FN_BITS)
 
 /* A special of 1 to 3 words (FORMAT.md 14.1), its slots reserved in one step, its more words
  * stored first and its header last. A TIME record within the epoch goes as a TIMELO word; one
@@ -269,11 +290,11 @@ NOINSTR static void cyg4_special(unsigned type, uintptr_t data, uintptr_t payloa
     uintptr_t seq, *recs = cyg_rt.recs, mask = cyg_rt.mask, k = cyg_rt.cap_log2;
 
     if (type == CYG_SP_TIME) {
-        if (payload >> (CYG4_T - 1u) == cyg_rt.hot.epoch) {
+        if (payload >> (CYG4_T - 1u) == CYG4_EPOCH) {
             type = CYG4_SP_TIMELO;
             payload &= ((uintptr_t)1 << CYG4_T) - 1u;
         } else {
-            cyg_rt.hot.epoch = payload >> (CYG4_T - 1u);
+            CYG4_EPOCH = payload >> (CYG4_T - 1u);
         }
     }
     data &= 0xffffffu;
@@ -299,17 +320,17 @@ NOINSTR void cyg_core_epoch(void)
 {
     uintptr_t c = cyg_port_now();
 
-    if (CYGTRACE_TIMESTAMPS && c >> (CYG4_T - 1u) != cyg_rt.hot.epoch)
+    if (CYGTRACE_TIMESTAMPS && c >> (CYG4_T - 1u) != CYG4_EPOCH)
         cyg4_special(CYG_SP_TIME, 0, c);
 }
 
 /* The hooks found the clock c out of the epoch: a TIME record, and the epoch, which is set
  * whatever happens to the record (the hooks try again, and must not find it unchanged). */
-NOINSTR __attribute__((used)) void cyg_core_time4(uintptr_t c)
+NOINSTR __attribute__((used, noinline)) void cyg_core_time4(uintptr_t c)
 {
     if (cyg_rt.ctl != &cyg_core_idle)
         cyg4_special(CYG_SP_TIME, 0, c);
-    cyg_rt.hot.epoch = c >> (CYG4_T - 1u);
+    CYG4_EPOCH = c >> (CYG4_T - 1u);
 }
 #endif
 

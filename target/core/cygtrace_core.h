@@ -191,8 +191,17 @@ HOT uintptr_t cyg_take(uintptr_t tid)
 #endif
 
 #if CYGTRACE_REC4
+#define CYG4_T (30u - CYGTRACE_REC4_FN_BITS) /* a call record's time bits */
+#ifdef CYG_PORT_HOOKS
+#define CYG4_EPOCH cyg_rt.hot.epoch
+#else
+#define CYG4_EPOCH cyg_rt.epoch
+#endif
 /* Version 4: writes a TIME record when the clock has left the epoch of the last one. */
 void cyg_core_epoch(void) CYG_HIDDEN;
+/* The same for a clock c the caller read: a TIME record of it, and the epoch, which is set
+ * whatever happens to the record. */
+void cyg_core_time4(uintptr_t c) CYG_HIDDEN;
 #endif
 
 /* A slot for a record outside the fast path (a special; an event the control area let

@@ -112,8 +112,8 @@
  * the ring another size (CYGTRACE_CM_BUFFER_BYTES) to that file gets hooks for that size. */
 #define CYG_PORT_HOOKS 1
 #define CYG_PORT_STATIC_HOOKS "cygtrace_cm_hooks.h"
-#if CYGTRACE_REC4 && CYG_CM_BASELINE
-#error "CYGTRACE_REC4=1: not yet on ARMv6-M and ARMv8-M baseline"
+#if CYGTRACE_REC4 && CYG_CM_BASELINE && CYGTRACE_CM_ASM_HOOKS && CYGTRACE_CALLSITES == 0
+#error "CYGTRACE_REC4=1 on ARMv6-M and ARMv8-M baseline: the core's C hooks (-DCYGTRACE_CM_ASM_HOOKS=0), for now"
 #elif CYGTRACE_REC4
 /* Version 4 (FORMAT.md 14.6): the records, and the clock's epoch, in the same LDM. */
 struct cyg_port_hot {
@@ -124,6 +124,9 @@ struct cyg_port_hot {
     uintptr_t epoch;          /* the clock's bits from T - 1 up at the last TIME record */
 #endif
     uintptr_t cont;           /* cyg_cm_ovw, cyg_cm_stop or cyg_cm_slow */
+#if !CYG_CM_MMIO
+    uintptr_t epoch;          /* unused without a clock the hooks read */
+#endif
 };
 #elif !CYG_CM_BASELINE
 struct cyg_port_hot {
@@ -197,9 +200,9 @@ void cyg_port_hooks(uintptr_t last) __attribute__((visibility("hidden")));
 #if CYGTRACE_CALLSITES == 2
 #error "CYGTRACE_CALLSITES=2 (chosen at run time) is not for Cortex-M: use 0 or 1"
 #endif
-#if CYGTRACE_REC4 && (!CYGTRACE_CM_ASM_HOOKS || CYGTRACE_CALLSITES != 0 || \
-                      (CYGTRACE_TIMESTAMPS && !CYG_CM_MMIO))
-#error "CYGTRACE_REC4=1: the port's own hooks (CYGTRACE_CM_ASM_HOOKS=1) and a clock they read (CYGTRACE_CM_CLOCK 1, 2 or 4), for now"
+#if CYGTRACE_REC4 && (CYGTRACE_CALLSITES != 0 || \
+                      (CYGTRACE_CM_ASM_HOOKS && CYGTRACE_TIMESTAMPS && !CYG_CM_MMIO))
+#error "CYGTRACE_REC4=1: no call sites, and the port's hooks want a clock they read (CYGTRACE_CM_CLOCK 1, 2 or 4; a function's: -DCYGTRACE_CM_ASM_HOOKS=0)"
 #endif
 
 #define CYG_PORT_MACHINE 40u /* EM_ARM */
