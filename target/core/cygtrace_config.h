@@ -22,8 +22,9 @@
 
 /* Version 4 records (docs/FORMAT.md section 14): one 32-bit word an event instead of two, twice
  * the events in the same ring; 1 instruction an event more in the hook (the clock's epoch test).
- * For now the Cortex-M mainline port's own hooks only (ARMv7-M, ARMv8-M mainline), without
- * call sites and without the stream drain. CYGTRACE_REC4_FN_BITS is F, the width of the
+ * Cortex-M (the port's own hooks on ARMv7-M/v8-M mainline, the core's C hooks with
+ * CYGTRACE_CM_ASM_HOOKS=0 on every core) and RISC-V (the core's C hooks), without call sites
+ * and for now without the stream drain (cygtrace_drain() sends nothing). CYGTRACE_REC4_FN_BITS is F, the width of the
  * function field: the instrumented code must lie within 2^F bytes from text_base (the link's
  * __cygtrace_text_base, else the hooks' own address), and the ring hold at most 2^(30 - F)
  * records. Default: 0 (version 1, or 3 with the control area), F 17. */

@@ -6,6 +6,7 @@
 # on the mainline cores (the ARMv6-M hook is not written yet): stress_ow, stress_armed,
 # fault_hook and stress built with FWEX_EXTRA into $BUILD/rec4, then each script run on that
 # folder. Each script's checks read the ring from its bytes too (fw_seq.awk knows the words).
+# Then RISC-V's crash.elf (the core's C hooks) on QEMU virt: its tree ends with the fault.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -34,6 +35,29 @@ for s in fw_overwrite fw_fault_in_hook fw_stress; do
     grep '^    ' "$T/$s.out" | grep -v 'seed .*trials per board' | sed 's/^/  /'
     echo "    $(tail -n 1 "$T/$s.out")"
 done
+# RISC-V (the core's C hooks): crash.elf on QEMU virt, its ring version 4, the fault at the end
+# of its tree as with version 3.
+if command -v qemu-system-riscv32 >/dev/null && command -v riscv64-unknown-elf-gcc >/dev/null; then
+    rv=$R/firmware/riscv-virt/crash.elf
+    if make -C "$ROOT" --no-print-directory -j2 O="$R" \
+        FWEX_EXTRA="-DCYGTRACE_REC4=1 -DCYGTRACE_REC4_FN_BITS=14" "$rv" >"$T/make-rv.out" 2>&1 &&
+        QEMU_BIN=qemu-system-riscv32 qemu_start rv virt "$rv" -bios none && uart_wait rv "crash:"
+    then
+        run rv-pull "$CT" pull --gdb=127.0.0.1:$PORT -o "$T/rv.dump" "$rv"
+        qemu_stop
+        run rv-info "$CT" info "$rv" "$T/rv.dump"
+        check rv-version-4 "$(grep -m1 '^format:' "$T/rv-info.out")" \
+            grep -q '^format: *version 4, RISC-V, 4-byte records' "$T/rv-info.out"
+        run rv-tree "$CT" tree "$rv" "$T/rv.dump"
+        check rv-fault "$(tail -n 3 "$T/rv-tree.out" | tr '\n' '|')" \
+            grep -q '^\*\*\* load access fault (mcause 5) at read_field' "$T/rv-tree.out"
+    else
+        qemu_stop
+        fail rv "$(grep -m1 -E 'error|Error' "$T/make-rv.out") $(head -c 200 "$T/rv.uart" 2>/dev/null)"
+    fi
+else
+    skip rv "no qemu-system-riscv32 or riscv64-unknown-elf-gcc"
+fi
 # The trials saw version 4 rings, not the default's.
 check v4-rings "stress_ow.elf's ring is not version 4" \
     eval 'arm-none-eabi-objdump -d "$R/firmware/mps2-an385/stress_ow.elf" | grep -q "<cyg_core_time4>:"'
