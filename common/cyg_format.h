@@ -488,10 +488,11 @@ static inline uint64_t cyg64_special_tag(uint64_t seq, unsigned cap_log2)
 #define CYG4_SP_TIMELO 16u        /* version 4 only: a TIME of the clock's low T bits (payload),
                                      within the writer's epoch: one word                     */
 
-/* The lap bit a version 4 record of sequence number seq carries (in bit 30). */
+/* The lap bit a version 4 record of sequence number seq carries (in bit 30). Bit cap_log2
+ * (at most 28) lies in seq's low word: 32-bit arithmetic, no 64-bit shift for a 32-bit core. */
 static inline uint32_t cyg4_lap(uint64_t seq, unsigned cap_log2)
 {
-    return (uint32_t)((seq >> cap_log2) & 1u) << 30;
+    return (((uint32_t)seq >> cap_log2) & 1u) << 30;
 }
 
 /* Words of a special of data and payload: 1 + n. In 32-bit arithmetic (a Cortex-M runtime

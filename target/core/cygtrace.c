@@ -182,6 +182,17 @@ HOT void cyg_event(uintptr_t fn, uintptr_t site, unsigned exit)
     cyg_put(seq, fn, site, exit, tid, cyg_rt.recs, cyg_rt.mask, cyg_rt.cap_log2, CYG_SHIFT());
 }
 #elif !defined(CYG_PORT_HOOKS)
+#if CYGTRACE_REC4
+/* Version 4: an event that found the clock out of the epoch (a = its word a: fn, exit in bit 0):
+ * the TIME record, then the event again. Apart from the fast path, so that the fast path calls
+ * nothing and saves no registers. */
+NOINSTR __attribute__((noinline)) static void cyg4_event_time(uintptr_t a, uintptr_t c)
+{
+    cyg_core_time4(c);
+    cyg_again(a & ~(uintptr_t)1, 0, (unsigned)(a & 1u));
+}
+#endif
+
 /* The fast path. cyg_rt is read once, before the reservation (in pairs of loads on Cortex-M),
  * and after cyg_port_thread(), which may call out. A stale copy (the state changed under us in
  * an interrupt or another thread) costs at most one record just after a stop or freeze, as a
@@ -218,8 +229,10 @@ HOT void cyg_event(uintptr_t fn, uintptr_t site, unsigned exit)
 
         (void)tid;
         (void)shift;
-        if (CYGTRACE_TIMESTAMPS && UNLIKELY(c >> (CYG4_T - 1u) != CYG4_EPOCH))
-            cyg_core_time4(c);
+        if (CYGTRACE_TIMESTAMPS && UNLIKELY(c >> (CYG4_T - 1u) != CYG4_EPOCH)) {
+            cyg4_event_time(slow_fn, c);
+            return;
+        }
         seq = cyg_port_reserve(head);
         if (CYGTRACE_STOP_MODE && UNLIKELY(seq > last)) {
             cyg_core_set_full(cyg_rt.ctl);
