@@ -269,7 +269,8 @@ struct src *dec4m_expand(struct src *s, const struct dec_ring *r, struct dec_rin
                                             ? (size - r->off - CYG_HDR_BYTES) / 4 : 0;
     uint64_t avail = recs < r->cap ? recs : r->cap, head = r->head, first, end;
     int area = (r->rec4 & CYG4_AREA) && recs >= r->cap + CYG_CTRL_BYTES / 4;
-    size_t n = CYG_HDR_BYTES + (size_t)avail * 8 + (area ? CYG_CTRL_BYTES : 0);
+    /* at the block's own offset: a RAM image's ring keeps its place (pull --ram checks it) */
+    size_t n = (size_t)r->off + CYG_HDR_BYTES + (size_t)avail * 8 + (area ? CYG_CTRL_BYTES : 0);
     uint8_t *buf = calloc(1, n), *blk;
     uint32_t *w = malloc((size_t)(avail ? avail : 1) * 4);
     struct x4 x = {0};
@@ -282,20 +283,20 @@ struct src *dec4m_expand(struct src *s, const struct dec_ring *r, struct dec_rin
         snprintf(err, errlen, "%s: out of memory", src_name(s));
         return NULL;
     }
-    blk = buf;
+    blk = buf + r->off;
     if (src_read(s, r->off, blk, CYG_HDR_BYTES) != CYG_HDR_BYTES ||
-        src_read(s, r->off + CYG_HDR_BYTES, buf + CYG_HDR_BYTES, (size_t)avail * 4) !=
+        src_read(s, r->off + CYG_HDR_BYTES, blk + CYG_HDR_BYTES, (size_t)avail * 4) !=
             (long)(avail * 4) ||
         (area && src_read(s, r->off + CYG_HDR_BYTES + r->cap * 4,
-                          buf + CYG_HDR_BYTES + avail * 8, CYG_CTRL_BYTES) != CYG_CTRL_BYTES)) {
+                          blk + CYG_HDR_BYTES + avail * 8, CYG_CTRL_BYTES) != CYG_CTRL_BYTES)) {
         free(buf);
         free(w);
         snprintf(err, errlen, "%s: read error", src_name(s));
         return NULL;
     }
     for (uint64_t i = 0; i < avail; i++)
-        w[i] = (uint32_t)le_get(buf + CYG_HDR_BYTES + i * 4, 4);
-    memset(buf + CYG_HDR_BYTES, 0, (size_t)avail * 8);
+        w[i] = (uint32_t)le_get(blk + CYG_HDR_BYTES + i * 4, 4);
+    memset(blk + CYG_HDR_BYTES, 0, (size_t)avail * 8);
     /* The 32-bit head wrapped: slot head holds something other than the fill (14.4). */
     if ((r->flags & CYG_F_OVERWRITE) && head < r->cap && head < avail && w[head] != CYG4_FILL)
         head += (uint64_t)1 << 32;
@@ -309,7 +310,7 @@ struct src *dec4m_expand(struct src *s, const struct dec_ring *r, struct dec_rin
     x.r = r;
     x.w = w;
     x.avail = avail;
-    x.out = buf + CYG_HDR_BYTES;
+    x.out = blk + CYG_HDR_BYTES;
     x.f = r->rec4 & CYG4_FN_MASK;
     x.t = 30 - x.f;
     x.tmask = ((uint64_t)1 << x.t) - 1;
@@ -318,8 +319,8 @@ struct src *dec4m_expand(struct src *s, const struct dec_ring *r, struct dec_rin
     x.stamps = (r->flags & CYG_F_TIMESTAMPS) != 0;
     rewrite(&x, first, end);
     /* The slot head of a wrapped counter must read as written to the decoder's same test. */
-    if (head >= ((uint64_t)1 << 32) && le_get(buf + CYG_HDR_BYTES + r->head * 8, 8) == 0)
-        le_put(buf + CYG_HDR_BYTES + r->head * 8, 1, 4);
+    if (head >= ((uint64_t)1 << 32) && le_get(blk + CYG_HDR_BYTES + r->head * 8, 8) == 0)
+        le_put(blk + CYG_HDR_BYTES + r->head * 8, 1, 4);
     free(w);
     /* The block of a version 1 (3 with the area) ring of 8-byte records, resealed. */
     le_put(blk + CYG_OFF_VERSION, area || (r->rec4 & CYG4_AREA) ? 3 : 1, 2);
@@ -339,7 +340,6 @@ struct src *dec4m_expand(struct src *s, const struct dec_ring *r, struct dec_rin
         src_close(m);
         return NULL;
     }
-    out->off = 0;
     if (out->ctrl_state == DEC_CTRL_SHORT)
         out->ctrl_end = size; /* where the dump itself ends, not its rewriting */
     out->version = CYG_VERSION4;

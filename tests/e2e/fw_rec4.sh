@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # fw_rec4.sh - the interrupt and fault trials of fw_overwrite.sh, fw_fault_in_hook.sh and
-# fw_stress.sh again, with the runtime writing version 4 records (one word an event,
+# fw_stress.sh, and pull_qemu.sh's demo, crash (a RAM image too) and warm reset, again, with the runtime writing version 4 records (one word an event,
 # docs/FORMAT.md 14: -DCYGTRACE_REC4=1, F 14 so that stress.elf's ring of 2^16 records fits),
 # on the mainline cores (the ARMv6-M hook is not written yet): stress_ow, stress_armed,
-# fault_hook and stress built with FWEX_EXTRA into $BUILD/rec4, then each script run on that
+# fault_hook, stress, demo, crash and reset built with FWEX_EXTRA into $BUILD/rec4, then each script run on that
 # folder. Each script's checks read the ring from its bytes too (fw_seq.awk knows the words).
 # Then RISC-V's crash.elf (the core's C hooks) on QEMU virt: its tree ends with the fault.
 set -u
@@ -18,7 +18,9 @@ mkdir -p "$R"
 ln -sf "$CT" "$R/cygtrace"
 targets=()
 for b in $BOARDS; do
-    for p in stress stress_ow stress_armed fault_hook; do targets+=("$R/firmware/$b/$p.elf"); done
+    for p in stress stress_ow stress_armed fault_hook demo crash reset; do
+        targets+=("$R/firmware/$b/$p.elf")
+    done
 done
 if ! make -C "$ROOT" --no-print-directory -j2 O="$R" \
     FWEX_EXTRA="-DCYGTRACE_REC4=1 -DCYGTRACE_REC4_FN_BITS=14" "${targets[@]}" >"$T/make.out" 2>&1
@@ -27,8 +29,9 @@ then
     finish
 fi
 pass build
-for s in fw_overwrite fw_fault_in_hook fw_stress; do
-    CYGTRACE_BUILD=$R FW_BOARDS="$BOARDS" FW_STRESS_BOARDS="$BOARDS" FW_TRIALS=${FW_TRIALS:-3} \
+for s in fw_overwrite fw_fault_in_hook fw_stress pull_qemu; do
+    CYGTRACE_BUILD=$R FW_BOARDS="$BOARDS" FW_STRESS_BOARDS="$BOARDS" PULL_QEMU_BOARDS="$BOARDS" \
+        FW_TRIALS=${FW_TRIALS:-3} \
         bash "$E2E_DIR/$s.sh" >"$T/$s.out" 2>&1
     check "$s" "$(grep -m1 '^FAIL' "$T/$s.out"; tail -n 1 "$T/$s.out")" \
         grep -q "^$s: [0-9]* passed, 0 failed" "$T/$s.out"
