@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # fw_rec4.sh - the interrupt and fault trials of fw_overwrite.sh, fw_fault_in_hook.sh and
-# fw_stress.sh, and pull_qemu.sh's demo, crash (a RAM image too) and warm reset, again, with the runtime writing version 4 records (one word an event,
-# docs/FORMAT.md 14: -DCYGTRACE_REC4=1, F 14 so that stress.elf's ring of 2^16 records fits),
-# on the mainline cores (the ARMv6-M hook is not written yet): stress_ow, stress_armed,
-# fault_hook, stress, demo, crash and reset built with FWEX_EXTRA into $BUILD/rec4, then each script run on that
-# folder. Each script's checks read the ring from its bytes too (fw_seq.awk knows the words).
-# Then RISC-V's crash.elf (the core's C hooks) on QEMU virt: its tree ends with the fault.
+# fw_stress.sh, and pull_qemu.sh's demo, crash (a RAM image too) and warm reset, again, with the
+# runtime writing version 4 records (one word an event, docs/FORMAT.md 14: -DCYGTRACE_REC4=1,
+# F 14 so that stress.elf's ring of 2^16 records fits), on the mainline cores (the ARMv6-M hook
+# is not written yet): stress_ow, stress_armed, fault_hook, stress, demo, crash and reset built
+# with FWEX_EXTRA into $BUILD/rec4, then each script run on that folder. Each trial script's
+# checks read the ring from its bytes too (fw_seq.awk knows the words). Then RISC-V's
+# crash.elf (the core's C hooks) on QEMU virt: its tree ends with the fault.
 set -u
 . "$(dirname "$0")/lib.sh"
 
