@@ -485,4 +485,75 @@ static inline uint64_t cyg64_special_tag(uint64_t seq, unsigned cap_log2)
     return x << 63 | (x << 31 & CYG64_STAG_MASK);
 }
 
+/* Version 4 records on 32-bit targets (docs/FORMAT.md section 14): one 32-bit word a slot.
+ *   call:    0 | L | time:T | address bits F-1..1 | X          (T = 30 - F)
+ *   header:  1 | L | 1 | type:6 | n:2 | V bits 20..0           (n more words follow)
+ *   more:    1 | L | 0 | V, the next 29 bits
+ * V = payload | data << 32. L = (seq >> cap_log2) & 1, not inverted: the records start filled
+ * with CYG4_FILL (L set, and a more word with no header: skipped in any lap). Control block
+ * byte 120 (CYG_OFF_REC4) holds F and CYG4_AREA; bytes 124..127 (CYG_OFF_TEXT_BASE) the lowest
+ * address of the instrumented code, from which the host restores an address's high bits
+ * (outside the check: 23 and 72..79 hold the hooks' cost, FORMAT.md 2.8). */
+#define CYG_VERSION4 4u
+#define CYG_OFF_REC4 120u         /* u8  bits 4..0 F; bit 7 CYG4_AREA                       */
+#define CYG_OFF_TEXT_BASE 124u    /* u32 text_base                                           */
+#define CYG4_AREA 0x80u           /* the control area follows the records                    */
+#define CYG4_FN_MASK 0x1fu
+#define CYG4_FN_MIN 12u
+#define CYG4_FN_MAX 22u
+#define CYG4_FN_DEFAULT 17u
+#define CYG4_S (1u << 31)         /* a special's word (0: a call record)                     */
+#define CYG4_L (1u << 30)         /* the lap bit                                             */
+#define CYG4_H (1u << 29)         /* a special's header (0: a more word)                     */
+#define CYG4_X 1u                 /* exit                                                    */
+#define CYG4_TYPE_SHIFT 23u
+#define CYG4_N_SHIFT 21u
+#define CYG4_HDR_BITS 21u         /* bits of V in the header                                 */
+#define CYG4_MORE_BITS 29u        /* bits of V in a more word                                */
+#define CYG4_FILL 0xc0000000u     /* what init fills the records with                        */
+#define CYG4_SP_TIMELO 16u        /* version 4 only: a TIME of the clock's low T bits (payload),
+                                     within the writer's epoch: one word                     */
+
+/* The lap bit a version 4 record of sequence number seq carries (in bit 30). Bit cap_log2
+ * (at most 28) lies in seq's low word: 32-bit arithmetic, no 64-bit shift for a 32-bit core. */
+static inline uint32_t cyg4_lap(uint64_t seq, unsigned cap_log2)
+{
+    return (((uint32_t)seq >> cap_log2) & 1u) << 30;
+}
+
+/* Words of a special of data and payload: 1 + n. In 32-bit arithmetic (a Cortex-M runtime
+ * writes them): V's bits 20..0 are the payload's, 49..21 its bits 31..21 and the data's
+ * 17..0, 55..50 the data's 23..18. */
+static inline unsigned cyg4_special_words(uint32_t data, uint32_t payload)
+{
+    data &= 0xffffffu;
+    return data == 0 && payload < (1u << CYG4_HDR_BITS) ? 1u : data < (1u << 18) ? 2u : 3u;
+}
+
+/* Word i (0: the header) of a special at seq, 1 + n words in all (cyg4_special_words). */
+static inline uint32_t cyg4_special_word(unsigned i, unsigned type, uint32_t data,
+                                         uint32_t payload, uint64_t seq, unsigned cap_log2,
+                                         unsigned words)
+{
+    uint32_t v;
+
+    data &= 0xffffffu;
+    if (i == 0)
+        v = CYG4_H | (uint32_t)(type & 63u) << CYG4_TYPE_SHIFT |
+            (uint32_t)(words - 1u) << CYG4_N_SHIFT | (payload & 0x1fffffu);
+    else if (i == 1)
+        v = ((payload >> CYG4_HDR_BITS) | data << (32u - CYG4_HDR_BITS)) & 0x1fffffffu;
+    else
+        v = data >> (CYG4_HDR_BITS + CYG4_MORE_BITS - 32u);
+    return CYG4_S | cyg4_lap(seq + i, cap_log2) | v;
+}
+
+/* A call record of fn (bit 0: exit) at clock ts, seq, with a function field of F bits. */
+static inline uint32_t cyg4_call(uint32_t fn, uint32_t ts, uint64_t seq, unsigned cap_log2,
+                                 unsigned f)
+{
+    return cyg4_lap(seq, cap_log2) | (ts & ((1u << (30u - f)) - 1u)) << f |
+           (fn & ((1u << f) - 1u));
+}
+
 #endif

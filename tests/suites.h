@@ -11,6 +11,7 @@
     X(format)                           \
     X(dec)                              \
     X(hdr)                              \
+    X(dec4m)                            \
     X(tree)                             \
     X(render)                           \
     X(sym)                              \

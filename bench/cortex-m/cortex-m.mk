@@ -72,10 +72,15 @@ WORK_CFLAGS := $(BASE_CFLAGS) -O1 -fno-inline
 RT_SRC := $(CYGTRACE_RT_SRC_core) $(CYGTRACE_RT_SRC_cortex-m)
 LDFLAGS := -mthumb -nostartfiles --specs=nano.specs -Wl,--gc-sections -Wl,--build-id -L$(EX)
 
-RT_VARIANTS := nots timer mmio dwt ctimer cdwt
-VARIANTS := plain empty pmt pmt_ts $(RT_VARIANTS) armed armed6
-variants_microbit := $(filter-out dwt cdwt mmio,$(VARIANTS)) # ARMv6-M: no DWT cycle counter
+RT_VARIANTS := nots timer mmio dwt ctimer cdwt v4 cv4
+VARIANTS := plain empty pmt pmt_ts $(RT_VARIANTS) armed armed6 rec4
+variants_microbit := $(filter-out dwt cdwt mmio rec4 v4,$(VARIANTS)) # ARMv6-M: no DWT cycle
+                                                                 # counter, no LDREX
 rt_def_dwt := -DCYGTRACE_CM_CLOCK=1
+# Version 4 records (FORMAT.md 14): the DWT variant's runtime writing one word an event.
+rt_def_v4 := -DCYGTRACE_CM_CLOCK=1 -DCYGTRACE_REC4=1
+# The same through the core's C hooks and the board timer (a function): every core, the M0 too.
+rt_def_cv4 := -DCYGTRACE_CM_CLOCK=3 -DCYGTRACE_CM_ASM_HOOKS=0 -DCYGTRACE_REC4=1
 rt_def_timer := -DCYGTRACE_CM_CLOCK=3
 # The CMSDK timer's VALUE register (TIMER0 + 4, examples/firmware/boards/cmsdk.c), counting down.
 rt_def_mmio := -DCYGTRACE_CM_CLOCK=4 -DCYGTRACE_CM_CLOCK_DOWN=1
@@ -152,6 +157,9 @@ $(B)/$(1)/obj/hooks_pmt_ts.o: bench/cortex-m/hooks_pmt.c
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$< [$(1) ts])$(ARM_CC) $(RT_CFLAGS) $$($(1)_CPU) -DPMT_TIMESTAMP=1 \
 	    -c $$< -o $$@
+$(B)/$(1)/obj/hooks_rec4.o: bench/cortex-m/hooks_rec4.c common/cyg_format.h
+	@mkdir -p $$(dir $$@)
+	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(RT_CFLAGS) -Icommon $$($(1)_CPU) -c $$< -o $$@
 $(B)/$(1)/obj/recorded_rt.o: bench/cortex-m/recorded_rt.c target/core/cygtrace.h
 	@mkdir -p $$(dir $$@)
 	$$(call say,CC,$$< [$(1)])$(ARM_CC) $(RT_CFLAGS) $$($(1)_CPU) -c $$< -o $$@
@@ -162,6 +170,7 @@ $(B)/$(1)/fib_plain.elf: $(B)/$(1)/obj/fib_plain.o $(B)/$(1)/obj/hooks_empty.o
 $(B)/$(1)/fib_empty.elf: $(B)/$(1)/obj/fib_instr.o $(B)/$(1)/obj/hooks_empty.o
 $(B)/$(1)/fib_pmt.elf: $(B)/$(1)/obj/fib_instr.o $(B)/$(1)/obj/hooks_pmt.o
 $(B)/$(1)/fib_pmt_ts.elf: $(B)/$(1)/obj/fib_instr.o $(B)/$(1)/obj/hooks_pmt_ts.o
+$(B)/$(1)/fib_rec4.elf: $(B)/$(1)/obj/fib_instr.o $(B)/$(1)/obj/hooks_rec4.o
 $(B)/$(1)/fp_nodrain.elf: $(B)/$(1)/obj/fibloop_fp_nodrain.o $(O)/$(core_$(1))/libcygtrace.a
 $(B)/$(1)/fp_drain.elf: $(B)/$(1)/obj/fibloop_fp_drain.o $(O)/$(core_$(1))/libcygtrace.a
 $$($(1)_ELFS): $$($(1)_SUPPORT) $(EX)/boards/$(1).ld $(EX)/sections.ld

@@ -23,6 +23,8 @@
 # difference to the same loop without the drain. The hooks' own cost is measured again in that
 # loop, and their code is compared with and without the drain called (same instructions).
 #
+# Bytes per event: bench/rec4.sh, today's records against version 4's words (FORMAT.md 14).
+#
 # Footprint: fibloop.c linked with each core's libcygtrace.a (what `make` builds, -Os), without
 # and with the drain called; the runtime's sections in the link map (mapsize.awk).
 set -eu
@@ -45,7 +47,7 @@ run() { fw_run qemu-system-arm "$1" "$2"; }
 
 # ---------------------------------------------------------------------------------------------
 # Hook cost.
-VARIANTS="plain empty pmt pmt_ts nots timer mmio dwt ctimer cdwt armed armed6"
+VARIANTS="plain empty pmt pmt_ts nots timer mmio dwt ctimer cdwt armed armed6 rec4 v4 cv4"
 declare -A ticks hz events bad
 for b in $BOARDS; do
     for v in $VARIANTS; do
@@ -58,6 +60,9 @@ for b in $BOARDS; do
         case $v in
         plain | empty) want=0 ;;
         pmt | pmt_ts) want=$((events[$b] % PMT_RECORDS)) ;;
+        rec4) want=${events[$b]} ;; # call records, TIME records apart
+        v4 | cv4) want=$rec # events + START + TIME records: at least events + 1
+            [ "$rec" -gt "${events[$b]}" ] || want=$((events[$b] + 1)) ;;
         *) want=$((events[$b] + 1)) ;;
         esac
         if [ "$rec" != "$want" ]; then
@@ -114,6 +119,9 @@ row "  the core's C hooks, board timer" cell ctimer empty
 row "  the core's C hooks, DWT clock" cell cdwt empty
 row "armed, 1 trigger + 1 exclusion, timer" cell armed empty
 row "armed, 6 triggers + 12 exclusions, timer" cell armed6 empty
+row "version 4 records (-DCYGTRACE_REC4=1), DWT" cell v4 empty
+row "  the version 4 hook alone (hooks_rec4.c)" cell rec4 empty
+row "  version 4, the core's C hooks, timer" cell cv4 empty
 echo "  ratios (above empty hooks each):"
 row "PMT / cygtrace, both without time" ratio pmt nots
 row "PMT + timer / cygtrace, board timer" ratio pmt_ts timer
@@ -254,6 +262,17 @@ fgoal() {
 fgoal "the default without the drain" "$(flash fp_nodrain)" 768
 fgoal "the minimal configuration without the drain" "$(flash fp_minnf)" 512
 fgoal "the default with the drain" "$(flash fp_drain)" 1843
+
+# ---------------------------------------------------------------------------------------------
+# Bytes per event: today's records against version 4's words, on fib and the FreeRTOS example
+# (bench/rec4.sh: the rings pulled from QEMU, written again as version 4, read back).
+echo
+echo "Bytes per event and events per KB of ring (bench/rec4.sh)"
+if [ -x "$O/cygtrace" ]; then
+    bash bench/rec4.sh "$O" | sed 's/^/  /' || failed=1
+else
+    echo "  $O/cygtrace is missing: make"
+fi
 
 if [ "$failed" = 1 ]; then
     echo "run.sh: some checks FAILED (see above): those numbers are missing" >&2

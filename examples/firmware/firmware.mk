@@ -49,9 +49,11 @@ fwex_stress_ring_microbit := 8576
 FWEX_NOCTL := stress_ow fault_hook reset
 FWEX_NOCTL_DEF := -UCYGTRACE_CONTROL -DCYGTRACE_CONTROL=0
 
+# FWEX_EXTRA: defines for every object (tests/e2e/fw_rec4.sh builds the stress programs with
+# version 4 records so, into a build folder of its own).
 # The Cortex-M runtime (target/sources.mk, which the includer has read).
 FWEX_RT_SRC := $(CYGTRACE_RT_SRC_core) $(CYGTRACE_RT_SRC_cortex-m)
-FWEX_CFLAGS := -std=gnu11 $(WARN) -g -mthumb -ffreestanding -ffunction-sections \
+FWEX_CFLAGS := -std=gnu11 $(WARN) -g -mthumb -ffreestanding -ffunction-sections $(FWEX_EXTRA) \
                -fdata-sections -DCYGTRACE_CM_CLOCK=3 -DCYGTRACE_CONTROL=1 -Icommon -Itarget/core \
                -Itarget/cortex-m -I$(FWEX_DIR)
 FWEX_INSTR := -finstrument-functions -O1 -fno-inline

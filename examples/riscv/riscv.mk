@@ -16,7 +16,7 @@ RVEX_ARCH := -march=rv32imac -mabi=ilp32
 # The RISC-V runtime (target/sources.mk): what the programs do not call (the drain, the RTT
 # sink), --gc-sections drops.
 RVEX_RT_SRC := $(CYGTRACE_RT_SRC_core) $(CYGTRACE_RT_SRC_riscv)
-RVEX_CFLAGS := -std=gnu11 $(WARN) -g $(RVEX_ARCH) -ffreestanding -ffunction-sections \
+RVEX_CFLAGS := -std=gnu11 $(WARN) -g $(RVEX_ARCH) -ffreestanding -ffunction-sections $(FWEX_EXTRA) \
                -fdata-sections -Icommon -Itarget/core -Itarget/riscv -I$(RVEX_DIR)
 RVEX_INSTR := -finstrument-functions -O1 -fno-inline
 RVEX_PLAIN := -fno-instrument-functions -Os

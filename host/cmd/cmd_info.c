@@ -128,6 +128,7 @@ static void print_control(const struct load *l)
 static void print_ring(const struct load *l, const char *dump)
 {
     const struct dec_ring *r = &l->ring;
+    unsigned rec_bytes;
 
     printf("%-12s%s", l->stream ? "stream:" : "dump:", dump);
     if (l->stream) {
@@ -142,15 +143,18 @@ static void print_ring(const struct load *l, const char *dump)
     }
     if (r->off)
         printf(" (control block at offset 0x%" PRIx64 ")", r->off);
+    /* a version 4 ring: its own record size, not its rewriting's (32-bit) or view's (64-bit) */
+    rec_bytes = r->stored_rec ? r->stored_rec : r->expanded ? r->expanded : r->rec_bytes;
     printf("\nformat:     version %u, %s, %u-byte records%s%s", r->stored_rec ? 4u : r->version,
-           dec_machine_name(r->machine), r->stored_rec ? r->stored_rec : r->rec_bytes,
+           dec_machine_name(r->machine), rec_bytes,
            (r->flags & CYG_F_TIMESTAMPS) ? ", timestamps" : "",
            (r->flags & CYG_F_CALLSITES) ? ", call sites" : "");
     if (r->chunk_log2)
         printf(", chunks of %u", 1u << r->chunk_log2);
+    if (r->expanded)
+        printf(", function field %u bits", r->rec4 & CYG4_FN_MASK);
     printf("\n");
-    printf("capacity:   %" PRIu64 " records (%" PRIu64 " bytes)\n", r->cap,
-           r->cap * (r->stored_rec ? r->stored_rec : r->rec_bytes));
+    printf("capacity:   %" PRIu64 " records (%" PRIu64 " bytes)\n", r->cap, r->cap * rec_bytes);
     printf("mode:       %s\n", (r->flags & CYG_F_OVERWRITE) ? "overwrite (flight recorder)"
                                                             : "stop when full");
     printf("state:      %s\n", state_name(r->state));
@@ -218,7 +222,9 @@ static int print_records(struct load *l)
             printf(": %" PRIu64 " in the middle of a chunk (a writer died or was late), the rest "
                    "at the ends of chunks of threads still running", st->holes);
         printf("\n");
-        if (st->padding)
+        if (st->padding && l->ring.expanded)
+            printf("padding:    %" PRIu64 " more words of specials\n", st->padding);
+        else if (st->padding)
             printf("padding:    %" PRIu64 " slots of chunks that their threads left\n",
                    st->padding);
         if (st->truncated)

@@ -38,6 +38,10 @@ struct dec_ring {
     unsigned resets;
     unsigned version;      /* CYG_VERSION_MIN .. CYG_VERSION */
     unsigned chunk_log2;   /* writers reserve 2^chunk_log2 slots at a time (0 in version 1) */
+    unsigned rec4;         /* version 4, 4-byte words: byte 23 (F, CYG4_AREA); else 0 */
+    uint32_t text_base;    /* version 4, 4-byte words: the code's lowest address, or 0 */
+    unsigned expanded;     /* a version 4 ring that dec4m rewrote into 8-byte records: the
+                              ring's own record size (4); 0 for any other */
     unsigned build_id_len;
     uint8_t build_id[32];
     uint64_t cap;          /* records the ring holds */

@@ -9,6 +9,7 @@
 #include "crc32.h"
 #include "cyg_v4l.h"
 #include "decode/dec4l.h"
+#include "decode/dec4m.h"
 #include "cyg_format.h"
 #include "util/le.h"
 
@@ -16,7 +17,9 @@ int hdr_check(const struct dec_ring *r, char *err, size_t errlen)
 {
     const char *why = NULL;
 
-    if (r->word_bytes != 4 && r->word_bytes != 8)
+    if (dec4m_ring(r))
+        why = dec4m_check(r);
+    else if (r->word_bytes != 4 && r->word_bytes != 8)
         why = "word size is neither 4 nor 8";
     else if (r->rec_bytes != r->word_bytes * ((r->flags & CYG_F_CALLSITES) ? 4u : 2u))
         why = "record size does not fit the word size and flags";
@@ -57,7 +60,7 @@ static int parse_version(const uint8_t *p, size_t len, char *err, size_t errlen)
                               "CYGTRACE_FORMAT=3");
         return -1;
     }
-    if (version < CYG_VERSION_MIN || version > CYG_VERSION) {
+    if (version < CYG_VERSION_MIN || (version > CYG_VERSION && !dec4m_version(p, version))) {
         snprintf(err, errlen, "%s", version > CYG_VERSION
                                         ? "dump format is newer than this cygtrace (update it)"
                                         : "unknown dump format version");
@@ -75,6 +78,7 @@ int hdr_parse(const uint8_t *p, size_t len, struct dec_ring *r, char *err, size_
         return -1;
     r->version = (unsigned)version;
     r->chunk_log2 = version >= 2 ? p[CYG_OFF_CHUNK_LOG2] : 0; /* a reserved byte in 1 */
+    dec4m_parse(p, r);
     r->word_bytes = p[CYG_OFF_WORD];
     r->rec_bytes = p[CYG_OFF_REC];
     r->cap_log2 = p[CYG_OFF_CAP_LOG2];
@@ -176,7 +180,7 @@ int hdr_locate(struct src *s, struct dec_ring *r, char *err, size_t errlen)
 void hdr_ctrl_parse(struct dec_ring *r, const uint8_t *p, size_t have, uint64_t end)
 {
     r->ctrl_state = DEC_CTRL_NONE;
-    if (r->version < 3)
+    if (r->version < 3 || !dec4m_has_area(r))
         return;
     if (have < CYG_CTRL_BYTES) {
         r->ctrl_state = DEC_CTRL_SHORT;
@@ -193,7 +197,7 @@ int hdr_ctrl_read(struct src *s, struct dec_ring *r)
     uint8_t area[CYG_CTRL_BYTES];
     long n = 0;
 
-    if (r->version < 3) {
+    if (r->version < 3 || !dec4m_has_area(r)) {
         r->ctrl_state = DEC_CTRL_NONE;
         return 0;
     }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cyg_format.h"
+#include "decode/dec4m.h"
 #include "decode/hdr.h"
 #include "source/follow.h"
 #include "source/sread.h"
@@ -106,6 +107,8 @@ struct filesrc {
     struct src *src;
     struct dec *dec;     /* a ring's pass, or */
     struct sread *sread; /* a stream's */
+    struct src *orig;    /* a version 4 ring's own source, src its rewriting (dec4m.h): kept
+                            open, since the caller holds its name */
 };
 
 static int ring_next(struct source *s, struct ev *e, char *err, size_t errlen)
@@ -148,6 +151,7 @@ static void file_close(struct source *s)
     dec_close(f->dec);
     sread_close(f->sread);
     src_close(f->src);
+    src_close(f->orig);
     free(f);
 }
 
@@ -202,6 +206,21 @@ static int check_holes(struct filesrc *f, char *err, size_t errlen)
     return -1;
 }
 
+/* A version 4 ring of a 32-bit target, rewritten in memory into 8-byte records (dec4m.h):
+ * read from there on. */
+static int expand4(struct filesrc *f, char *err, size_t errlen)
+{
+    struct dec_ring x;
+    struct src *m = dec4m_expand(f->src, &f->base.ring, &x, err, errlen);
+
+    if (!m)
+        return -1;
+    f->orig = f->src;
+    f->src = m;
+    f->base.ring = x;
+    return 0;
+}
+
 /* A ring, else a saved stream ("cygtrace live --save"); when the bytes hold no frame at all,
  * the ring's reason says best what is wrong. */
 static int identify(struct filesrc *f, char *err, size_t errlen)
@@ -212,7 +231,9 @@ static int identify(struct filesrc *f, char *err, size_t errlen)
 
     if (hdr_locate(f->src, &f->base.ring, err, errlen) == 0) {
         f->base.ops = &ring_ops;
-        return check_holes(f, err, errlen);
+        if (check_holes(f, err, errlen) < 0)
+            return -1;
+        return dec4m_ring(&f->base.ring) ? expand4(f, err, errlen) : 0;
     }
     if ((rc = sread_probe(f->src, &d, why, sizeof why)) < 0) {
         if (rc != SREAD_ENOFRAME)
@@ -256,7 +277,9 @@ int source_check(struct source *s, char *err, size_t errlen)
 
     if (s->ops != &ring_ops && s->ops != &stream_ops)
         return 0;
-    if (src_check(((struct filesrc *)s)->src, why, sizeof why) == 0)
+    if (src_check(((struct filesrc *)s)->orig ? ((struct filesrc *)s)->orig
+                                              : ((struct filesrc *)s)->src,
+                  why, sizeof why) == 0)
         return 0;
     snprintf(err, errlen, "%s: %s, and what was shown is not all of it; is a program still "
              "writing it? decode a copy made once it is done", s->name, why);

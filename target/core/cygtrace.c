@@ -389,6 +389,17 @@ HOT void cyg_event(uintptr_t fn, uintptr_t site, unsigned exit)
     cyg_event3(fn, site, exit);
 }
 #elif !defined(CYG_PORT_HOOKS)
+#if CYGTRACE_REC4
+/* Version 4: an event that found the clock out of the epoch (a = its word a: fn, exit in bit 0):
+ * the TIME record, then the event again. Apart from the fast path, so that the fast path calls
+ * nothing and saves no registers. */
+NOINSTR __attribute__((noinline)) static void cyg4_event_time(uintptr_t a, uintptr_t c)
+{
+    cyg_core_time4(c);
+    cyg_again(a & ~(uintptr_t)1, 0, (unsigned)(a & 1u));
+}
+#endif
+
 /* The fast path. cyg_rt is read once, before the reservation (in pairs of loads on Cortex-M),
  * and after cyg_port_thread(), which may call out. A stale copy (the state changed under us in
  * an interrupt or another thread) costs at most one record just after a stop or freeze, as a
@@ -415,6 +426,30 @@ HOT void cyg_event(uintptr_t fn, uintptr_t site, unsigned exit)
     mask = cyg_rt.mask;
     cap_log2 = cyg_rt.cap_log2;
     shift = CYG_SHIFT();
+#if CYGTRACE_REC4
+    {
+        /* Version 4 (FORMAT.md 14.3): the clock first, and a TIME record when it left the
+         * epoch, then the reservation and one word. An interrupt between the clock read and
+         * the reservation records before us with later times: ours steps back by its length,
+         * which the host's signed step takes. */
+        uintptr_t c = CYGTRACE_TIMESTAMPS ? cyg_port_now() : 0;
+
+        (void)tid;
+        (void)shift;
+        if (CYGTRACE_TIMESTAMPS && UNLIKELY(c >> (CYG4_T - 1u) != CYG4_EPOCH)) {
+            cyg4_event_time(slow_fn, c);
+            return;
+        }
+        seq = cyg_port_reserve(head);
+        if (CYGTRACE_STOP_MODE && UNLIKELY(seq > last)) {
+            cyg_core_set_full(cyg_rt.ctl);
+            return;
+        }
+        *(volatile uintptr_t *)&recs[seq & mask] =
+            cyg4_call((uint32_t)slow_fn, (uint32_t)c, seq, cap_log2, CYGTRACE_REC4_FN_BITS);
+        return;
+    }
+#endif
     /* Reserve before reading the clock: an interrupt or signal handler that records between
      * the two then sits entirely between our reservation and our timestamp, so the interrupted
      * code's own records keep their order in time (the handler's step back against ours:
@@ -480,12 +515,73 @@ NOINSTR static void cyg_special_at(uintptr_t seq, unsigned type, uintptr_t data,
     cyg_store(cyg_rt.recs + ((seq & cyg_rt.mask) << cyg_rt.shift), payload, b, 0, cyg_rt.shift);
 }
 
+#if CYGTRACE_REC4
+
+/* A special of 1 to 3 words (FORMAT.md 14.1), its slots reserved in one step, its more words
+ * stored first and its header last. A TIME record within the epoch goes as a TIMELO word; one
+ * outside it moves the epoch. */
+NOINSTR static void cyg4_special(unsigned type, uintptr_t data, uintptr_t payload)
+{
+    unsigned n;
+    uintptr_t seq, *recs = cyg_rt.recs, mask = cyg_rt.mask, k = cyg_rt.cap_log2;
+
+    if (type == CYG_SP_TIME) {
+        if (payload >> (CYG4_T - 1u) == CYG4_EPOCH) {
+            type = CYG4_SP_TIMELO;
+            payload &= ((uintptr_t)1 << CYG4_T) - 1u;
+        } else {
+            CYG4_EPOCH = payload >> (CYG4_T - 1u);
+        }
+    }
+    data &= 0xffffffu;
+    n = cyg4_special_words((uint32_t)data, (uint32_t)payload);
+    seq = cyg_port_reserve_n(cyg_rt.head, n);
+    if (CYG_STOPS(cyg_rt.ctl->flags) && seq + n - 1u > mask) {
+        cyg_core_set_full(cyg_rt.ctl);
+        return;
+    }
+    /* The words as cyg4_special_word() makes them, the more words first. */
+    if (n > 2)
+        recs[(seq + 2) & mask] = CYG4_S | ((seq + 2) >> k & 1u) << 30 | data >> 18;
+    if (n > 1)
+        recs[(seq + 1) & mask] = CYG4_S | ((seq + 1) >> k & 1u) << 30 |
+                                 (((payload >> CYG4_HDR_BITS) | data << 11) & 0x1fffffffu);
+    cyg_port_release();
+    *(volatile uintptr_t *)&recs[seq & mask] =
+        CYG4_S | (seq >> k & 1u) << 30 | CYG4_H | type << CYG4_TYPE_SHIFT |
+        (n - 1u) << CYG4_N_SHIFT | (payload & 0x1fffffu);
+}
+
+NOINSTR void cyg_core_epoch(void)
+{
+    uintptr_t c = cyg_port_now();
+
+    if (CYGTRACE_TIMESTAMPS && c >> (CYG4_T - 1u) != CYG4_EPOCH)
+        cyg4_special(CYG_SP_TIME, 0, c);
+}
+
+/* The hooks found the clock c out of the epoch: a TIME record, and the epoch, which is set
+ * whatever happens to the record (the hooks try again, and must not find it unchanged). */
+NOINSTR __attribute__((used, noinline)) void cyg_core_time4(uintptr_t c)
+{
+    if (cyg_rt.ctl != &cyg_core_idle)
+        cyg4_special(CYG_SP_TIME, 0, c);
+    CYG4_EPOCH = c >> (CYG4_T - 1u);
+}
+#endif
+
 NOINSTR void cyg_core_special(unsigned type, uintptr_t data, uintptr_t payload, uintptr_t tid)
 {
     uintptr_t seq;
 
     if (cyg_rt.ctl == &cyg_core_idle)
         return;
+#if CYGTRACE_REC4
+    (void)seq;
+    (void)tid;
+    cyg4_special(type, data, payload);
+    return;
+#endif
 #ifdef CYG_PORT_V4L
     if (cyg_rt.shift == 0) {
         /* two slots at once for a head and its extension */
@@ -777,6 +873,11 @@ HOT void cyg_value_put(uintptr_t data, uintptr_t word)
 {
     uintptr_t tid = cyg_port_thread(), seq;
 
+#if CYGTRACE_REC4
+    (void)seq;
+    cyg_core_special(CYG_SP_VALUE, data, word, tid);
+    return;
+#endif
 #ifdef CYG_PORT_CHUNK_LOG2
     if ((seq = cyg_take_n(tid, cyg_rt.shift == 0 ? 2 : 1)) == CYG_NO_SLOT)
         return;

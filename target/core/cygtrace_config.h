@@ -20,6 +20,21 @@
 #define CYGTRACE_TIMESTAMPS 1
 #endif
 
+/* Version 4 records (docs/FORMAT.md section 14): one 32-bit word an event instead of two, twice
+ * the events in the same ring; 1 instruction an event more in the hook (the clock's epoch test).
+ * Cortex-M (the port's own hooks on ARMv7-M/v8-M mainline, the core's C hooks with
+ * CYGTRACE_CM_ASM_HOOKS=0 on every core) and RISC-V (the core's C hooks), without call sites
+ * and for now without the stream drain (cygtrace_drain() sends nothing). CYGTRACE_REC4_FN_BITS is F, the width of the
+ * function field: the instrumented code must lie within 2^F bytes from text_base (the link's
+ * __cygtrace_text_base, else the hooks' own address), and the ring hold at most 2^(30 - F)
+ * records. Default: 0 (version 1, or 3 with the control area), F 17. */
+#ifndef CYGTRACE_REC4
+#define CYGTRACE_REC4 0
+#endif
+#ifndef CYGTRACE_REC4_FN_BITS
+#define CYGTRACE_REC4_FN_BITS 17
+#endif
+
 /* Start recording as soon as the buffer is set up: 1 yes, 0 wait for cygtrace_start().
  * Default: 1. */
 #ifndef CYGTRACE_AUTOSTART
@@ -104,6 +119,12 @@
 #endif
 #if CYGTRACE_CALLSITES < 0 || CYGTRACE_CALLSITES > 2
 #error "CYGTRACE_CALLSITES must be 0, 1 or 2"
+#endif
+#if CYGTRACE_REC4 != 0 && CYGTRACE_REC4 != 1
+#error "CYGTRACE_REC4 must be 0 or 1"
+#endif
+#if CYGTRACE_REC4 && (CYGTRACE_REC4_FN_BITS < 12 || CYGTRACE_REC4_FN_BITS > 22)
+#error "CYGTRACE_REC4_FN_BITS must be 12..22"
 #endif
 #if CYGTRACE_TIMESTAMPS != 0 && CYGTRACE_TIMESTAMPS != 1
 #error "CYGTRACE_TIMESTAMPS must be 0 or 1"

@@ -101,6 +101,16 @@ HOT void cyg_put(uintptr_t seq, uintptr_t fn, uintptr_t site, unsigned exit, uin
 {
     uintptr_t ts = CYGTRACE_TIMESTAMPS ? cyg_port_now() : 0, a, b;
 
+#if CYGTRACE_REC4
+    /* One word (FORMAT.md 14): a slow-path event, after cyg_slot() tested the epoch. */
+    (void)tid;
+    (void)shift;
+    (void)site;
+    *(volatile uintptr_t *)&recs[seq & mask] =
+        cyg4_call((uint32_t)((fn & ~(uintptr_t)1) | exit), (uint32_t)ts, seq, cap_log2,
+                  CYGTRACE_REC4_FN_BITS);
+    return;
+#endif
     if (CYG_WORD_BITS == 64) {
         /* The lap bit and the tag (cyg64_lap_tag): many writers share the ring, and one that
          * was preempted for laps must not pass for a record of this lap. */
@@ -121,7 +131,11 @@ HOT void cyg_put(uintptr_t seq, uintptr_t fn, uintptr_t site, unsigned exit, uin
 
 /* log2 of words per record: a constant unless call sites are chosen at run time (one load and
  * one shift less). */
-#define CYG_SHIFT() (CYGTRACE_CALLSITES == 2 ? cyg_rt.shift : CYGTRACE_CALLSITES == 1 ? 2u : 1u)
+#define CYG_SHIFT()                                                                                \
+    (CYGTRACE_REC4 ? 0u                                                                            \
+     : CYGTRACE_CALLSITES == 2 ? cyg_rt.shift                                                      \
+     : CYGTRACE_CALLSITES == 1 ? 2u                                                                \
+                               : 1u)
 
 /* The states in which a writer stores into the slot it took: running, and full in stop mode
  * (its slot was taken before the ring filled). They are the odd ones (FORMAT.md 2.4), so that
@@ -186,6 +200,20 @@ void cyg_v4l_put(uintptr_t fn, unsigned exit) CYG_HIDDEN;
 
 #endif
 
+#if CYGTRACE_REC4
+#define CYG4_T (30u - CYGTRACE_REC4_FN_BITS) /* a call record's time bits */
+#ifdef CYG_PORT_HOOKS
+#define CYG4_EPOCH cyg_rt.hot.epoch
+#else
+#define CYG4_EPOCH cyg_rt.epoch
+#endif
+/* Version 4: writes a TIME record when the clock has left the epoch of the last one. */
+void cyg_core_epoch(void) CYG_HIDDEN;
+/* The same for a clock c the caller read: a TIME record of it, and the epoch, which is set
+ * whatever happens to the record. */
+void cyg_core_time4(uintptr_t c) CYG_HIDDEN;
+#endif
+
 /* A slot for a record outside the fast path (a special; an event the control area let
  * through), or CYG_NO_SLOT when the ring is full (stop mode). Checked against the capacity,
  * not cyg_rt.last: the hooks may be out (START, before the state says running; armed
@@ -198,8 +226,12 @@ NOINSTR __attribute__((unused)) static uintptr_t cyg_slot(uintptr_t tid)
     return cyg_take_n(tid, 1);
 #else
     struct cyg_ctl *ctl = cyg_rt.ctl;
-    uintptr_t seq = cyg_port_reserve(cyg_rt.head);
+    uintptr_t seq;
 
+#if CYGTRACE_REC4
+    cyg_core_epoch(); /* a TIME record first, when the clock left the epoch (FORMAT.md 14.3) */
+#endif
+    seq = cyg_port_reserve(cyg_rt.head);
     (void)tid;
     if (CYG_STOPS(ctl->flags) && seq > cyg_rt.mask) {
         cyg_core_set_full(ctl);

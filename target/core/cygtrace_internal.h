@@ -93,6 +93,10 @@ struct cyg_rt {
     struct cyg_port_hot hot;   /* what the port's hooks read besides last, in the same load;
                                   kept by cyg_port_hooks() */
 #endif
+#if CYGTRACE_REC4 && !defined(CYG_PORT_HOOKS)
+    uintptr_t epoch;           /* version 4: the clock's bits from T - 1 up at the last TIME
+                                  record (a port's hooks keep it in hot) */
+#endif
     uintptr_t *recs;           /* first record */
     uintptr_t mask;            /* capacity - 1 */
     volatile uintptr_t *head;  /* &ctl->head.v: what the hooks reserve on */

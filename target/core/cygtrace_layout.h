@@ -13,9 +13,17 @@
 #include "cygtrace_internal.h"
 #include "cyg_v4l.h"
 
-/* The format version this runtime writes: 3 with the control area; without it, 2 with chunks,
- * else 1 (what 2 adds is all about chunks), which older hosts read too. */
-#if CYGTRACE_CONTROL
+/* The format version this runtime writes: 4 with CYGTRACE_REC4 (one word an event); else 3 with
+ * the control area; without it, 2 with chunks, else 1 (what 2 adds is all about chunks), which
+ * older hosts read too. */
+#if CYGTRACE_REC4
+#define CYG_RING_VERSION CYG_VERSION4
+#define CYG_RING_TAIL (CYGTRACE_CONTROL ? CYG_CTRL_BYTES : 0u)
+/* The lowest address of the instrumented code: the link's __cygtrace_text_base, else the
+ * hooks' own (the examples' linker script puts them first in .text). */
+extern const char __cygtrace_text_base[] __attribute__((weak));
+void __cyg_profile_func_enter(void *fn, void *site);
+#elif CYGTRACE_CONTROL
 #define CYG_RING_VERSION CYG_VERSION
 #define CYG_RING_TAIL CYG_CTRL_BYTES /* the control area, after the records */
 #elif defined(CYG_PORT_CHUNK_LOG2)
@@ -25,6 +33,8 @@
 #define CYG_RING_VERSION 1u
 #define CYG_RING_TAIL 0u
 #endif
+
+#define CYG_32_TS_WIDE 32u /* version 4: TIME records carry the clock's 32 bits */
 
 #define CYG_LAYOUT_INLINE __attribute__((no_instrument_function, always_inline)) static inline
 
@@ -46,7 +56,7 @@ CYG_LAYOUT_INLINE unsigned cyg_chunk_log2(unsigned cap_log2)
  * its layout, version to ctl_addr (flags: CYG_F_OVERWRITE, CYG_F_CALLSITES). */
 CYG_LAYOUT_INLINE void cyg_layout(struct cyg_ctl *ctl, uintptr_t at, unsigned log2, unsigned flags)
 {
-    unsigned words = (flags & CYG_F_CALLSITES) ? 4 : 2;
+    unsigned words = CYGTRACE_REC4 ? 1 : (flags & CYG_F_CALLSITES) ? 4 : 2;
 
     ctl->version = CYG_RING_VERSION;
     ctl->word_bytes = (uint8_t)sizeof(uintptr_t);
@@ -78,6 +88,22 @@ CYG_LAYOUT_INLINE void cyg_layout(struct cyg_ctl *ctl, uintptr_t at, unsigned lo
         p[CYG_V4L_OFF_REGION_BITS] = CYG_V4L_REGION_BITS;
         p[CYG_V4L_OFF_REGIONS] = CYG_V4L_REGIONS;
         p[CYG_V4L_OFF_TAG_BITS] = CYG_V4L_TAG_BITS;
+    }
+#endif
+#if CYGTRACE_REC4
+#ifdef CYG_PORT_TS_BITS
+    ctl->ts_bits = CYG_PORT_TS_BITS; /* a TIME record's payload: the clock's own width */
+#else
+    ctl->ts_bits = CYG_32_TS_WIDE;
+#endif
+    ((uint8_t *)ctl)[CYG_OFF_REC4] =
+        (uint8_t)(CYGTRACE_REC4_FN_BITS | (CYGTRACE_CONTROL ? CYG4_AREA : 0));
+    {
+        uint32_t base = __cygtrace_text_base ? (uint32_t)(uintptr_t)__cygtrace_text_base
+                                             : (uint32_t)(uintptr_t)__cyg_profile_func_enter & ~1u;
+
+        for (unsigned i = 0; i < 4; i++)
+            ((uint8_t *)ctl)[CYG_OFF_TEXT_BASE + i] = (uint8_t)(base >> (8 * i));
     }
 #endif
 }

@@ -62,8 +62,9 @@ NOINSTR void cygtrace_switch(uint32_t id, uintptr_t handle)
      * the switch among the calls around it. */
     if (CYGTRACE_TIMESTAMPS)
         cyg_core_special(CYG_SP_TIME, 0,
-                         cyg_port_now() & (CYG_WORD_BITS == 64 ? (uintptr_t)CYG64_TAGGED_TS_MASK
-                                                               : (uintptr_t)CYG32_TS_MASK),
+                         cyg_port_now() & (CYG_WORD_BITS == 64   ? (uintptr_t)CYG64_TAGGED_TS_MASK
+                                           : CYGTRACE_REC4 ? ~(uintptr_t)0 /* all 32 bits */
+                                                                 : (uintptr_t)CYG32_TS_MASK),
                          tid);
     cyg_core_special(CYG_SP_CONTEXT, id, handle, tid);
 }

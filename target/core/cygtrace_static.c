@@ -110,6 +110,11 @@ NOINSTR void CYG_STATIC_API(discard)(void)
     cyg_core_detach(); /* hooks stay out while the block is rebuilt */
     for (unsigned i = 0; i < CYG_STATIC_BYTES / 4u; i++)
         w[i] = 0;
+#if CYGTRACE_REC4
+    /* Version 4's lap bit is not inverted: the records start as a word no lap takes. */
+    for (unsigned i = 0; i <= CYG_PORT_STATIC_MASK; i++)
+        w[CYG_HDR_BYTES / 4u + i] = CYG4_FILL;
+#endif
     cyg_static_block(CYG_STATIC_CTL);
     CYG_STATIC_CTL->ts_hz = cyg_static_clock_hz;
 #if CYGTRACE_CONTROL
@@ -120,7 +125,11 @@ NOINSTR void CYG_STATIC_API(discard)(void)
      * which come in after START. Neither function is linked for this (issue 18's flash). */
     cyg_core_seal(CYG_STATIC_CTL);
     if (CYGTRACE_AUTOSTART) {
+#if CYGTRACE_REC4
+        w[CYG_HDR_BYTES / 4u] = cyg4_special_word(0, CYG_SP_START, 0, 0, 0, 1, 1);
+#else
         w[CYG_HDR_BYTES / 4u + 1u] = 1u << 31 | CYG32_SPECIAL | CYG_SP_START << CYG32_TYPE_SHIFT;
+#endif
         CYG_STATIC_CTL->head.v = 1;
         CYG_STATIC_CTL->state = CYG_S_RUNNING;
     }

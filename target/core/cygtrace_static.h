@@ -28,7 +28,7 @@
  * records (cygtrace_static.c checks CYG_STATIC_BYTES). */
 #define CYG_PORT_STATIC 1
 #define CYG_PORT_STATIC_MEM cygtrace_buffer
-#define CYG_PORT_STATIC_SHIFT (CYGTRACE_CALLSITES ? 2u : 1u)
+#define CYG_PORT_STATIC_SHIFT (CYGTRACE_REC4 ? 0u : CYGTRACE_CALLSITES ? 2u : 1u)
 #define CYG_STATIC_REC_BYTES ((uint32_t)sizeof(uintptr_t) << CYG_PORT_STATIC_SHIFT)
 #define CYG_STATIC_RING_BYTES ((uint32_t)CYG_STATIC_BYTES - CYGTRACE_RING_OVERHEAD)
 #define CYG_PORT_STATIC_LOG2                                                                      \

@@ -41,7 +41,14 @@ _Static_assert(CYG_HDR_BYTES - CYG_OFF_HEAD == 40, "the hooks find the records a
 _Static_assert(offsetof(struct cyg_rt, last) == 4 && offsetof(struct cyg_rt, hot) == 8,
                "the hooks' LDM takes last and hot from cyg_rt + 4");
 _Static_assert(CYG_PORT_STATIC_LOG2 >= 1 && CYG_PORT_STATIC_LOG2 <= 28, "a 32-bit ring");
-#if !CYG_CM_BASELINE
+#if CYGTRACE_REC4
+_Static_assert(offsetof(struct cyg_port_hot, recs) == 4 &&
+                   offsetof(struct cyg_port_hot, cont) == (CYG_CM_MMIO ? 16 : 8),
+               "the version 4 LDM takes last, head, recs, (clock, epoch,) cont");
+_Static_assert(CYG_PORT_STATIC_LOG2 <= 30 - CYGTRACE_REC4_FN_BITS,
+               "CYGTRACE_REC4: a ring of at most 2^(30 - CYGTRACE_REC4_FN_BITS) records "
+               "(FORMAT.md 14.2): a smaller CYGTRACE_CM_BUFFER_BYTES or CYGTRACE_REC4_FN_BITS");
+#elif !CYG_CM_BASELINE
 _Static_assert(offsetof(struct cyg_port_hot, lap) == 4 &&
                    offsetof(struct cyg_port_hot, cont) == (CYG_CM_MMIO ? 12 : 8),
                "the mainline LDM takes last, head, lap, (clock,) cont");
@@ -66,7 +73,78 @@ NOINSTR __attribute__((naked)) void __cyg_profile_func_enter(void *this_fn __att
                                                              void *site __attribute__((unused)))
 {
     __asm__ volatile(".syntax unified\n\t"
-#if !CYG_CM_BASELINE
+#if CYGTRACE_REC4
+        /* FORMAT.md 14.6: one word, the clock read and its epoch tested inside the
+         * reservation. */
+        "bic r0, r0, #1\n\t" /* X: entry */
+        CYG_CM_FN(__cyg_profile_func_exit)
+        "push {r4, r5, r6, lr}\n"
+        "1:\n\t"
+        "ldr r3, =cyg_rt + 4\n\t"
+#if CYG_CM_MMIO
+        "ldm r3, {r1, r2, r4, r5, r6, pc}\n\t" /* last, head, recs, clock, epoch; on at cont */
+#else
+        "ldm r3, {r1, r2, r4, pc}\n\t" /* last, head, recs; on at cont */
+#endif
+#if CYGTRACE_STOP_MODE
+        CYG_CM_LOCAL(cyg_cm_stop)
+        "cbz r1, 7f\n\t"
+        "ldrex r12, [r2]\n\t"
+        "cmp r12, r1\n\t"
+        "bhi 8f\n\t" /* full: no reservation */
+        "b 2f\n\t"
+#endif
+        CYG_CM_LOCAL(cyg_cm_ovw)
+#if CYGTRACE_CONTROL
+        "cbz r1, 7f\n\t"
+#endif
+        "ldrex r12, [r2]\n" /* seq = head++ */
+        "2:\n\t"
+#if CYG_CM_MMIO
+        "ldr r3, [r5]\n\t" /* the clock, inside the reservation */
+#if CYG_CM_CLK_DOWN
+        "mvn r3, r3\n\t"
+#endif
+        "cmp r6, r3, lsr #%c3\n\t" /* its epoch */
+        "bne 6f\n\t"
+#endif
+        "add r1, r12, #1\n\t"
+        "strex r6, r1, [r2]\n\t"
+        "cbnz r6, 9f\n\t"
+        /* L: bits cap_log2..0 of seq in bits 30..30 - cap_log2 (bit 31 is the function
+         * address's: 0) */
+        "bfi r0, r12, #%c4, #%c6\n\t"
+#if CYG_CM_MMIO
+        "bfi r0, r3, #%c2, #%c5\n\t" /* the time, over the bits of seq below L */
+#else
+        "bfc r0, #%c2, #%c5\n\t"
+#endif
+        "ubfx r12, r12, #0, #%c0\n\t" /* the slot */
+        "str r0, [r4, r12, lsl #2]\n\t"
+        "pop {r4, r5, r6, pc}\n"
+#if CYGTRACE_STOP_MODE
+        "8:\n\t"
+        "clrex\n\t"
+        "pop {r4, r5, r6, lr}\n\t"
+        "b cyg_core_full\n"
+#endif
+        "9:\n\t"
+        "b 1b\n" /* from the literal: the state may have changed too */
+#if CYG_CM_MMIO
+        "6:\n\t" /* out of the epoch: a TIME record, then again */
+        "clrex\n\t"
+        "mov r4, r0\n\t"
+        "mov r0, r3\n\t"
+        "bl cyg_core_time4\n\t"
+        "mov r0, r4\n\t"
+        "b 1b\n"
+#endif
+        "7:\n\t"
+        CYG_CM_LOCAL(cyg_cm_slow)
+        "pop {r4, r5, r6, lr}\n\t"
+        "movs r1, #0\n\t"
+        "b cyg_core_slow\n\t"
+#elif !CYG_CM_BASELINE
         "bic r0, r0, #1\n\t" /* word a: entry */
         CYG_CM_FN(__cyg_profile_func_exit)
         "push {r4, r5, r6, lr}\n"
@@ -185,7 +263,9 @@ NOINSTR __attribute__((naked)) void __cyg_profile_func_enter(void *this_fn __att
 #endif
         ".ltorg\n\t"
         ".size __cyg_profile_func_exit, . - __cyg_profile_func_exit" ::"i"(CYG_PORT_STATIC_LOG2),
-        "i"(31 - CYG_PORT_STATIC_LOG2));
+        "i"(31 - CYG_PORT_STATIC_LOG2), "i"(CYGTRACE_REC4_FN_BITS),
+        "i"(29 - CYGTRACE_REC4_FN_BITS), "i"(30 - CYG_PORT_STATIC_LOG2),
+        "i"(30 - CYGTRACE_REC4_FN_BITS), "i"(CYG_PORT_STATIC_LOG2 + 1));
 }
 
 #endif

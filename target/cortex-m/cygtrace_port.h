@@ -112,7 +112,23 @@
  * the ring another size (CYGTRACE_CM_BUFFER_BYTES) to that file gets hooks for that size. */
 #define CYG_PORT_HOOKS 1
 #define CYG_PORT_STATIC_HOOKS "cygtrace_cm_hooks.h"
-#if !CYG_CM_BASELINE
+#if CYGTRACE_REC4 && CYG_CM_BASELINE && CYGTRACE_CM_ASM_HOOKS && CYGTRACE_CALLSITES == 0
+#error "CYGTRACE_REC4=1 on ARMv6-M and ARMv8-M baseline: the core's C hooks (-DCYGTRACE_CM_ASM_HOOKS=0), for now"
+#elif CYGTRACE_REC4
+/* Version 4 (FORMAT.md 14.6): the records, and the clock's epoch, in the same LDM. */
+struct cyg_port_hot {
+    volatile uintptr_t *head; /* &ctl->head.v */
+    uintptr_t *recs;          /* the first record */
+#if CYG_CM_MMIO
+    uintptr_t clock;          /* the counter's address, CYG_CM_CLK_ADDR */
+    uintptr_t epoch;          /* the clock's bits from T - 1 up at the last TIME record */
+#endif
+    uintptr_t cont;           /* cyg_cm_ovw, cyg_cm_stop or cyg_cm_slow */
+#if !CYG_CM_MMIO
+    uintptr_t epoch;          /* unused without a clock the hooks read */
+#endif
+};
+#elif !CYG_CM_BASELINE
 struct cyg_port_hot {
     volatile uintptr_t *head; /* &ctl->head.v */
     uintptr_t lap;            /* 0x80000000: word b's lap bit, which BIC clears on odd laps */
@@ -137,7 +153,19 @@ extern const uintptr_t cyg_cm_no_head __attribute__((visibility("hidden")));
 /* The ring is the static one (cygtrace_static.h): all but last, cont and (baseline cores) head
  * are constants from the start, so that cyg_port_hooks() writes only those. */
 #define CYG_CM_HEAD (&((struct cyg_ctl *)(void *)CYG_PORT_STATIC_MEM)->head.v)
-#if !CYG_CM_BASELINE && CYG_CM_MMIO
+#define CYG_CM_RECS ((uintptr_t *)(void *)(CYG_PORT_STATIC_MEM + CYG_HDR_BYTES))
+#if CYGTRACE_REC4 && CYG_CM_MMIO
+#define CYG_PORT_HOT_INIT                                                                          \
+    {                                                                                              \
+        .head = CYG_CM_HEAD, .recs = CYG_CM_RECS, .clock = CYG_CM_CLK_ADDR, .epoch = ~0u,          \
+        .cont = (uintptr_t)cyg_cm_slow                                                             \
+    }
+#elif CYGTRACE_REC4
+#define CYG_PORT_HOT_INIT                                                                          \
+    {                                                                                              \
+        .head = CYG_CM_HEAD, .recs = CYG_CM_RECS, .cont = (uintptr_t)cyg_cm_slow                   \
+    }
+#elif !CYG_CM_BASELINE && CYG_CM_MMIO
 #define CYG_PORT_HOT_INIT                                                                          \
     {                                                                                              \
         .head = CYG_CM_HEAD, .lap = 0x80000000u, .clock = CYG_CM_CLK_ADDR,                         \
@@ -171,6 +199,10 @@ void cyg_port_hooks(uintptr_t last) __attribute__((visibility("hidden")));
 #endif
 #if CYGTRACE_CALLSITES == 2
 #error "CYGTRACE_CALLSITES=2 (chosen at run time) is not for Cortex-M: use 0 or 1"
+#endif
+#if CYGTRACE_REC4 && (CYGTRACE_CALLSITES != 0 || \
+                      (CYGTRACE_CM_ASM_HOOKS && CYGTRACE_TIMESTAMPS && !CYG_CM_MMIO))
+#error "CYGTRACE_REC4=1: no call sites, and the port's hooks want a clock they read (CYGTRACE_CM_CLOCK 1, 2 or 4; a function's: -DCYGTRACE_CM_ASM_HOOKS=0)"
 #endif
 
 #define CYG_PORT_MACHINE 40u /* EM_ARM */
@@ -215,6 +247,32 @@ CYG_CM_INLINE uintptr_t cyg_port_reserve(volatile uintptr_t *head)
                      "bne 1b"
                      : "=&r"(old), "=&r"(fail), "=&r"(next)
                      : "r"(head)
+                     : "cc", "memory");
+#endif
+    return old;
+}
+
+/* cyg_port_reserve, adding n (a version 4 special's slots, in one step). */
+CYG_CM_INLINE uintptr_t cyg_port_reserve_n(volatile uintptr_t *head, uintptr_t n)
+{
+    uint32_t old;
+#if CYG_CM_BASELINE
+    uint32_t primask;
+
+    __asm__ volatile("mrs %0, primask\n\tcpsid i" : "=r"(primask)::"memory");
+    old = *head;
+    *head = old + n;
+    __asm__ volatile("msr primask, %0" ::"r"(primask) : "memory");
+#else
+    uint32_t fail, next;
+
+    __asm__ volatile("1: ldrex %0, [%3]\n\t"
+                     "adds %2, %0, %4\n\t"
+                     "strex %1, %2, [%3]\n\t"
+                     "cmp %1, #0\n\t"
+                     "bne 1b"
+                     : "=&r"(old), "=&r"(fail), "=&r"(next)
+                     : "r"(head), "r"(n)
                      : "cc", "memory");
 #endif
     return old;

@@ -104,6 +104,15 @@ CYG_RV_INLINE uintptr_t cyg_port_reserve(volatile uintptr_t *head)
     return old;
 }
 
+/* cyg_port_reserve, adding n (a version 4 special's slots, in one step). */
+CYG_RV_INLINE uintptr_t cyg_port_reserve_n(volatile uintptr_t *head, uintptr_t n)
+{
+    uintptr_t old;
+
+    __asm__ volatile("amoadd.w %0, %2, (%1)" : "=r"(old) : "r"(head), "r"(n) : "memory");
+    return old;
+}
+
 /* GCC 12 has no inline sub-word compare-and-swap on RISC-V (it would call
  * __atomic_compare_exchange_1, which no bare-metal libgcc has): LR/SC on the aligned word that
  * holds the byte. Off the fast path (state changes only). */

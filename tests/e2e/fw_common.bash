@@ -80,6 +80,17 @@ fw_seq_selftest() {
     head=$(od -An -tu4 -j 88 -N 4 "$dump" | tr -d ' ')
     cap=$((1 << $(od -An -tu1 -j 12 -N 1 "$dump" | tr -d ' ')))
     slot=$(((head - cap / 2) % cap))
+    if fw_v4 "$dump"; then # one word a slot: its exit bit, its lap bit (bit 30)
+        fw_flip "$dump" "$T/$tag-invented.dump" $((128 + 4 * slot)) 1
+        fw_seq "$tag-invented" "$elf" "$T/$tag-invented.dump" "$mode" "$@"
+        check "$tag-catches-invented" "fw_seq.awk took an entry turned into an exit at slot $slot" \
+            grep -q '^bad:' "$T/$tag-invented.seq"
+        fw_flip "$dump" "$T/$tag-stale.dump" $((128 + 4 * slot + 3)) 64
+        fw_seq "$tag-stale" "$elf" "$T/$tag-stale.dump" "$mode" "$@"
+        check "$tag-catches-stale" "fw_seq.awk took a record of the wrong lap at slot $slot" \
+            grep -q '^bad:' "$T/$tag-stale.seq"
+        return
+    fi
     fw_flip "$dump" "$T/$tag-invented.dump" $((128 + 8 * slot)) 1
     fw_seq "$tag-invented" "$elf" "$T/$tag-invented.dump" "$mode" "$@"
     check "$tag-catches-invented" "fw_seq.awk took an entry turned into an exit at slot $slot" \
@@ -88,6 +99,11 @@ fw_seq_selftest() {
     fw_seq "$tag-stale" "$elf" "$T/$tag-stale.dump" "$mode" "$@"
     check "$tag-catches-stale" "fw_seq.awk took a record of the wrong lap at slot $slot" \
         grep -q '^bad:' "$T/$tag-stale.seq"
+}
+
+# fw_v4 DUMP: whether DUMP is a version 4 ring of one word a slot (-DCYGTRACE_REC4=1).
+fw_v4() {
+    [ "$(od -An -tu1 -j 11 -N 1 "$1" | tr -d ' ')" = 4 ]
 }
 
 # fw_setup DEFAULT_TRIALS: a trial script's boards, trials and first seed (FW_BOARDS, FW_TRIALS,

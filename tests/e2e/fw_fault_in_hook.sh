@@ -58,10 +58,20 @@ trial() {
         eval '[ "$RC" -eq 0 ] && [ -n "$written" ] && [ -n "$held" ] && [ -n "$over" ] &&
               [ -n "$unwritten" ]'
     check "$tag-frozen" "$(grep -m1 '^state:' "$i")" grep -q '^state: *frozen' "$i"
-    check "$tag-read-plus-lost" "held $held + unwritten $unwritten + overwritten $over != written $written" \
-        [ $((${held:-0} + ${unwritten:-0} + ${over:-0})) -eq "${written:--1}" ]
-    check "$tag-at-most-one-unwritten" "$unwritten slots reserved but never written" \
-        [ "${unwritten:-2}" -le 1 ]
+    if fw_v4 "$T/$tag.dump"; then
+        # Version 4 (one word a slot): head counts TIME records and specials' more words too,
+        # which info does not hold as events; a special the fault cut short, or whose header
+        # the newest lap overwrote, leaves a few words unwritten (fw_seq.awk says where).
+        check "$tag-read-plus-lost" "held $held + unwritten $unwritten + overwritten $over > written $written" \
+            [ $((${held:-0} + ${unwritten:-0} + ${over:-0})) -le "${written:--1}" ]
+        check "$tag-at-most-one-unwritten" "$unwritten slots reserved but never written" \
+            [ "${unwritten:-6}" -le 5 ]
+    else
+        check "$tag-read-plus-lost" "held $held + unwritten $unwritten + overwritten $over != written $written" \
+            [ $((${held:-0} + ${unwritten:-0} + ${over:-0})) -eq "${written:--1}" ]
+        check "$tag-at-most-one-unwritten" "$unwritten slots reserved but never written" \
+            [ "${unwritten:-2}" -le 1 ]
+    fi
 
     fw_seq "$tag" "$ELF" "$T/$tag.dump" fault -v hit_head="$hit_head"
     local nbad raw_unwritten
@@ -69,6 +79,7 @@ trial() {
     check "$tag-sequence" "$nbad records off the sequence, first: $(grep -m1 '^bad:' "$T/$tag.seq")" \
         [ "$nbad" -eq 0 ]
     raw_unwritten=$(fw_seq_field "$tag" unwritten)
+    fw_v4 "$T/$tag.dump" && raw_unwritten=$((raw_unwritten + $(fw_seq_field "$tag" orphans)))
     check "$tag-raw-unwritten" "the raw ring has $raw_unwritten unwritten slots, cygtrace info $unwritten" \
         [ "${raw_unwritten:--1}" -eq "${unwritten:--2}" ]
 
