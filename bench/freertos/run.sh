@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # run.sh [BUILD_DIR] - what the FreeRTOS glue costs on the Cortex-M3 (QEMU mps2-an385): the
-# instructions each of its functions executes per call (stepped by gdb, count.py: a switch, an
+# instructions each of its functions executes per call (stepped by gdb, bench/count.py: a switch, an
 # interrupt's entry and exit, a block on a queue, a wake), and its flash and RAM, linked, from
 # the example's map. Run from the top of the tree after `make`.
 set -eu
@@ -17,8 +17,10 @@ qemu=$!
 trap 'kill $qemu 2>/dev/null || true' EXIT
 sleep 0.5
 echo "instructions per call (5 calls each, after the first 3):"
-timeout 100 gdb-multiarch -batch -nx -ex "target remote 127.0.0.1:$port" \
-    -x bench/freertos/count.py "$ELF" 2>/dev/null | grep -E '^cygtrace_freertos_[a-z_]+( [0-9]+)+$' |
+COUNT_FUNCS="cygtrace_freertos_switched_in cygtrace_freertos_isr_enter cygtrace_freertos_isr_exit
+             cygtrace_freertos_block_queue cygtrace_freertos_wake" \
+    timeout 100 gdb-multiarch -batch -nx -ex "target remote 127.0.0.1:$port" \
+    -x bench/count.py "$ELF" 2>/dev/null | grep -E '^cygtrace_freertos_[a-z_]+( [0-9]+)+$' |
     sed 's/^/  /'
 
 # The glue's object, and what of it the link kept (--gc-sections): its symbols in the ELF.

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # run.sh [BUILD_DIR] - what the Zephyr module costs on the Cortex-M3 (QEMU's lm3s6965evb, the
 # qemu_cortex_m3 board): the instructions its hooks execute per event (stepped by gdb,
-# count.py: a call's entry and exit with the clock k_cycle_get_32(), a switch, an interrupt's
+# bench/count.py: a call's entry and exit with the clock k_cycle_get_32(), a switch, an interrupt's
 # entry and exit, a block, a wake), the bytes the example's trace takes a round, and the flash
 # and RAM of the example with and without CONFIG_CYGTRACE (the second built here, in
 # BUILD_DIR/zephyr/zephyr_off). Run from the top of the tree after `make zephyr-firmware`.
@@ -19,8 +19,11 @@ qemu=$!
 trap 'kill $qemu 2>/dev/null || true' EXIT
 sleep 0.5
 echo "instructions per event (5 events each, after the first 3):"
-timeout 100 gdb-multiarch -batch -nx -ex "target remote 127.0.0.1:$port" \
-    -x bench/zephyr/count.py "$ELF" 2>/dev/null | grep -E '^[a-z_]+( [0-9]+)+$' | sed 's/^/  /'
+COUNT_FUNCS="__cyg_profile_func_enter __cyg_profile_func_exit cygtrace_user_clock
+             sys_trace_thread_switched_in_user sys_trace_isr_enter_user sys_trace_isr_exit_user
+             cygtrace_zephyr_block sys_trace_thread_sched_ready_user" \
+    timeout 100 gdb-multiarch -batch -nx -ex "target remote 127.0.0.1:$port" \
+    -x bench/count.py "$ELF" 2>/dev/null | grep -E '^[a-z_]+( [0-9]+)+$' | sed 's/^/  /'
 kill $qemu 2>/dev/null || true
 wait $qemu 2>/dev/null || true
 

@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: MIT
-# count.py - gdb (Python): how many instructions the Zephyr module's hooks execute per event,
-# from a function's first instruction to its return, stepped one instruction at a time under
-# QEMU. Run by bench/zephyr/run.sh. Prints "FUNCTION N1 N2 ..." a line (the first calls are
-# skipped: before the threads run, the paths differ).
+# count.py - gdb (Python): how many instructions each function of $COUNT_FUNCS (names apart by
+# spaces) executes, from its first instruction to its return, stepped one instruction at a time
+# under QEMU. Run by bench/freertos/run.sh (the FreeRTOS glue) and bench/zephyr/run.sh (the
+# Zephyr module's hooks). Prints "FUNCTION N1 N2 ..." a line: the calls it stepped (the first
+# calls are skipped: before the scheduler runs, the paths differ).
+import os
+
 import gdb
 
 SKIP = 3
@@ -24,10 +27,7 @@ def steps(fn):
         bp.delete()
 
 
-for fn in ("__cyg_profile_func_enter", "__cyg_profile_func_exit", "cygtrace_user_clock",
-           "sys_trace_thread_switched_in_user", "sys_trace_isr_enter_user",
-           "sys_trace_isr_exit_user", "cygtrace_zephyr_block",
-           "sys_trace_thread_sched_ready_user"):
+for fn in os.environ["COUNT_FUNCS"].split():
     for _ in range(SKIP):
         steps(fn)
     print(fn, " ".join(str(steps(fn)) for _ in range(SAMPLES)), flush=True)
