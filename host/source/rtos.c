@@ -20,30 +20,42 @@ int rtos_has_freertos(const struct sym_table *sym)
     return sym && sym_find(sym, "cygtrace_freertos", NULL, NULL) == 0;
 }
 
+/* Reads the glue's table (symbol sym_name, n bytes into b) and checks its magic and version
+ * (1): 0, or -1 with why. unfilled: why a table without its magic is so. */
+static int glue_read(const struct sym_table *sym, rtos_read_fn read, void *arg,
+                     const char *sym_name, const char *glue, uint32_t magic, const char *unfilled,
+                     uint8_t *b, size_t n, char *why, size_t whylen)
+{
+    uint64_t addr;
+
+    if (sym_find(sym, sym_name, &addr, NULL) < 0) {
+        snprintf(why, whylen, "no %s symbol: the %s glue is not linked in", sym_name, glue);
+        return -1;
+    }
+    if (read(arg, addr, b, n) < 0) {
+        snprintf(why, whylen, "%s at 0x%llx: cannot be read", sym_name, (unsigned long long)addr);
+        return -1;
+    }
+    if (le_get(b, 4) != magic) {
+        snprintf(why, whylen, "%s: not filled in (%s)", sym_name, unfilled);
+        return -1;
+    }
+    if (le_get(b + 4, 2) != 1) {
+        snprintf(why, whylen, "%s: version %u, this host reads version 1", sym_name,
+                 (unsigned)le_get(b + 4, 2));
+        return -1;
+    }
+    return 0;
+}
+
 static int info_read(const struct sym_table *sym, rtos_read_fn read, void *arg,
                      struct frt_info *fi, char *why, size_t whylen)
 {
     uint8_t b[RTOS_FREERTOS_BYTES];
-    uint64_t addr;
 
-    if (sym_find(sym, "cygtrace_freertos", &addr, NULL) < 0) {
-        snprintf(why, whylen, "no cygtrace_freertos symbol: the FreeRTOS glue is not linked in");
+    if (glue_read(sym, read, arg, "cygtrace_freertos", "FreeRTOS", RTOS_FREERTOS_MAGIC,
+                  "no task created yet", b, sizeof b, why, whylen) < 0)
         return -1;
-    }
-    if (read(arg, addr, b, sizeof b) < 0) {
-        snprintf(why, whylen, "cygtrace_freertos at 0x%llx: cannot be read",
-                 (unsigned long long)addr);
-        return -1;
-    }
-    if (le_get(b, 4) != RTOS_FREERTOS_MAGIC) {
-        snprintf(why, whylen, "cygtrace_freertos: not filled in (no task created yet)");
-        return -1;
-    }
-    if (le_get(b + 4, 2) != 1) {
-        snprintf(why, whylen, "cygtrace_freertos: version %u, this host reads version 1",
-                 (unsigned)le_get(b + 4, 2));
-        return -1;
-    }
     fi->name_off = (unsigned)le_get(b + 6, 2);
     fi->name_len = (unsigned)le_get(b + 8, 2);
     fi->number_off = (unsigned)le_get(b + 10, 2);
@@ -157,28 +169,11 @@ int rtos_zephyr_names(const struct sym_table *sym, rtos_read_fn read, void *arg,
     uint8_t b[RTOS_ZEPHYR_BYTES];
     char name[NAME_BYTES + 1];
     unsigned name_off, name_len;
-    uint64_t addr;
     int added = 0;
 
-    if (sym_find(sym, "cygtrace_zephyr", &addr, NULL) < 0) {
-        snprintf(why, whylen, "no cygtrace_zephyr symbol: the Zephyr glue is not linked in");
+    if (glue_read(sym, read, arg, "cygtrace_zephyr", "Zephyr", RTOS_ZEPHYR_MAGIC,
+                  "no CONFIG_THREAD_NAME, or not started", b, sizeof b, why, whylen) < 0)
         return -1;
-    }
-    if (read(arg, addr, b, sizeof b) < 0) {
-        snprintf(why, whylen, "cygtrace_zephyr at 0x%llx: cannot be read",
-                 (unsigned long long)addr);
-        return -1;
-    }
-    if (le_get(b, 4) != RTOS_ZEPHYR_MAGIC) {
-        snprintf(why, whylen, "cygtrace_zephyr: not filled in (no CONFIG_THREAD_NAME, or not "
-                 "started)");
-        return -1;
-    }
-    if (le_get(b + 4, 2) != 1) {
-        snprintf(why, whylen, "cygtrace_zephyr: version %u, this host reads version 1",
-                 (unsigned)le_get(b + 4, 2));
-        return -1;
-    }
     name_off = (unsigned)le_get(b + 6, 2);
     name_len = (unsigned)le_get(b + 8, 2);
     if (name_off >= TCB_FIELD_MAX || !name_len) {
